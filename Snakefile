@@ -1,0 +1,18 @@
+# TST pipeline: prepare corpora -> pretrain evaluators -> attributes -> train transfer models -> score -> report.
+# Default run: the embedded demo corpus (config.yaml). Real corpora: --configfile configs/<dataset>.yaml
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config.yaml"
+
+
+include: "rules/common.smk"
+include: "rules/data.smk"
+
+
+rule all:
+    input:
+        all_targets(),
+    default_target: True

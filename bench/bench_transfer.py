@@ -1,0 +1,79 @@
+"""Training speed of the cross-aligned model (Pang & Gimpel M0 and M7) at paper dimensions.
+
+python bench/bench_transfer.py [--device cpu|cuda] [--steps 3] [--variants M0 M7] [--data DIR]
+Reports tokens/s (both styles' target tokens incl. <eos> per second) and, for a Shen-size Yelp epoch
+(447K sentences; 268K positive -> ceil(268K / 64) = 4,184 steps), the extrapolated time per epoch.
+Real sentences come from ../shared/data/yelp/shen (or --data); random LMs stand in for the frozen ones of M7
+(same shapes and cost as tst.models.gru_lm.GRULanguageModel defaults).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from tst.io import read_sentences
+from tst.models.gru_lm import GRULanguageModel
+from tst.train.batching import epoch_plan
+from tst.train.trainer import DEFAULTS, LAMBDAS, build_model, train_step
+from tst.vocab import Vocab
+
+VARIANTS = {"M0": {}, "M2": {"lambda_cyc": 5}, "M7": {"lambda_cyc": 5, "lambda_para": 0.2, "lambda_lm": 1e-3,
+                                                    "lambda_adv2": 1}}
+YELP_STEPS = -(-268_000 // 64)
+
+
+def bench(variant: str, device: torch.device, steps: int, sents, vocab) -> dict:
+    cfg = dict(DEFAULTS)
+    lam = {**LAMBDAS, **VARIANTS[variant]}
+    torch.manual_seed(0)
+    model = build_model(cfg, len(vocab), lam).to(device)
+    opt_g = torch.optim.Adam(model.generator_parameters(), lr=cfg["lr"], betas=tuple(cfg["betas"]))
+    opt_d = torch.optim.Adam(model.discriminator_parameters(), lr=cfg["lr"], betas=tuple(cfg["betas"]))
+    lms = [GRULanguageModel(len(vocab), 128, 256).to(device).eval() for _ in (0, 1)]
+    ids = [[vocab.encode(s) for s in sents[t]] for t in (0, 1)]
+    para = [[(ids[t][i], ids[t][i + 1]) for i in range(0, 2000, 2)] for t in (0, 1)]
+    plan = epoch_plan([len(s) for s in ids[0]], [len(s) for s in ids[1]], cfg["batch_size"], 0, 0)
+    amp = device.type == "cuda"
+    times, tokens = [], []
+    for k in range(steps + 2):  # 2 warm-up steps
+        i0, i1 = plan[k]
+        b0, b1 = [ids[0][i] for i in i0], [ids[1][i] for i in i1]
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        train_step(model, opt_g, opt_d, b0, b1, lam, cfg, 0, k + 1, 0, para, lms, device, amp)
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+        if k >= 2:
+            times.append(time.perf_counter() - t0)
+            tokens.append(sum(len(s) + 1 for s in b0 + b1))
+    sec = float(np.sum(times))
+    return {"variant": variant, "device": str(device), "steps": steps, "sec_per_step": sec / steps,
+            "tokens_per_s": float(np.sum(tokens)) / sec,
+            "yelp_epoch_min_est": sec / steps * YELP_STEPS / 60, "vocab": len(vocab)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    ap.add_argument("--steps", type=int, default=3)
+    ap.add_argument("--variants", nargs="+", default=["M0", "M7"])
+    ap.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared/data/yelp/shen"))
+    ap.add_argument("--threads", type=int, default=0)
+    args = ap.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    sents = [[s for s in read_sentences(f"{args.data}/sentiment.dev.{t}") if len(s) <= 15] for t in (0, 1)]
+    vocab = Vocab.build(sents[0] + sents[1], min_count=5)  # about Shen et al.'s Yelp vocabulary size
+    for v in args.variants:
+        print(json.dumps(bench(v, torch.device(args.device), args.steps, sents, vocab)), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,76 @@
+"""`tst score` end to end on files: BLEU without evaluators, Sim with a real saved embeddings file."""
+
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from tst.cli import main
+from tst.io import read_lines, write_json, write_lines
+
+
+def _files(tmp_path):
+    write_lines(tmp_path / "test.0.txt", ["the food was bad", "service was slow"])
+    write_lines(tmp_path / "test.1.txt", ["the food was good"])
+    write_lines(tmp_path / "out.0.txt", ["the food was bad", "service was slow"])  # copies its source
+    write_lines(tmp_path / "out.1.txt", ["the food was bad"])
+    write_lines(tmp_path / "references.1.tsv", ["the food was good\tthe food was bad"])
+    return tmp_path
+
+
+def test_score_command_prints_json_and_writes_tsv(tmp_path, capsys):
+    d = _files(tmp_path)
+    (d / "ds" / "evaluators").mkdir(parents=True)
+    main(["score", "--dataset-dir", str(d / "ds"), "--system", "M1.seed2", "--split", "dev",
+          "--checkpoint", "ep2.0", "--sources", str(d / "test.0.txt"), str(d / "test.1.txt"),
+          "--outputs", str(d / "out.0.txt"), str(d / "out.1.txt"), "--references", str(d / "references.1.tsv"),
+          "--tsv", str(d / "s.tsv"), "--json", str(d / "s.json")])
+    obj = json.loads(capsys.readouterr().out)
+    assert obj == json.loads((d / "s.json").read_text())
+    assert (obj["dataset"], obj["variant"], obj["seed"], obj["epoch"], obj["n_sentences"]) == ("ds", "M1", 2, 2.0, 3)
+    # self-BLEU, multi-bleu by hand: 1-grams 4+3+3 / 11, 2-grams 3+2+2 / 8, 3-grams 2+1+1 / 5, 4-grams 1/2
+    expected = 100 * (10 / 11 * 7 / 8 * 4 / 5 * 1 / 2) ** 0.25
+    assert obj["metrics"]["bleu_self_corpus"]["score"] == pytest.approx(expected)
+    assert obj["metrics"]["bleu_ref_corpus"]["score"] == pytest.approx(100.0)  # one sentence with a reference
+    assert obj["metrics"]["bleu_ref_corpus"]["details"]["n_with_reference"] == 1
+    assert "style_cnn.pt" in obj["skipped"]["acc"]
+    rows = [r.split("\t") for r in read_lines(d / "s.tsv")]
+    assert rows[0] == ["i", "source_style", "bleu_self_sentence", "bleu_ref_sentence"]
+    assert [r[1] for r in rows[1:]] == ["0", "0", "1"]
+    assert rows[1][3] == "" and float(rows[3][3]) == pytest.approx(100.0)
+
+
+def test_score_command_with_saved_embeddings(tmp_path, capsys):
+    from gensim.models import KeyedVectors
+
+    d = _files(tmp_path)
+    ev = d / "ds" / "evaluators"
+    ev.mkdir(parents=True)
+    words = ["the", "food", "was", "bad", "good", "service", "slow"]
+    vecs = np.random.default_rng(0).normal(size=(len(words), 5)).astype(np.float32)
+    kv = KeyedVectors(5)
+    kv.add_vectors(words, vecs)
+    kv.save_word2vec_format(str(ev / "glove.kv"), binary=True)  # the format load_embeddings reads
+    write_json(ev / "idf.json", {"idf": {w: 1.0 for w in words}, "n_docs": 3, "default": 1.0})
+    main(["score", "--dataset-dir", str(d / "ds"), "--sources", str(d / "test.0.txt"), str(d / "test.1.txt"),
+          "--outputs", str(d / "out.0.txt"), str(d / "out.1.txt"), "--metrics", "sim"])
+    obj = json.loads(capsys.readouterr().out)
+    assert list(obj["metrics"]) == ["sim"] and list(obj["evaluators"]) == ["glove.kv", "idf.json"]
+    # per pair: identical, identical, and "the food was good" vs "the food was bad" (mean vectors)
+    e = dict(zip(words, vecs.astype(np.float64)))
+    a = np.mean([e[w] for w in ["the", "food", "was", "good"]], axis=0)
+    b = np.mean([e[w] for w in ["the", "food", "was", "bad"]], axis=0)
+    cos = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+    assert obj["metrics"]["sim"]["score"] == pytest.approx((1 + 1 + cos) / 3, rel=1e-5)
+    assert math.isfinite(cos)
+
+
+def test_help_documents_the_command():
+    out = subprocess.run([sys.executable, "-m", "tst", "score", "--help"], capture_output=True, text=True,
+                         check=True).stdout
+    for word in ["--dataset-dir", "--sources", "--outputs", "--source-styles", "--references", "--tsv",
+                 "wmd_masked", "bleu_ref_sentence"]:
+        assert word in out

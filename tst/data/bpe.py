@@ -1,0 +1,58 @@
+"""Sentencepiece BPE (config key `bpe:`), trained on the train split only.
+
+Input sentences are already word-tokenized; a BPE sentence is its pieces joined by single spaces, and
+`decode` restores the word-level sentence exactly (identity normalization, byte fallback for unseen
+characters). NER placeholders and <num> stay single pieces.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import sentencepiece as spm
+
+SPACE = "\u2581"  # sentencepiece's word-boundary mark
+
+
+def train_bpe(sentences: list[str], model_path: str | Path, vocab_size: int = 8000,
+              user_symbols: list[str] | tuple[str, ...] = ()) -> BPE:
+    """Train a BPE model on `sentences` (space-tokenized strings) and write it to model_path."""
+    model = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(sentences), model_writer=model, model_type="bpe", vocab_size=vocab_size,
+        hard_vocab_limit=False, character_coverage=1.0, byte_fallback=True,
+        normalization_rule_name="identity", remove_extra_whitespaces=True, split_digits=False,
+        user_defined_symbols=list(user_symbols), input_sentence_size=0, shuffle_input_sentence=False,
+        num_threads=1, minloglevel=2, max_sentence_length=1 << 16,
+        unk_surface="<unk>", bos_id=-1, eos_id=-1, pad_id=-1, unk_id=0)
+    model_path = Path(model_path)
+    model_path.parent.mkdir(parents=True, exist_ok=True)
+    model_path.write_bytes(model.getvalue())
+    return BPE(model_path)
+
+
+class BPE:
+    def __init__(self, model_path: str | Path):
+        self.sp = spm.SentencePieceProcessor(model_file=str(model_path))
+
+    def __len__(self) -> int:
+        return self.sp.get_piece_size()
+
+    def encode(self, sentence: str) -> list[str]:
+        """Word-level sentence -> BPE pieces."""
+        return self.sp.encode(sentence, out_type=str)
+
+    def encode_many(self, sentences: list[str]) -> list[list[str]]:
+        return self.sp.encode(list(sentences), out_type=str)
+
+    def decode(self, pieces: list[str] | str) -> str:
+        """BPE pieces (list, or one space-joined string) -> word-level sentence."""
+        if isinstance(pieces, str):
+            pieces = pieces.split()
+        return self.sp.decode_pieces(list(pieces))
+
+
+def unbpe(line: str) -> str:
+    """Word-level text from a space-joined BPE line, without the model (for pieces without byte fallback)."""
+    return "".join(line.split()).replace(SPACE, " ").strip()

@@ -1,0 +1,249 @@
+"""Prepare one dataset: read -> normalize -> length filter -> splits without leakage -> NER masking -> BPE.
+
+Writes the files of docs/interfaces.md "Prepared data" into out_dir, plus report.json with every count.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from pathlib import Path
+
+from tst.data.demo import generate_demo
+from tst.data.normalize import NUM, length_ok, normalizer
+from tst.data.reader import read_text_lines
+from tst.data.sources import as_list, file_specs, resolve_data_dir, style_path
+from tst.data.splits import SPLITS, remove_leakage, split_pool
+from tst.io import write_json, write_jsonl, write_lines
+from tst.vocab import Vocab
+
+DROP_REASONS = ("non_utf8", "empty", "too_long", "length")
+
+
+def expected_outputs(cfg: dict) -> list[str]:
+    """File names prepare_dataset writes for this dataset config (relative to out_dir).
+
+    Every dataset gets the same files (entities.jsonl holds [] lines without NER, raw.txt equals .txt
+    without BPE, references/paraphrase files may be empty), so rules can name them; bpe.model only with BPE.
+    """
+    out = ["vocab.txt", "report.json"] + (["bpe.model"] if cfg.get("bpe", {}).get("enabled", False) else [])
+    for style in range(len(cfg["styles"])):
+        for split in SPLITS:
+            out += [f"{split}.{style}.txt", f"{split}.{style}.entities.jsonl", f"{split}.{style}.raw.txt"]
+        out += [f"references.{style}.tsv", f"paraphrase.{style}.tsv"]
+    return out
+
+
+def read_spec(spec, style: int, styles: list[str], data_dir: Path, key: str, max_chars: int,
+              counts: Counter) -> list[str]:
+    """Lines of one file spec for one style: a path template, or {text, labels} (keep lines labelled style)."""
+    if isinstance(spec, dict):
+        text = read_text_lines(data_dir / style_path(spec["text"], style, styles), key + ".text", 0)
+        labels = read_text_lines(data_dir / style_path(spec["labels"], style, styles), key + ".labels", 0)
+        if len(text) != len(labels):
+            raise ValueError(f"{key}: {len(text)} text lines but {len(labels)} labels")
+        lines = [t for t, lab in zip(text, labels) if lab.strip() == str(style)]
+        counts["read"] += len(lines)
+        too_long = [t for t in lines if max_chars and len(t) > max_chars]
+        counts["too_long"] += len(too_long)
+        return [t for t in lines if not (max_chars and len(t) > max_chars)]
+    return read_text_lines(data_dir / style_path(spec, style, styles), key, max_chars, counts)
+
+
+def load_parts(cfg: dict, name: str, data_dir: Path | None) -> tuple[dict, dict]:
+    """Raw lines per part (train/dev/test/pool) and style, and the demo extras (references, paraphrases)."""
+    styles, src = cfg["styles"], cfg["source"]
+    max_chars = int(src.get("max_chars", 2000))
+    parts: dict[str, dict[int, list[str]]] = {}
+    counts: dict[str, dict[int, Counter]] = {}
+    extras: dict = {}
+    if src["kind"] == "demo":
+        demo = generate_demo(int(src.get("sentences_per_style", 3000)), int(src.get("seed", 13)))
+        parts["pool"] = {s: demo["sentences"][s] for s in range(len(styles))}
+        counts["pool"] = {s: Counter(read=len(parts["pool"][s])) for s in range(len(styles))}
+        extras = demo
+    elif src["kind"] == "files":
+        data_dir = resolve_data_dir(data_dir)
+        for part in ("train", "dev", "test", "pool"):
+            specs = file_specs(cfg, part)
+            if not specs:
+                continue
+            parts[part], counts[part] = {}, {}
+            for style in range(len(styles)):
+                c = Counter()
+                lines = []
+                for spec in specs:
+                    lines += read_spec(spec, style, styles, data_dir, f"datasets.{name}.source.files.{part}",
+                                       max_chars, c)
+                parts[part][style], counts[part][style] = lines, c
+    else:
+        raise ValueError(f"datasets.{name}.source.kind must be demo or files, not {src['kind']!r}")
+    return {"parts": parts, "counts": counts}, extras
+
+
+def prepare_dataset(cfg: dict, data_dir: Path | None, out_dir: Path, nlp_cfg: dict | None = None,
+                    name: str = "dataset", backend=None) -> dict:
+    """Build results/{dataset}/data/ for one dataset config (the `datasets.{name}` block); returns the report."""
+    t0 = time.time()
+    out_dir = Path(out_dir)
+    styles = cfg["styles"]
+    norm = normalizer(cfg.get("normalize"))
+    length = cfg.get("length", {})
+    lo, hi = int(length.get("min_words", 1)), length.get("max_words")
+    loaded, extras = load_parts(cfg, name, data_dir)
+    report: dict = {"dataset": name, "inputs": {}, "splits": {}}
+
+    # normalize + length filter (explicit test files are kept whole unless length.filter_test)
+    normed: dict[str, dict[int, list[str]]] = {}
+    raw_of: dict[str, str] = {}  # normalized sentence -> its raw line (demo references/paraphrases)
+    for part, by_style in loaded["parts"].items():
+        normed[part] = {}
+        report["inputs"][part] = {}
+        for style, lines in by_style.items():
+            c = loaded["counts"][part][style]
+            keep = []
+            for line in lines:
+                tokens = norm(line)
+                if not tokens:
+                    c["empty"] += 1
+                elif (part != "test" or length.get("filter_test", False)) and not length_ok(tokens, lo, hi):
+                    c["length"] += 1
+                else:
+                    s = " ".join(tokens)
+                    raw_of.setdefault(s, line)
+                    keep.append(s)
+            c["kept"] = len(keep)
+            normed[part][style] = keep
+            report["inputs"][part][str(style)] = {"read": c["read"], "kept": len(keep),
+                                                  "dropped": {r: c[r] for r in DROP_REASONS}}
+
+    # splits: explicit files, plus a pool split by fractions
+    splits: dict[str, dict[int, list[str]]] = {s: {k: [] for k in range(len(styles))} for s in SPLITS}
+    for part in ("train", "dev", "test"):
+        for style, lines in normed.get(part, {}).items():
+            splits[part][style] += lines
+    if "pool" in normed:
+        sc = cfg.get("splits", {})
+        for style, lines in normed["pool"].items():
+            parts = split_pool(lines, float(sc.get("dev_fraction", 0.1)), float(sc.get("test_fraction", 0.1)),
+                               int(sc.get("seed", 0)) + style)
+            for split in SPLITS:
+                splits[split][style] += parts[split]
+    splits, leak = remove_leakage(splits)
+
+    # NER masking, one batched pass over every sentence of every split (parse=False)
+    ner_cfg = cfg.get("ner", {})
+    entities: dict[str, dict[int, list]] = {}
+    masked_of: dict[str, str] = {}  # sentence -> masked sentence
+    words = {sp: {st: [s.split() for s in lines] for st, lines in by.items()} for sp, by in splits.items()}
+    if ner_cfg.get("enabled", False):
+        from tst.nlp.backend import backend_from_config
+        from tst.nlp.ner import mask
+
+        backend = backend or backend_from_config(nlp_cfg)
+        labels = ner_cfg.get("labels") or {"PERSON": "-PERSON-", "GPE": "-LOCATION-"}
+        keys = [(sp, st) for sp in SPLITS for st in range(len(styles))]
+        flat = [w for k in keys for w in words[k[0]][k[1]]]
+        t_ner = time.time()
+        docs = backend.annotate(flat, parse=False, ner=True)
+        masked, ents = mask(flat, docs, labels)
+        ner_seconds = time.time() - t_ner
+        i = 0
+        for sp, st in keys:
+            n = len(words[sp][st])
+            words[sp][st], entities.setdefault(sp, {})[st] = masked[i:i + n], ents[i:i + n]
+            i += n
+        masked_of = {" ".join(w): " ".join(m) for w, m in zip(flat, masked)}
+        per_label = Counter(p for e in ents for p, _ in e)
+        report["ner"] = {"sentences": len(flat), "sentences_with_entities": sum(1 for e in ents if e),
+                         "entities": dict(sorted(per_label.items())), "seconds": round(ner_seconds, 2),
+                         "backend": (nlp_cfg or {}).get("backend", "spacy")}
+
+    for sp in SPLITS:
+        report["splits"][sp] = {str(st): {"kept": len(words[sp][st]), **leak[sp][st]} for st in range(len(styles))}
+
+    # references (word level, masked like the corpus) and paraphrases (demo)
+    refs = _references(cfg, name, data_dir, extras, splits, norm, raw_of, backend, ner_cfg, nlp_cfg, masked_of)
+    report["references"] = {str(st): len(rows) for st, rows in refs.items()}
+
+    # BPE on train only; word-level copies stay in raw.txt
+    bpe_cfg = cfg.get("bpe", {})
+    final = words
+    if bpe_cfg.get("enabled", False):
+        from tst.data.bpe import train_bpe
+
+        train_text = [" ".join(w) for st in range(len(styles)) for w in words["train"][st]]
+        symbols = sorted(set((ner_cfg.get("labels") or {}).values())) + [NUM] if ner_cfg.get("enabled") else [NUM]
+        bpe = train_bpe(train_text, out_dir / "bpe.model", int(bpe_cfg.get("vocab_size", 8000)), symbols)
+        final = {sp: {st: bpe.encode_many([" ".join(w) for w in by[st]]) for st in by} for sp, by in words.items()}
+        report["bpe"] = {"vocab_size": len(bpe), "train_sentences": len(train_text)}
+
+    for sp in SPLITS:
+        for st in range(len(styles)):
+            write_lines(out_dir / f"{sp}.{st}.txt", (" ".join(w) for w in final[sp][st]))
+            write_lines(out_dir / f"{sp}.{st}.raw.txt", (" ".join(w) for w in words[sp][st]))
+            ents = entities[sp][st] if entities else [[] for _ in words[sp][st]]
+            write_jsonl(out_dir / f"{sp}.{st}.entities.jsonl", ents)
+    report["paraphrase"] = {}
+    for st in range(len(styles)):
+        write_lines(out_dir / f"references.{st}.tsv", ("\t".join(r) for r in refs.get(st, [])))
+        pairs = []
+        if extras:  # demo: same-style paraphrase pairs of the train sentences
+            pairs = [(s, " ".join(norm(extras["paraphrases"][st][raw_of[s]]))) for s in splits["train"][st]
+                     if raw_of.get(s) in extras["paraphrases"][st]]
+            pairs = _mask_rows(pairs, backend, ner_cfg, masked_of)
+        write_lines(out_dir / f"paraphrase.{st}.tsv", ("\t".join(p) for p in pairs))
+        report["paraphrase"][str(st)] = len(pairs)
+    train_tokens = [w for st in range(len(styles)) for w in final["train"][st]]
+    Vocab.save_counts(out_dir / "vocab.txt", train_tokens)
+    report["vocab_types"] = len({t for w in train_tokens for t in w})
+    report["seconds"] = round(time.time() - t0, 2)
+    write_json(out_dir / "report.json", report)
+    return report
+
+
+def _mask_rows(rows: list[tuple[str, ...]], backend, ner_cfg: dict, cache: dict | None = None
+               ) -> list[tuple[str, ...]]:
+    """Mask every column of TSV rows with the corpus' NER settings (no-op when NER is off); `cache` maps
+    already-masked sentences to their masked form so they are not annotated twice."""
+    if not ner_cfg.get("enabled", False) or not rows:
+        return [tuple(r) for r in rows]
+    from tst.nlp.ner import mask
+
+    cache = {} if cache is None else cache
+    todo = list(dict.fromkeys(c for r in rows for c in r if c not in cache))
+    words = [c.split() for c in todo]
+    masked, _ = mask(words, backend.annotate(words, parse=False, ner=True), ner_cfg.get("labels"))
+    cache.update({c: " ".join(m) for c, m in zip(todo, masked)})
+    return [tuple(cache[c] for c in r) for r in rows]
+
+
+def _references(cfg, name, data_dir, extras, splits, norm, raw_of, backend, ner_cfg, nlp_cfg, cache) -> dict:
+    """references.{style}: [(source, rewrite, ...)] normalized like the corpus (rewrites PTB-tokenized when
+    references.tokenize, since Li et al.'s human rewrites are raw text)."""
+    styles = cfg["styles"]
+    rows: dict[int, list[tuple[str, ...]]] = {}
+    if extras:  # demo: the generator's rewrite of every test sentence
+        for st in range(len(styles)):
+            rows[st] = [(s, " ".join(norm(extras["references"][st][raw_of[s]]))) for s in splits["test"][st]
+                        if raw_of.get(s) in extras["references"][st]]
+    elif cfg.get("references"):
+        rc = cfg["references"]
+        ref_norm = normalizer({**(cfg.get("normalize") or {}), "tokenize": bool(rc.get("tokenize", True))})
+        data_dir = resolve_data_dir(data_dir)
+        for st in range(len(styles)):
+            columns: list[list[str]] = []
+            for i, spec in enumerate(as_list(rc.get("files"))):
+                lines = read_text_lines(data_dir / style_path(spec, st, styles), f"datasets.{name}.references.files")
+                cells = [line.split("\t") for line in lines]
+                if i == 0:
+                    columns.append([" ".join(norm(c[0])) for c in cells])
+                columns.append([" ".join(ref_norm(c[-1])) for c in cells])
+            rows[st] = list(zip(*columns))
+    if rows and ner_cfg.get("enabled", False):
+        if backend is None:
+            from tst.nlp.backend import backend_from_config
+
+            backend = backend_from_config(nlp_cfg)
+        rows = {st: _mask_rows(r, backend, ner_cfg, cache) for st, r in rows.items()}
+    return rows

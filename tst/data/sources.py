@@ -1,0 +1,103 @@
+"""Where released corpora are read from, and how a dataset config names its files."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def resolve_data_dir(config_value: str | Path | None = None, repo: Path = REPO) -> Path:
+    """Config key data_dir, else $TST_DATA_DIR, else <repo>/../shared/data if it exists, else <repo>/resources/data."""
+    if config_value:
+        return Path(config_value)
+    env = os.environ.get("TST_DATA_DIR")
+    if env:
+        return Path(env)
+    shared = repo.parent / "shared" / "data"
+    if shared.is_dir():
+        return shared
+    return repo / "resources" / "data"
+
+
+def style_path(template: str, style: int, styles: list[str]) -> str:
+    """Fill a file template: `{style}` -> 0/1, `{name}` -> the style's name from the dataset's `styles`."""
+    return template.format(style=style, name=styles[style])
+
+
+def as_list(value) -> list:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def file_specs(cfg: dict, split: str) -> list:
+    """The file specs configured for one split (or `pool`) in source.files: a template string, a list of
+    them, or a labels-file spec {text: ..., labels: ...}."""
+    return as_list((cfg.get("source", {}).get("files") or {}).get(split))
+
+
+def all_files(cfg: dict) -> list[str]:
+    """Every relative file path a dataset config reads (corpus, references, systems), styles filled in."""
+    styles = cfg["styles"]
+    templates: list[str] = []
+    for specs in (cfg.get("source", {}).get("files") or {}).values():
+        for spec in as_list(specs):
+            templates += [spec["text"], spec["labels"]] if isinstance(spec, dict) else [spec]
+    templates += as_list((cfg.get("references") or {}).get("files"))
+    templates += [s["file"] for s in (cfg.get("systems") or {}).values()]
+    out = []
+    for t in templates:
+        for style in range(len(styles)):
+            p = style_path(t, style, styles)
+            if p not in out:
+                out.append(p)
+    return out
+
+
+def corpus_files(cfg: dict) -> list[str]:
+    """The relative files prepare_dataset reads (corpus and references; not system outputs)."""
+    return all_files({**cfg, "systems": {}})
+
+
+def _template_regex(template: str, styles: list[str], named: bool = False) -> str:
+    """Regex of a path template; with named=True the placeholders become groups style / name / system."""
+    fill = {"style": "[0-9]", "name": "|".join(re.escape(s) for s in styles), "system": r"[A-Za-z0-9_.\-]+"}
+    out, seen = [], set()
+    for part in re.split(r"\{(style|name|system)\}", template):
+        if part not in fill:
+            out.append(re.escape(part))
+        elif not named:
+            out.append(f"(?:{fill[part]})")
+        else:
+            out.append(f"(?P={part})" if part in seen else f"(?P<{part}>{fill[part]})")
+            seen.add(part)
+    return "".join(out)
+
+
+def url_for(datasets: dict, path: str) -> str | None:
+    """The public URL configured for a relative data path (source.urls of any dataset), or None."""
+    for cfg in datasets.values():
+        styles = cfg["styles"]
+        for template, url in ((cfg.get("source") or {}).get("urls") or {}).items():
+            m = re.fullmatch(_template_regex(template, styles, named=True), str(path))
+            if m:
+                g = m.groupdict()
+                style = int(g["style"]) if g.get("style") else (styles.index(g["name"]) if g.get("name") else 0)
+                return url.format(style=style, name=styles[style], system=g.get("system") or "")
+    return None
+
+
+def missing_downloads(datasets: dict, data_dir: str | Path) -> list[str]:
+    """Configured relative paths that are absent under data_dir and have a URL: the only files the
+    download rule may produce (so an existing file is never a rule output and never re-fetched)."""
+    out = []
+    for cfg in datasets.values():
+        if (cfg.get("source") or {}).get("kind") != "files":
+            continue
+        for rel in all_files(cfg):
+            if not (Path(data_dir) / rel).exists() and url_for(datasets, rel) and rel not in out:
+                out.append(rel)
+    return out

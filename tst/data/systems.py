@@ -1,0 +1,56 @@
+"""Import an external system's outputs (or the human references) as aligned source/output line lists.
+
+Formats (config `datasets.{name}.systems.{system}`):
+  tsv   - Li et al. 2018 outputs `source<TAB>output[<TAB>label]`, and reference files `source<TAB>rewrite`
+  lines - one output per line, aligned with a sources file (`sources:`, default the dataset's test files)
+Every line is kept (an empty output stays an empty line) so alignment is never broken; sources are
+normalized like the corpus, outputs too (PTB-tokenized first when the spec says `tokenize: true`,
+e.g. for human rewrites, which are raw text).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from tst.data.normalize import normalizer
+from tst.data.reader import check_file
+from tst.data.sources import as_list, style_path
+
+
+def read_all_lines(path: str | Path, config_key: str = "") -> list[str]:
+    """Every line of a file (undecodable bytes replaced), no line dropped: outputs must stay aligned."""
+    with open(check_file(path, config_key), "rb") as f:
+        return [raw.decode("utf-8", errors="replace").rstrip("\r\n") for raw in f]
+
+
+def import_system(spec: dict, cfg: dict, data_dir: Path, style: int, name: str = "dataset",
+                  system: str = "system") -> tuple[list[str], list[str], dict]:
+    """(sources, outputs, counts) of one system for test sentences of source style `style`."""
+    styles = cfg["styles"]
+    key = f"datasets.{name}.systems.{system}.file"
+    norm = normalizer(cfg.get("normalize"))
+    out_norm = normalizer({**(cfg.get("normalize") or {}), "tokenize": bool(spec.get("tokenize", False))})
+    lines = read_all_lines(Path(data_dir) / style_path(spec["file"], style, styles), key)
+    fmt = spec.get("format", "tsv")
+    if fmt == "tsv":
+        cells = [line.split("\t") for line in lines]
+        bad = [i for i, c in enumerate(cells) if len(c) < 2]
+        if bad:
+            raise ValueError(f"{key}: line {bad[0] + 1} has no TAB (format tsv is source<TAB>output[<TAB>label])")
+        sources, outputs = [c[0] for c in cells], [c[1] for c in cells]
+    elif fmt == "lines":
+        src_specs = as_list(spec.get("sources")) or as_list(cfg["source"]["files"]["test"])
+        sources = [line for s in src_specs
+                   for line in read_all_lines(Path(data_dir) / style_path(s, style, styles),
+                                              f"datasets.{name}.systems.{system}.sources")]
+        outputs = lines
+        if len(sources) != len(outputs):
+            raise ValueError(f"{key}: {len(outputs)} outputs but {len(sources)} source lines")
+    else:
+        raise ValueError(f"{key}: unknown format {fmt!r} (tsv | lines)")
+    sources = [" ".join(norm(s)) for s in sources]
+    outputs = [" ".join(out_norm(o)) for o in outputs]
+    counts = Counter(lines=len(outputs), empty_outputs=sum(1 for o in outputs if not o),
+                     copied=sum(1 for s, o in zip(sources, outputs) if s == o))
+    return sources, outputs, dict(counts)

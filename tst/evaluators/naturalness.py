@@ -1,0 +1,105 @@
+"""Adversarial naturalness classifiers (Mir et al. 2019, Sec. 5): trained to tell human-written text of the
+target style (label 1) from one system's outputs (label 0); naturalness of a text = P(human).
+(a) unigram logistic regression (binary features, saved as JSON); (b) a Kim CNN (torch dict)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from tst.evaluators.classifiers import classifier_from_checkpoint, train_classifier
+from tst.evaluators.style_lexicon import unigram_matrix
+from tst.io import read_json, write_json
+from tst.vocab import Vocab
+
+
+def split_data(human: list[list[str]], generated: list[list[str]], dev_fraction: float, seed: int,
+               balance: bool = True):
+    """Balance the classes (subsample the larger side, as human corpora dwarf a system's outputs), then
+    hold out dev_fraction of each class. Returns (train, train_y, dev, dev_y)."""
+    rng = np.random.default_rng(seed)
+    sides = [list(generated), list(human)]
+    if balance:
+        n = min(len(generated), len(human))
+        sides = [[s[i] for i in sorted(rng.choice(len(s), n, replace=False))] for s in sides]
+    tr, tr_y, dv, dv_y = [], [], [], []
+    for label, sents in enumerate(sides):
+        order = rng.permutation(len(sents))
+        n_dev = int(round(len(sents) * dev_fraction))
+        dv += [sents[i] for i in order[:n_dev]]
+        dv_y += [label] * n_dev
+        tr += [sents[i] for i in order[n_dev:]]
+        tr_y += [label] * (len(sents) - n_dev)
+    return tr, tr_y, dv, dv_y
+
+
+class LRNaturalness:
+    """P(human) = sigmoid(b + sum of weights of the distinct known words of the sentence)."""
+
+    def __init__(self, vocab: list[str], coef, intercept: float, metrics: dict | None = None):
+        self.vocab, self.coef, self.intercept = list(vocab), np.asarray(coef, np.float64), float(intercept)
+        self.metrics = metrics or {}
+
+    def prob_human(self, sentences: list[list[str]]) -> np.ndarray:
+        z = unigram_matrix(sentences, self.vocab) @ self.coef + self.intercept
+        return 1.0 / (1.0 + np.exp(-z))
+
+    def to_json(self) -> dict:
+        return {"kind": "naturalness_lr", "vocab": self.vocab, "coef": self.coef.tolist(),
+                "intercept": self.intercept, "metrics": self.metrics}
+
+
+class CNNNaturalness:
+    def __init__(self, classifier, metrics: dict | None = None):
+        self.classifier, self.metrics = classifier, metrics or {}
+
+    def prob_human(self, sentences: list[list[str]]) -> np.ndarray:
+        return self.classifier.predict_proba(sentences)[:, 1]
+
+
+def train_naturalness_lr(human, generated, C: float = 1.0, dev_fraction: float = 0.1, seed: int = 1,
+                         min_count: int = 1) -> LRNaturalness:
+    from collections import Counter
+
+    from sklearn.linear_model import LogisticRegression
+
+    tr, tr_y, dv, dv_y = split_data(human, generated, dev_fraction, seed)
+    counts = Counter(t for s in tr for t in set(s))
+    vocab = sorted(w for w, c in counts.items() if c >= min_count)
+    lr = LogisticRegression(C=C, solver="liblinear", random_state=seed, max_iter=1000)
+    lr.fit(unigram_matrix(tr, vocab), np.asarray(tr_y))
+    model = LRNaturalness(vocab, lr.coef_[0], lr.intercept_[0])
+    acc = float(((model.prob_human(dv) > 0.5) == np.asarray(dv_y, bool)).mean()) if dv else None
+    model.metrics = {"dev_accuracy": acc, "n_train": len(tr), "n_dev": len(dv)}
+    return model
+
+
+def train_naturalness_cnn(human, generated, model_cfg: dict | None = None, train_cfg: dict | None = None,
+                          dev_fraction: float = 0.1, min_count: int = 1, log=print) -> dict:
+    """Checkpoint dict of a Kim CNN (label 1 = human), vocabulary from its own training text."""
+    train_cfg = dict(train_cfg or {})
+    tr, tr_y, dv, dv_y = split_data(human, generated, dev_fraction, train_cfg.get("seed", 1))
+    vocab = Vocab.build(tr, min_count=min_count)
+    ckpt = train_classifier(tr, tr_y, dv, dv_y, vocab, "text_cnn", model_cfg, train_cfg, log)
+    ckpt["naturalness"] = True
+    return ckpt
+
+
+def save_naturalness(obj, path: str | Path) -> None:
+    """LRNaturalness -> JSON; a CNN checkpoint dict -> torch file."""
+    if isinstance(obj, LRNaturalness):
+        write_json(path, obj.to_json())
+    else:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        torch.save(obj, path)
+
+
+def load_naturalness(path: str | Path):
+    """-> object with prob_human(sentences) -> np.ndarray [n]."""
+    if str(path).endswith(".json"):
+        d = read_json(path)
+        return LRNaturalness(d["vocab"], d["coef"], d["intercept"], d.get("metrics"))
+    ckpt = torch.load(path, map_location="cpu", weights_only=True)
+    return CNNNaturalness(classifier_from_checkpoint(ckpt), ckpt.get("metrics"))

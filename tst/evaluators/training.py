@@ -1,0 +1,93 @@
+"""Shared training loop of the torch evaluators: length-bucketed batches, Adam, early stopping on dev."""
+
+from __future__ import annotations
+
+import copy
+import random
+import time
+
+import numpy as np
+import torch
+
+from tst.device import best_device
+
+
+def set_seed(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def pad_ids(seqs: list[list[int]], pad_id: int = 0, min_len: int = 1) -> torch.Tensor:
+    """Right-pad id lists into a LongTensor [B, max(T, min_len)]."""
+    t = max(min_len, max((len(s) for s in seqs), default=0))
+    out = torch.full((len(seqs), t), pad_id, dtype=torch.long)
+    for i, s in enumerate(seqs):
+        out[i, : len(s)] = torch.tensor(s, dtype=torch.long)
+    return out
+
+
+def bucketed_batches(lengths: list[int], batch_size: int, rng: np.random.Generator | None) -> list[np.ndarray]:
+    """Index batches of similar length. With rng: shuffle, sort inside pools of 50 batches, shuffle the
+    batch order (training). Without: sorted by length (evaluation; callers restore the order)."""
+    lengths = np.asarray(lengths)
+    if rng is None:
+        order = np.argsort(lengths, kind="stable")
+        return [order[i: i + batch_size] for i in range(0, len(order), batch_size)]
+    order = rng.permutation(len(lengths))
+    pool = batch_size * 50
+    batches = []
+    for i in range(0, len(order), pool):
+        chunk = order[i: i + pool]
+        chunk = chunk[np.argsort(lengths[chunk], kind="stable")]
+        batches += [chunk[j: j + batch_size] for j in range(0, len(chunk), batch_size)]
+    rng.shuffle(batches)
+    return batches
+
+
+def fit(model: torch.nn.Module, n_train: int, lengths: list[int], batch_loss, evaluate, cfg: dict,
+        higher_is_better: bool, log=print) -> dict:
+    """Train with Adam until the dev score (evaluate(model) -> float) has not improved for
+    cfg["patience"] epochs or cfg["max_epochs"] is reached; the model ends with its best weights.
+    batch_loss(model, index_array, device) -> scalar loss. Returns the training history."""
+    device = next(model.parameters()).device
+    rng = np.random.default_rng(cfg.get("seed", 1))
+    opt = torch.optim.Adam(model.parameters(), lr=cfg.get("lr", 1e-3))
+    best, best_state, bad, history = None, copy.deepcopy(model.state_dict()), 0, []
+    for epoch in range(1, cfg.get("max_epochs", 10) + 1):
+        model.train()
+        t0, total, n = time.time(), 0.0, 0
+        for idx in bucketed_batches(lengths, cfg.get("batch_size", 64), rng):
+            loss = batch_loss(model, idx, device)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            if cfg.get("clip"):
+                torch.nn.utils.clip_grad_norm_(model.parameters(), cfg["clip"])
+            opt.step()
+            total += float(loss.detach()) * len(idx)
+            n += len(idx)
+        train_s = time.time() - t0
+        model.eval()
+        with torch.no_grad():
+            score = float(evaluate(model))
+        improved = best is None or (score > best if higher_is_better else score < best)
+        history.append({"epoch": epoch, "train_loss": total / max(n, 1), "dev": score,
+                        "epoch_seconds": round(train_s, 2)})
+        log(f"epoch {epoch}: train loss {total / max(n, 1):.4f} dev {score:.4f} ({train_s:.1f}s)")
+        if improved:
+            best, best_state, bad = score, copy.deepcopy(model.state_dict()), 0
+        else:
+            bad += 1
+            if bad >= cfg.get("patience", 2):
+                break
+    model.load_state_dict(best_state)
+    return {"best_dev": best, "epochs": history}
+
+
+def cpu_state_dict(model: torch.nn.Module) -> dict:
+    return {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
+
+
+def pick_device(name: str | None = None) -> torch.device:
+    """'cpu' / 'cuda' when given, else CUDA when present."""
+    return torch.device(name) if name else best_device()

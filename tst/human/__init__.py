@@ -1,0 +1,1 @@
+"""Human judgments: parsing crowd ratings, preference pairs, metric-vs-human correlation."""

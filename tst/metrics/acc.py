@@ -1,0 +1,32 @@
+"""Post-transfer classification accuracy (Pang & Gimpel 2019 §3.2 "Acc"; Fu et al. 2018 "transfer strength")."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tst.metrics.base import MetricResult
+
+
+def _tokens(sentences) -> list[list[str]]:
+    return [s.split() if isinstance(s, str) else list(s) for s in sentences]
+
+
+def accuracy(outputs, target_styles, classifier, name: str = "acc",
+             variant: str = "share of outputs whose argmax P(style) is the target style (CNN, Kim 2014)",
+             ) -> MetricResult:
+    """Acc = N_right / N_total (Fu et al. 2018, §Transfer Strength; Pang & Gimpel 2019 §3.2).
+
+    N_right counts outputs whose predicted style, argmax_c P(c | output) from `classifier.predict_proba`
+    (ties go to style 0), equals the output's target style. Per sentence: 1.0 when right, else 0.0.
+    Used for Acc (CNN classifier) and transfer strength (Fu's LSTM-sigmoid, name="transfer_strength",
+    where argmax over [1 - s, s] is s > 0.5).
+    """
+    if len(outputs) != len(target_styles):
+        raise ValueError(f"{len(outputs)} outputs but {len(target_styles)} target styles")
+    if not outputs:
+        return MetricResult(name, variant, None, [], True, {"n": 0})
+    probs = np.asarray(classifier.predict_proba(_tokens(outputs)))
+    predicted = probs.argmax(axis=1)
+    right = (predicted == np.asarray(target_styles, dtype=int)).astype(float)
+    return MetricResult(name, variant, float(right.mean()), right.tolist(), True,
+                        {"n": len(outputs), "n_right": int(right.sum())})

@@ -1,0 +1,181 @@
+"""Learning an aggregate of (Acc, Sim, PP) from human preference pairs (y+, y-).
+
+Forms (each scores one rewrite from its per-sentence Acc, Sim, PP; acc/sim fractions, pp raw):
+  * "gm":       GM_t of Pang & Gimpel (2019) eq. 1, learning t = (t1..t4);
+  * "gm_alpha": G_{t,alpha} of Pang (2019) Sec. 4.1, per-factor exponents alpha (kept > 0) and t;
+  * "mlp":      a small MLP f(Acc, Sim, log PP) (Pang 2019 Sec. 4.1, "a very small neural network").
+All are trained with the pairwise hinge loss of Pang & Gimpel (2019) Sec. 3.3,
+    L = max(0, -f(y+) + f(y-) + delta),  delta = 1,
+averaged over pairs, full batch, Adam. Quality = agreement: the share of held-out pairs that f orders
+like the humans (ties in f count one half; `pair_agreement` also returns the strict count).
+
+Per-sentence inputs: Acc is the classifier's probability of the target style (graded, so GM does not
+drop to 0 for every misclassified sentence), Sim the sentence cosine, PP the sentence perplexity.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pandas as pd
+import torch
+from torch import nn
+
+from tst.metrics.gm import DEFAULT_T, gm_array, gm_torch
+
+FEATURES = ("acc", "sim", "pp")
+
+
+def pair_agreement(score_plus, score_minus) -> dict:
+    """Share of pairs with f(y+) > f(y-); ties count 1/2 in `agreement`, 0 in `strict`."""
+    sp, sm = np.asarray(score_plus, float), np.asarray(score_minus, float)
+    n = len(sp)
+    wins, ties = int((sp > sm).sum()), int((sp == sm).sum())
+    return {"n": n, "agreement": (wins + 0.5 * ties) / n if n else float("nan"),
+            "strict": wins / n if n else float("nan"), "ties": ties}
+
+
+def _tensors(x) -> tuple[torch.Tensor, ...]:
+    x = torch.as_tensor(np.asarray(x, dtype=np.float64))
+    return x[:, 0], x[:, 1], x[:, 2]
+
+
+def _hinge(fp: torch.Tensor, fm: torch.Tensor, delta: float) -> torch.Tensor:
+    return torch.relu(-fp + fm + delta).mean()
+
+
+def _agree(fp: torch.Tensor, fm: torch.Tensor) -> float:
+    return ((fp > fm).double() + 0.5 * (fp == fm).double()).mean().item()
+
+
+def learn_gm(x_plus, x_minus, t0=DEFAULT_T, alpha: bool = False, delta: float = 1.0, steps: int = 500,
+             lr: float = 0.5, alpha_lr: float = 0.01) -> dict:
+    """Learn t (and alpha when `alpha`) from pairs; x_* are [n, 3] arrays of (acc, sim, pp).
+
+    Adam on t in the metric's own units (percent points, perplexity), so lr is in those units per step;
+    alpha = exp(log_alpha) starts at 1. The hinge has a degenerate minimum: t that zeroes every GM has
+    loss exactly delta, lower than a poor ordering's, and no gradient once there. So the returned
+    parameters are the iterate with the best *training* agreement (ties: lower loss), not the last one.
+    Returns {"t", "alpha" (None without), "loss", "train_agreement", "best_step", "steps"}.
+    """
+    ap, sp, pp_ = _tensors(x_plus)
+    am, sm, pm = _tensors(x_minus)
+    t = torch.tensor(t0, dtype=torch.float64, requires_grad=True)
+    log_alpha = torch.zeros(4, dtype=torch.float64, requires_grad=alpha)
+    groups = [{"params": [t], "lr": lr}]
+    if alpha:
+        groups.append({"params": [log_alpha], "lr": alpha_lr})
+    opt = torch.optim.Adam(groups)
+    best = None
+    for step in range(steps + 1):
+        a = log_alpha.exp() if alpha else None
+        fp, fm = gm_torch(ap, sp, pp_, t, a), gm_torch(am, sm, pm, t, a)
+        loss = _hinge(fp, fm, delta)
+        cand = (_agree(fp.detach(), fm.detach()), -loss.item())
+        if best is None or cand > best[0]:
+            best = (cand, step, t.detach().clone(), log_alpha.detach().exp().clone())
+        if step == steps:
+            break
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    (agree, neg_loss), best_step, t_best, a_best = best
+    return {"t": t_best.tolist(), "alpha": a_best.tolist() if alpha else None, "loss": -neg_loss,
+            "train_agreement": agree, "best_step": best_step, "steps": steps}
+
+
+def wide_start(x_plus, x_minus) -> tuple[float, float, float, float]:
+    """A start where every rewrite is alive (all four factors > 0): thresholds 1 unit beyond the data.
+    Useful when the data's scale differs from Pang & Gimpel's (e.g. another LM's perplexities)."""
+    x = np.concatenate([np.asarray(x_plus, float), np.asarray(x_minus, float)])
+    return (100 * x[:, 0].min() - 1, 100 * x[:, 1].min() - 1, x[:, 2].max() + 1, x[:, 2].min() - 1)
+
+
+def learn_gm_multistart(x_plus, x_minus, starts, **kw) -> dict:
+    """learn_gm from each start; the fit with the best training agreement, with its "start"."""
+    fits = [{**learn_gm(x_plus, x_minus, t0=t0, **kw), "start": [float(v) for v in t0]} for t0 in starts]
+    return max(fits, key=lambda f: (f["train_agreement"], -f["loss"]))
+
+
+def score_gm(x, t=DEFAULT_T, alpha=None) -> np.ndarray:
+    """G_{t,alpha} of every row of x [n, 3]; alpha None = plain GM (eq. 1)."""
+    x = np.asarray(x, dtype=np.float64)
+    if alpha is None:
+        return gm_array(x[:, 0], x[:, 1], x[:, 2], t)
+    with torch.no_grad():
+        return gm_torch(*_tensors(x), torch.tensor(t, dtype=torch.float64),
+                        torch.tensor(alpha, dtype=torch.float64)).numpy()
+
+
+class MLPAggregator(nn.Module):
+    """f(Acc, Sim, log PP): standardize -> Linear(3, h) -> tanh -> Linear(h, 1)."""
+
+    def __init__(self, hidden: int = 8):
+        super().__init__()
+        self.register_buffer("mean", torch.zeros(3, dtype=torch.float64))
+        self.register_buffer("std", torch.ones(3, dtype=torch.float64))
+        self.net = nn.Sequential(nn.Linear(3, hidden), nn.Tanh(), nn.Linear(hidden, 1)).double()
+
+    @staticmethod
+    def features(x) -> torch.Tensor:
+        x = torch.as_tensor(np.asarray(x, dtype=np.float64)).clone()
+        x[:, 2] = torch.log(x[:, 2].clamp_min(1.0))  # perplexity on a log scale
+        return x
+
+    def forward(self, feats: torch.Tensor) -> torch.Tensor:
+        return self.net((feats - self.mean) / self.std).squeeze(-1)
+
+    def score(self, x) -> np.ndarray:
+        with torch.no_grad():
+            return self(self.features(x)).numpy()
+
+
+def learn_mlp(x_plus, x_minus, hidden: int = 8, delta: float = 1.0, steps: int = 500, lr: float = 0.01,
+              weight_decay: float = 1e-3, seed: int = 0) -> tuple[MLPAggregator, dict]:
+    """Train MLPAggregator on pairs with the same hinge loss, keeping the iterate with the best training
+    agreement; returns (model, {"loss", "train_agreement", "best_step", "steps"})."""
+    torch.manual_seed(seed)
+    model = MLPAggregator(hidden)
+    fp, fm = model.features(x_plus), model.features(x_minus)
+    both = torch.cat([fp, fm])
+    model.mean.copy_(both.mean(0))
+    model.std.copy_(both.std(0).clamp_min(1e-6))
+    opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
+    best = None
+    for step in range(steps + 1):
+        sp, sm = model(fp), model(fm)
+        loss = _hinge(sp, sm, delta)
+        cand = (_agree(sp.detach(), sm.detach()), -loss.item())
+        if best is None or cand > best[0]:
+            best = (cand, step, copy.deepcopy(model.state_dict()))
+        if step == steps:
+            break
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    (agree, neg_loss), best_step, state = best
+    model.load_state_dict(state)
+    return model, {"loss": -neg_loss, "train_agreement": agree, "best_step": best_step, "steps": steps}
+
+
+def mlp_state(model: MLPAggregator) -> dict:
+    """Plain-list state for JSON (no pickle)."""
+    return {k: v.tolist() for k, v in model.state_dict().items()}
+
+
+def pair_features(pairs: pd.DataFrame, joined: pd.DataFrame, columns=("acc", "sim", "pp_joint")):
+    """(x_plus, x_minus, keep) for preference pairs: per-sentence (acc, sim, pp) of each side, looked up in
+    `joined` (ratings rows with metric columns, tst.human.correlation.join_metrics) by (system, source,
+    source_style). `keep` marks pairs whose two sides both have finite values; x_* hold those pairs only."""
+    look = joined.set_index(["system", "source", "source_style"])[list(columns)].apply(
+        pd.to_numeric, errors="coerce")
+    look = look[~look.index.duplicated()]
+
+    def side(s: str) -> np.ndarray:
+        idx = pd.MultiIndex.from_arrays([pairs[f"system_{s}"], pairs["source"], pairs["source_style"]])
+        return look.reindex(idx).to_numpy(np.float64)
+
+    xp, xm = side("plus"), side("minus")
+    keep = np.isfinite(xp).all(1) & np.isfinite(xm).all(1)
+    return xp[keep], xm[keep], keep

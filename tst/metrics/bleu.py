@@ -1,0 +1,97 @@
+"""BLEU (Papineni et al. 2002) against the sources (self-BLEU) or human references (ref-BLEU).
+
+Two named variants:
+- corpus: corpus BLEU-4 identical to multi-bleu.perl on tokenized text (sacrebleu, tokenize="none",
+  force=True, no lowercasing, no smoothing): BP * exp(1/4 sum_n log p_n), p_n = clipped n-gram matches /
+  hypothesis n-grams summed over the corpus, BP = exp(1 - r/c) if c < r else 1, r = sum of the reference
+  lengths closest to each hypothesis length (ties -> the shorter); 0 when some p_n = 0.
+- sentence: mean sentence BLEU-4 x 100 as in the Style Transformer evaluator (Dai et al. 2019), nltk
+  sentence_bleu with SmoothingFunction().method1: a p_n whose numerator is 0 becomes 0.1 / (number of
+  hypothesis n-grams); uniform weights; BP from the closest reference length.
+Both treat text as already tokenized (split on spaces).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
+from sacrebleu.metrics import BLEU
+
+from tst.metrics.base import MetricResult
+
+CORPUS_VARIANT = ("corpus BLEU-4, multi-bleu.perl-compatible (sacrebleu tokenize=none force=True, "
+                  "cased, no smoothing), tokenized text")
+
+
+def _line(s) -> str:
+    return s if isinstance(s, str) else " ".join(s)
+
+
+def _check(outputs, references):
+    if len(outputs) != len(references):
+        raise ValueError(f"{len(outputs)} outputs but {len(references)} reference sets")
+    for r in references:
+        if not r:
+            raise ValueError("every output needs at least one reference")
+
+
+def corpus_bleu(outputs, references, name: str = "bleu_ref_corpus") -> MetricResult:
+    """Corpus BLEU x 100 as multi-bleu.perl computes it. `references[i]` is a list of one or more
+    reference strings for `outputs[i]` (the count may vary per sentence)."""
+    _check(outputs, references)
+    hyps = [_line(o) for o in outputs]
+    k = max(len(r) for r in references)
+    streams = [[_line(r[j]) if j < len(r) else None for r in references] for j in range(k)]
+    metric = BLEU(tokenize="none", force=True, lowercase=False, smooth_method="none")
+    res = metric.corpus_score(hyps, streams)
+    return MetricResult(name, CORPUS_VARIANT, float(res.score), [], True,
+                        {"n": len(hyps), "precisions": [float(p) for p in res.precisions],
+                         "bp": float(res.bp), "sys_len": int(res.sys_len), "ref_len": int(res.ref_len),
+                         "max_refs": k})
+
+
+def _sentence(output, refs, fn) -> float:
+    hyp = _line(output).split()
+    if not hyp:
+        return 0.0
+    return 100.0 * float(sentence_bleu([_line(r).split() for r in refs], hyp, smoothing_function=fn))
+
+
+def sentence_bleu_mean(outputs, references, name: str = "bleu_ref_sentence",
+                       smoothing: str = "method1") -> MetricResult:
+    """(100 / N) sum_i sentence_bleu(references_i, output_i) with nltk (Style Transformer's evaluator).
+
+    smoothing="method1" (default): nltk SmoothingFunction().method1 (epsilon 0.1 added to zero
+    numerators); smoothing="none": nltk's default method0, as in fastnlp/style-transformer
+    evaluator/evaluator.py, which passes no smoothing function.
+    """
+    _check(outputs, references)
+    if smoothing == "method1":
+        fn = SmoothingFunction().method1
+    elif smoothing == "none":
+        fn = SmoothingFunction().method0
+    else:
+        raise ValueError(f"smoothing must be 'method1' or 'none', not {smoothing!r}")
+    with warnings.catch_warnings():  # nltk warns on every sentence without a 4-gram match
+        warnings.simplefilter("ignore", UserWarning)
+        per = [_sentence(o, refs, fn) for o, refs in zip(outputs, references)]
+    variant = (f"mean sentence BLEU-4 x 100, nltk sentence_bleu, smoothing {smoothing} "
+               f"(Style Transformer evaluator), tokenized text")
+    return MetricResult(name, variant, float(np.mean(per)) if per else None, per, True, {"n": len(per)})
+
+
+def self_bleu(sources, outputs, kind: str = "corpus") -> MetricResult:
+    """BLEU of each output against its own source as the single reference (self-BLEU)."""
+    refs = [[s] for s in sources]
+    if kind == "corpus":
+        return corpus_bleu(outputs, refs, name="bleu_self_corpus")
+    return sentence_bleu_mean(outputs, refs, name="bleu_self_sentence")
+
+
+def ref_bleu(outputs, references, kind: str = "corpus") -> MetricResult:
+    """BLEU of each output against its human reference(s) (ref-BLEU)."""
+    if kind == "corpus":
+        return corpus_bleu(outputs, references, name="bleu_ref_corpus")
+    return sentence_bleu_mean(outputs, references, name="bleu_ref_sentence")

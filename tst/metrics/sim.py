@@ -1,0 +1,57 @@
+"""Semantic similarity "Sim" (Pang & Gimpel 2019 §3.2): cosine of idf-weighted mean word embeddings."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tst.metrics.base import MetricResult
+
+VARIANT = ("mean over pairs of cos(v(source), v(output)), v(s) = sum_q idf(q) e(q) / sum_q idf(q) over "
+           "tokens with an embedding; idf(q) = log(|C| / |{s in C: q in s}|); pairs where either side has "
+           "no embedded token are undefined and left out")
+
+
+def _tokens(s) -> list[str]:
+    return s.split() if isinstance(s, str) else list(s)
+
+
+def sentence_vector(tokens, embeddings, idf: dict, default_idf: float) -> np.ndarray | None:
+    """idf-weighted average of the word embeddings of `tokens` (Pang & Gimpel 2019 §3.2); None if none known."""
+    total, weight = None, 0.0
+    for q in tokens:
+        e = embeddings.get(q)
+        if e is None:
+            continue
+        w = float(idf.get(q, default_idf))
+        total = w * np.asarray(e, dtype=np.float64) if total is None else total + w * np.asarray(e, np.float64)
+        weight += w
+    if total is None or weight == 0.0:
+        return None
+    return total / weight
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> float | None:
+    na, nb = float(np.linalg.norm(a)), float(np.linalg.norm(b))
+    if na == 0.0 or nb == 0.0:
+        return None
+    return float(np.dot(a, b) / (na * nb))
+
+
+def sim(sources, outputs, embeddings, idf: dict, name: str = "sim") -> MetricResult:
+    """Sim = (1/N) sum_i cos(v(x_i), v(x'_i)) with v the idf-weighted mean of word embeddings.
+
+    `idf` is the idf.json content {"idf": {word: float}, "n_docs": int, "default": float} (words missing
+    from it get "default"); `embeddings` has `.get(word) -> vector | None`. Identical sentences give 1.
+    """
+    if len(sources) != len(outputs):
+        raise ValueError(f"{len(sources)} sources but {len(outputs)} outputs")
+    table, default = idf["idf"], float(idf["default"])
+    per = []
+    for s, o in zip(sources, outputs):
+        a = sentence_vector(_tokens(s), embeddings, table, default)
+        b = sentence_vector(_tokens(o), embeddings, table, default)
+        per.append(None if a is None or b is None else cosine(a, b))
+    defined = [p for p in per if p is not None]
+    score = float(np.mean(defined)) if defined else None
+    return MetricResult(name, VARIANT, score, per, True,
+                        {"n": len(per), "n_undefined": len(per) - len(defined)})

@@ -1,0 +1,85 @@
+"""Word Mover's Distance on style-masked / style-removed text (Mir et al. 2019 §4.3; Kusner et al. 2015)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import ot
+
+from tst.metrics.base import MetricResult
+
+STYLE_MASK = "customstyle"  # the token Mir et al.'s released code puts in place of style words
+
+
+def _tokens(s) -> list[str]:
+    return s.split() if isinstance(s, str) else list(s)
+
+
+def mask_style_words(tokens, style_words, mask: str = STYLE_MASK) -> list[str]:
+    return [mask if t in style_words else t for t in tokens]
+
+
+def remove_style_words(tokens, style_words) -> list[str]:
+    return [t for t in tokens if t not in style_words]
+
+
+class VectorCache:
+    """Looks each word up once in an embeddings object (`.get(word) -> vector | None`)."""
+
+    def __init__(self, embeddings):
+        self.embeddings = embeddings
+        self.table: dict[str, np.ndarray | None] = {}
+
+    def __call__(self, word: str) -> np.ndarray | None:
+        if word not in self.table:
+            v = self.embeddings.get(word)
+            self.table[word] = None if v is None else np.asarray(v, dtype=np.float64)
+        return self.table[word]
+
+
+def word_movers_distance(a, b, vectors) -> float | None:
+    """WMD(a, b) = min_T sum_ij T_ij ||e_i - e_j||_2  s.t. T 1 = d_a, T^T 1 = d_b, T >= 0,
+    with d the normalized bag-of-words (count / length) over tokens that have an embedding
+    (Kusner et al. 2015, eq. 1; out-of-vocabulary tokens dropped as in gensim's wmdistance).
+    None when either side has no embedded token."""
+    ca = Counter(t for t in a if vectors(t) is not None)
+    cb = Counter(t for t in b if vectors(t) is not None)
+    if not ca or not cb:
+        return None
+    if ca == cb:
+        return 0.0
+    wa, wb = list(ca), list(cb)
+    A = np.stack([vectors(t) for t in wa])
+    B = np.stack([vectors(t) for t in wb])
+    M = np.sqrt(((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))  # Euclidean ground distance
+    da = np.array([ca[t] for t in wa], dtype=np.float64)
+    db = np.array([cb[t] for t in wb], dtype=np.float64)
+    return float(ot.emd2(da / da.sum(), db / db.sum(), M))
+
+
+def wmd(sources, outputs, embeddings, style_words, mode: str = "masked", name: str | None = None,
+        mask: str = STYLE_MASK) -> MetricResult:
+    """Mean WMD between source and output after masking (mode="masked": each style word -> `mask`) or
+    removing (mode="removed") the words of a style lexicon (Mir et al. 2019 §4.3). Lower is better;
+    identical texts give 0. Pairs with an empty side after filtering are undefined and left out."""
+    if len(sources) != len(outputs):
+        raise ValueError(f"{len(sources)} sources but {len(outputs)} outputs")
+    if mode == "masked":
+        def prep(s):
+            return mask_style_words(_tokens(s), style_words, mask)
+    elif mode == "removed":
+        def prep(s):
+            return remove_style_words(_tokens(s), style_words)
+    else:
+        raise ValueError(f"mode must be 'masked' or 'removed', not {mode!r}")
+    vectors = VectorCache(embeddings)
+    per = [word_movers_distance(prep(s), prep(o), vectors) for s, o in zip(sources, outputs)]
+    defined = [p for p in per if p is not None]
+    variant = (f"mean WMD (POT emd2, normalized BOW, Euclidean embedding distance) after style words "
+               f"{'masked as ' + repr(mask) if mode == 'masked' else 'removed'}")
+    return MetricResult(name or f"wmd_{mode}", variant, float(np.mean(defined)) if defined else None, per,
+                        False, {"n": len(per), "n_undefined": len(per) - len(defined),
+                                "n_style_words": len(style_words),
+                                # without an embedding for the mask token, masking drops style words
+                                **({"mask_in_vocab": vectors(mask) is not None} if mode == "masked" else {})})

@@ -1,0 +1,130 @@
+"""Cross-aligned autoencoder of Shen et al. (2017) as used by Pang & Gimpel (2019) §4.
+
+E(x, y) -> z: a GRU whose initial state is [y_enc, 0]; z is the content part of its last state.
+G(y, z): a GRU whose initial state is [y_gen, z]. The sequences of G's hidden states (initial state
+included) are what the discriminators see (eq. 3): teacher-forced for real sentences, soft-decoded
+(previous output distribution fed back as probs @ embedding, temperature gamma) for transferred ones.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from tst.models.text_cnn import TextCNN
+from tst.vocab import Vocab
+
+
+class GRUDecoding(nn.Module):
+    """Teacher forcing, soft decoding and greedy decoding of a GRU decoder; the model supplies embed, drop,
+    init_state(z, style) and decoder(style) -> (nn.GRU, output nn.Linear). Shared by Fu et al.'s models."""
+
+    def teacher_force(self, z: torch.Tensor, style, targets: torch.Tensor):
+        """Feed <bos> + targets[:, :-1]; targets [B, T] end in <eos>. -> (h [B, T+1, H], logits [B, T, V])."""
+        h0 = self.init_state(z, style)
+        bos = targets.new_full((targets.size(0), 1), Vocab.bos_id)
+        inputs = torch.cat([bos, targets[:, :-1]], dim=1)
+        gru, proj = self.decoder(style)
+        out, _ = gru(self.drop(self.embed(inputs)), h0.unsqueeze(0))
+        logits = proj(self.drop(out))
+        return torch.cat([h0.unsqueeze(1), out], dim=1), logits
+
+    def soft_decode(self, z: torch.Tensor, style, steps: int, gamma: float):
+        """Unfold G feeding back softmax(logits / gamma) @ embedding (Shen et al.'s professor forcing).
+
+        -> (h [B, steps+1, H] with the initial state first, logits [B, steps, V], probs [B, steps, V])."""
+        gru, proj = self.decoder(style)
+        h = self.init_state(z, style)
+        hs, logits, probs = [h], [], []
+        inp = self.embed(z.new_full((z.size(0),), Vocab.bos_id, dtype=torch.long))
+        state = h.unsqueeze(0)
+        for _ in range(steps):
+            out, state = gru(self.drop(inp).unsqueeze(1), state)
+            out = out[:, 0]
+            logit = proj(self.drop(out))
+            prob = F.softmax(logit / gamma, dim=-1)
+            inp = prob @ self.embed.weight
+            hs.append(out)
+            logits.append(logit)
+            probs.append(prob)
+        return torch.stack(hs, 1), torch.stack(logits, 1), torch.stack(probs, 1)
+
+    @torch.no_grad()
+    def greedy(self, z: torch.Tensor, style, max_len: int) -> torch.Tensor:
+        """Argmax decoding -> ids [B, <= max_len]; after the first <eos> a row holds <pad>."""
+        gru, proj = self.decoder(style)
+        state = self.init_state(z, style).unsqueeze(0)
+        inp = z.new_full((z.size(0),), Vocab.bos_id, dtype=torch.long)
+        done = torch.zeros(z.size(0), dtype=torch.bool, device=z.device)
+        out_ids = []
+        for _ in range(max_len):
+            out, state = gru(self.drop(self.embed(inp)).unsqueeze(1), state)
+            nxt = proj(self.drop(out[:, 0])).argmax(-1)
+            nxt = nxt.masked_fill(done, Vocab.pad_id)
+            out_ids.append(nxt)
+            done = done | (nxt == Vocab.eos_id)
+            inp = nxt
+            if bool(done.all()):
+                break
+        return torch.stack(out_ids, 1)
+
+
+class CrossAligned(GRUDecoding):
+    """Shen et al.'s encoder/generator plus the discriminator pairs D (eq. 3) and D' (eq. 7)."""
+
+    def __init__(self, vocab_size: int, emb_dim: int = 100, style_dim: int = 200, content_dim: int = 500,
+                 dropout: float = 0.5, disc_widths=(3, 4, 5), disc_filters: int = 128,
+                 disc2_widths=(1, 2, 3), use_disc2: bool = False):
+        super().__init__()
+        self.style_dim, self.content_dim = style_dim, content_dim
+        hidden = style_dim + content_dim
+        self.hidden_dim = hidden
+        self.embed = nn.Embedding(vocab_size, emb_dim, padding_idx=Vocab.pad_id)
+        self.style_enc = nn.Embedding(2, style_dim)  # y in E(x, y)
+        self.style_gen = nn.Embedding(2, style_dim)  # y in G(y, z)
+        self.encoder = nn.GRU(emb_dim, hidden, batch_first=True)
+        self.generator = nn.GRU(emb_dim, hidden, batch_first=True)
+        self.proj = nn.Linear(hidden, vocab_size)
+        self.drop = nn.Dropout(dropout)
+        # D_0, D_1 (eq. 3) and, for M6/M7, the WGAN critics D'_0, D'_1 (eq. 7)
+        # (Kim 2014 CNNs over hidden-state sequences [B, T, H], one logit / critic score each: [B, 1])
+        self.disc = nn.ModuleList(TextCNN(None, hidden, disc_widths, disc_filters, 1, dropout)
+                                  for _ in range(2))
+        self.disc2 = (nn.ModuleList(TextCNN(None, hidden, disc2_widths, disc_filters, 1, dropout)
+                                    for _ in range(2)) if use_disc2 else None)
+
+    # ---- parameter groups for the alternating updates (§4.6) ----
+    def discriminator_parameters(self):
+        params = list(self.disc.parameters())
+        if self.disc2 is not None:
+            params += list(self.disc2.parameters())
+        return params
+
+    def generator_parameters(self):
+        d = {id(p) for p in self.discriminator_parameters()}
+        return [p for p in self.parameters() if id(p) not in d]
+
+    # ---- E and G ----
+    def _style(self, table: nn.Embedding, style, batch: int, device) -> torch.Tensor:
+        if isinstance(style, int):
+            style = torch.full((batch,), style, dtype=torch.long, device=device)
+        return table(style)
+
+    def encode(self, tokens: torch.Tensor, lengths: torch.Tensor, style) -> torch.Tensor:
+        """z = E(x, y): tokens [B, T] (no <bos>/<eos>, padded), lengths [B] >= 1 -> z [B, content_dim]."""
+        B = tokens.size(0)
+        h0 = torch.cat([self._style(self.style_enc, style, B, tokens.device),
+                        tokens.new_zeros(B, self.content_dim, dtype=self.embed.weight.dtype)], dim=1)
+        emb = self.drop(self.embed(tokens))
+        packed = nn.utils.rnn.pack_padded_sequence(emb, lengths.clamp(min=1).cpu(), batch_first=True,
+                                                   enforce_sorted=False)
+        _, h = self.encoder(packed, h0.unsqueeze(0).to(emb.dtype))
+        return h[0, :, self.style_dim:]
+
+    def init_state(self, z: torch.Tensor, style) -> torch.Tensor:
+        return torch.cat([self._style(self.style_gen, style, z.size(0), z.device).to(z.dtype), z], dim=1)
+
+    def decoder(self, style):
+        """G's recurrent cell and output layer (one generator shared by both styles)."""
+        return self.generator, self.proj

@@ -1,0 +1,84 @@
+"""Build every table and plot of one dataset from its score files (what the report rules run)."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from tst.io import read_json
+from tst.report import plots, tables
+from tst.report.scores import load_scores, variant_order
+
+log = logging.getLogger(__name__)
+
+# The `report:` config section and its defaults.
+DEFAULTS = {
+    "target_acc": 0.80,  # Pang & Gimpel Tables 2/3: Yelp rows lie at Acc 0.798-0.819
+    "tolerance": 0.02,
+    "bleu_acc_targets": [0.80, 0.85, 0.90],  # Table 6: checkpoints of each model at rising Acc
+    "pp_bins": 6,  # int = equal-width bins over the observed dev PP; or a list of edges
+    "acc_key": "acc",
+    "sim_key": "sim",
+    "pp_key": "pp_joint",
+    "gm_key": "gm",
+    "bleu_key": "bleu_ref_corpus",
+    "robust_cp_key": "sim",  # content preservation of the robust-evaluation plot
+    "tradeoff_split": "test",
+}
+
+TABLES = ["pang_gimpel", "bleu_ref", "metrics_all", "metric_vs_human", "aggregation"]
+PLOTS = ["trajectories", "robust", "tradeoff_ts_cp", "tradeoff_sti_wmd", "tradeoff_nat_sti"]
+# Trade-off axes (x candidates, y candidates, title): the first key that some score file has is used.
+TRADEOFFS = {
+    "tradeoff_ts_cp": (["transfer_strength", "acc"], ["cp", "sim"], "Transfer strength vs content (Fu et al.)"),
+    "tradeoff_sti_wmd": (["wmd_masked", "wmd_removed"], ["sti"], "Style intensity vs WMD (Mir et al.)"),
+    "tradeoff_nat_sti": (["sti"], ["naturalness_nn", "naturalness_lr"], "Naturalness vs STI (Mir et al.)"),
+}
+
+
+def settings(report_config: dict | None) -> dict:
+    unknown = set(report_config or {}) - set(DEFAULTS)
+    if unknown:
+        raise ValueError(f"unknown report settings: {sorted(unknown)}")
+    return {**DEFAULTS, **(report_config or {})}
+
+
+def build_tables(score_paths, out_dir, report_config: dict | None = None, variants: list[str] | None = None,
+                 correlation_csv=None, aggregate_json=None) -> list[Path]:
+    """Write results/{dataset}/tables/{name}.{csv,md,tex} for every name in TABLES."""
+    s = settings(report_config)
+    frame, info = load_scores(score_paths)
+    out = [
+        tables.pang_gimpel_table(frame, info, s["target_acc"], s["tolerance"], variants, s["acc_key"],
+                                 s["sim_key"], s["pp_key"], s["gm_key"]),
+        tables.bleu_ref_table(frame, info, s["bleu_acc_targets"], variants, s["bleu_key"], s["acc_key"]),
+        tables.side_by_side_table(frame, info, s["target_acc"], s["tolerance"], variants, s["acc_key"]),
+        tables.human_correlation_table(tables.read_correlations(correlation_csv), info),
+        tables.aggregation_table(read_json(aggregate_json) if aggregate_json and Path(aggregate_json).exists()
+                                 else None),
+    ]
+    return [p for t in out for p in tables.write_table(t, out_dir)]
+
+
+def _first(info, candidates: list[str]) -> str:
+    return next((k for k in candidates if k in info), candidates[0])
+
+
+def build_plots(score_paths, out_dir, report_config: dict | None = None,
+                variants: list[str] | None = None) -> list[Path]:
+    """Write results/{dataset}/plots/{name}.{png,svg} for every name in PLOTS."""
+    s = settings(report_config)
+    frame, info = load_scores(score_paths)
+    given = list(variants or [])
+    colors = plots.variant_colors(given + [v for v in variant_order(frame) if v not in given])
+    out_dir = Path(out_dir)
+    figs = {
+        "trajectories": plots.trajectory_figure(frame, info, colors, variants, s["acc_key"], s["sim_key"],
+                                                s["pp_key"]),
+        "robust": plots.robust_figure(frame, info, colors, variants, s["pp_bins"], s["pp_key"], s["acc_key"],
+                                      s["robust_cp_key"]),
+    }
+    for name, (xs, ys, title) in TRADEOFFS.items():
+        figs[name] = plots.tradeoff_figure(frame, info, colors, _first(info, xs), _first(info, ys), variants,
+                                           s["tradeoff_split"], title)
+    return [p for name, fig in figs.items() for p in plots.save_figure(fig, out_dir / name)]

@@ -1,0 +1,211 @@
+"""The papers' figures from score files (matplotlib, Agg), each saved as PNG and SVG.
+
+- trajectory_figure: Pang & Gimpel Fig. 1 (Sim vs 1 - Acc, PP vs Sim; a marker per half epoch)
+- robust_figure: Yu et al. Fig. 2a (PP bins; per bin the best Acc / content preservation of any checkpoint)
+- tradeoff_figure: Fu et al. Fig. 2 and Mir et al. (one metric against another; external systems labelled)
+A panel whose metric no score file has is drawn empty with the reason written on it (and logged).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from tst.report.scores import MetricInfo, external, ours, variant_order
+
+log = logging.getLogger(__name__)
+plt.rcParams["svg.hashsalt"] = "tst-report"  # stable SVG ids: same scores -> same file
+
+
+def variant_colors(variants: list[str]) -> dict[str, tuple]:
+    """A fixed colour per variant, by its position in the config's variant list (tab10, then tab20)."""
+    cmap = plt.get_cmap("tab10" if len(variants) <= 10 else "tab20")
+    return {v: cmap(i % cmap.N) for i, v in enumerate(variants)}
+
+
+def save_figure(fig, stem: str | Path) -> list[Path]:
+    """Write {stem}.png and {stem}.svg and close the figure."""
+    stem = Path(stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
+    fig.savefig(paths[0], dpi=130, bbox_inches="tight", metadata={"Software": None})
+    fig.savefig(paths[1], bbox_inches="tight", metadata={"Date": None})
+    plt.close(fig)
+    return paths
+
+
+def _absent(ax, what: str) -> None:
+    log.warning("plot skipped: %s", what)
+    ax.text(0.5, 0.5, f"not available:\n{what}", ha="center", va="center", transform=ax.transAxes,
+            fontsize=9, color="0.4", wrap=True)
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
+def _label(info: dict[str, MetricInfo], key: str) -> str:
+    return info[key].axis_label() if key in info else key
+
+
+def _error_label(info: dict[str, MetricInfo], acc_key: str) -> str:
+    """Axis label of 1 - Acc (error rate): lower is better when Acc is higher-is-better."""
+    m = info[acc_key]
+    arrow = "↓" if m.higher_is_better else "↑"
+    return f"1 − {m.label} (error rate) {arrow}\n[{m.variant}]"
+
+
+def _curve(rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Mean over seeds per checkpoint, in epoch order, rows lacking any key dropped."""
+    rows = rows.dropna(subset=keys)
+    return rows.groupby("epoch", sort=True)[keys].mean().reset_index()
+
+
+def _has(frame: pd.DataFrame, info, *keys) -> list[str]:
+    return [k for k in keys if k not in info or frame[k].notna().sum() == 0]
+
+
+def trajectory_figure(frame: pd.DataFrame, info: dict[str, MetricInfo], colors: dict, variants=None,
+                      acc_key: str = "acc", sim_key: str = "sim", pp_key: str = "pp_joint",
+                      split: str = "dev"):
+    """(a) Sim by 1 - Acc, (b) PP by Sim, on `split`: one curve per variant (mean over seeds),
+    consecutive markers half an epoch apart (Pang & Gimpel 2019, Fig. 1)."""
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.5))
+    rows = ours(frame)
+    rows = rows[rows["split"] == split]
+    order = variant_order(frame, variants)
+    for ax, (xk, yk), title in ((ax1, (acc_key, sim_key), "(a) Sim by error rate"),
+                                 (ax2, (sim_key, pp_key), "(b) PP by Sim")):
+        panel = title[1]
+        ax.set_title(f"{title}, {split} set", fontsize=10)
+        missing = _has(rows, info, xk, yk)
+        if not order or missing:
+            _absent(ax, "no trained models" if not order else f"no {split} scores for {', '.join(missing)}")
+            continue
+        for v in order:
+            c = _curve(rows[rows["variant"] == v], [xk, yk])
+            if c.empty:
+                log.warning("trajectory: %s has no %s rows with %s and %s", v, split, xk, yk)
+                continue
+            x = 1.0 - c[xk] if xk == acc_key else c[xk]
+            ax.plot(x, c[yk], marker="o", ms=3.5, lw=1.2, color=colors.get(v), label=v, gid=f"{panel}-series-{v}")
+            ax.annotate(f"ep{c['epoch'].iloc[0]:g}", (x.iloc[0], c[yk].iloc[0]), textcoords="offset points",
+                        xytext=(3, -9), fontsize=6, color=colors.get(v))  # where the trajectory starts
+        ax.set_xlabel(_error_label(info, xk) if xk == acc_key else _label(info, xk), fontsize=8)
+        ax.set_ylabel(_label(info, yk), fontsize=8)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def pp_edges(values: np.ndarray, bins) -> np.ndarray:
+    """Bin edges: a list of edges as given, or an int = that many equal-width bins over the values."""
+    if isinstance(bins, (list, tuple, np.ndarray)):
+        return np.asarray(bins, dtype=float)
+    lo, hi = float(np.min(values)), float(np.max(values))
+    if hi <= lo:
+        hi = lo + 1.0
+    return np.linspace(lo, hi, int(bins) + 1)
+
+
+def robust_curves(frame: pd.DataFrame, info: dict[str, MetricInfo], edges: np.ndarray, variant: str,
+                  pp_key: str, y_key: str, split: str = "dev") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Yu et al. §3.2: per seed, the best `y_key` among checkpoints whose PP falls in each bin
+    [e_i, e_{i+1}) (last bin closed); returns per bin the mean over seeds, the sd (ddof 0) and the
+    number of seeds that reached the bin (mean NaN where none did)."""
+    rows = ours(frame)
+    rows = rows[(rows["split"] == split) & (rows["variant"] == variant)].dropna(subset=[pp_key, y_key])
+    nb = len(edges) - 1
+    best_per_seed = []
+    for _, g in rows.groupby("seed"):
+        idx = np.searchsorted(edges, g[pp_key].to_numpy(), side="right") - 1
+        idx[g[pp_key].to_numpy() == edges[-1]] = nb - 1
+        best = np.full(nb, np.nan)
+        for b, y in zip(idx, g[y_key].to_numpy()):
+            if 0 <= b < nb:
+                better = y > best[b] if info[y_key].higher_is_better else y < best[b]
+                best[b] = y if np.isnan(best[b]) or better else best[b]
+        best_per_seed.append(best)
+    if not best_per_seed:
+        return np.full(nb, np.nan), np.full(nb, np.nan), np.zeros(nb, dtype=int)
+    m = np.array(best_per_seed)
+    n = (~np.isnan(m)).sum(axis=0)
+    with np.errstate(invalid="ignore"):
+        mean = np.where(n > 0, np.nansum(m, axis=0) / np.maximum(n, 1), np.nan)
+        sd = np.array([np.nanstd(m[:, b]) if n[b] else np.nan for b in range(nb)])
+    return mean, sd, n
+
+
+def robust_figure(frame: pd.DataFrame, info: dict[str, MetricInfo], colors: dict, variants=None,
+                  pp_bins=6, pp_key: str = "pp_joint", acc_key: str = "acc", cp_key: str = "sim",
+                  split: str = "dev"):
+    """Robust evaluation (Yu et al. 2021, Fig. 2a): naturalness (PP) bins on x; per bin the best Acc
+    and the best content preservation reached by any checkpoint; mean over seeds, band = ± sd."""
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
+    rows = ours(frame)
+    rows = rows[rows["split"] == split]
+    order = variant_order(frame, variants)
+    for ax, yk, title in ((axes[0], acc_key, "Naturalness – style transfer"),
+                          (axes[1], cp_key, "Naturalness – content preservation")):
+        panel = "a" if ax is axes[0] else "b"
+        ax.set_title(f"{title}, {split} set", fontsize=10)
+        missing = _has(rows, info, pp_key, yk)
+        if not order or missing:
+            _absent(ax, "no trained models" if not order else f"no {split} scores for {', '.join(missing)}")
+            continue
+        edges = pp_edges(rows[pp_key].dropna().to_numpy(), pp_bins)
+        centres = (edges[:-1] + edges[1:]) / 2
+        for v in order:
+            mean, sd, _ = robust_curves(frame, info, edges, v, pp_key, yk, split)
+            ax.plot(centres, mean, marker="o", ms=4, lw=1.2, color=colors.get(v), label=v,
+                    gid=f"{panel}-series-{v}")
+            ax.fill_between(centres, mean - sd, mean + sd, color=colors.get(v), alpha=0.15, lw=0,
+                            gid=f"{panel}-spread-{v}")
+        ax.set_xticks(centres)
+        ax.set_xticklabels([f"{a:.4g}–{b:.4g}" for a, b in itertools.pairwise(edges)], fontsize=7,
+                           rotation=30)
+        ax.set_xlabel(f"{_label(info, pp_key)} — bin", fontsize=8)
+        ax.set_ylabel(f"best {_label(info, yk)}", fontsize=8)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def tradeoff_figure(frame: pd.DataFrame, info: dict[str, MetricInfo], colors: dict, x_key: str, y_key: str,
+                    variants=None, split: str = "test", title: str = ""):
+    """One metric against another (Fu et al. 2018 Fig. 2; Mir et al. 2019): a curve per variant over its
+    checkpoints (mean over seeds), external systems as labelled points."""
+    fig, ax = plt.subplots(figsize=(6.5, 5))
+    ax.set_title(f"{title}, {split} set" if title else f"{split} set", fontsize=10)
+    missing = _has(frame[frame["split"] == split], info, x_key, y_key)
+    if missing:
+        _absent(ax, f"no {split} scores for {', '.join(missing)}")
+        return fig
+    rows = ours(frame)
+    rows = rows[rows["split"] == split]
+    for v in variant_order(frame, variants):
+        c = _curve(rows[rows["variant"] == v], [x_key, y_key])
+        if not c.empty:
+            ax.plot(c[x_key], c[y_key], marker="o", ms=3.5, lw=1.2, color=colors.get(v), label=v,
+                    gid=f"series-{v}")
+    ext = external(frame)
+    ext = ext[ext["split"] == split].dropna(subset=[x_key, y_key])
+    if len(ext):
+        ax.scatter(ext[x_key], ext[y_key], marker="s", s=22, color="0.2", zorder=3, label="external systems",
+                   gid="external")
+        for r in ext.itertuples():
+            name = "untransferred" if r.system == "source" else r.system
+            ax.annotate(name, (getattr(r, x_key), getattr(r, y_key)), textcoords="offset points",
+                        xytext=(4, 3), fontsize=7)
+    ax.set_xlabel(_label(info, x_key), fontsize=8)
+    ax.set_ylabel(_label(info, y_key), fontsize=8)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,141 @@
+"""Score files -> one table: a row per (system, split, checkpoint), a column per metric score.
+
+Score files are described in docs/interfaces.md ("Score files"). The metric definitions (variant
+strings and better direction) are taken from the files themselves, never assumed.
+"""
+
+from __future__ import annotations
+
+import logging
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from tst.io import read_json
+
+log = logging.getLogger(__name__)
+
+META = ["dataset", "system", "variant", "seed", "checkpoint", "epoch", "split", "n_sentences"]
+
+# Short names as the papers print them; unknown keys are shown as they are.
+LABELS = {
+    "acc": "Acc",
+    "transfer_strength": "TS",
+    "sim": "Sim",
+    "cp": "CP",
+    "cp_random": "CP-random",
+    "pp_joint": "PP",
+    "pp_target": "PP-target",
+    "gm": "GM",
+    "sti": "STI",
+    "wmd_masked": "WMD-masked",
+    "wmd_removed": "WMD-removed",
+    "naturalness_lr": "Nat-LR",
+    "naturalness_nn": "Nat-NN",
+    "bleu_self_corpus": "self-BLEU",
+    "bleu_self_sentence": "self-BLEU-sent",
+    "bleu_ref_corpus": "ref-BLEU",
+    "bleu_ref_sentence": "ref-BLEU-sent",
+    "attribute_hit": "Hit",
+}
+ORDER = list(LABELS)  # canonical column order of the metric tables
+# Decimals per metric as the papers print them (Pang & Gimpel: Acc 0.818, PP 37.3, GM 10.0, BLEU 22.3).
+DIGITS = {"pp_joint": 1, "pp_target": 1, "gm": 2, "bleu_self_corpus": 1, "bleu_self_sentence": 1,
+          "bleu_ref_corpus": 1, "bleu_ref_sentence": 1}
+
+
+# Units of the axis labels.
+UNITS = {"acc": "share of outputs", "transfer_strength": "share of outputs", "sim": "cosine", "cp": "cosine",
+         "cp_random": "cosine", "pp_joint": "perplexity", "pp_target": "perplexity", "gm": "geometric mean",
+         "sti": "EMD", "wmd_masked": "WMD", "wmd_removed": "WMD", "naturalness_lr": "share judged human",
+         "naturalness_nn": "share judged human", "bleu_self_corpus": "BLEU, 0-100",
+         "bleu_self_sentence": "BLEU, 0-100", "bleu_ref_corpus": "BLEU, 0-100", "bleu_ref_sentence": "BLEU, 0-100",
+         "attribute_hit": "share of attribute words"}
+
+
+@dataclass
+class MetricInfo:
+    key: str
+    variant: str
+    higher_is_better: bool
+
+    @property
+    def label(self) -> str:
+        return LABELS.get(self.key, self.key)
+
+    @property
+    def arrow(self) -> str:
+        return "↑" if self.higher_is_better else "↓"
+
+    def header(self) -> str:
+        """Table header: short name, better direction and the exact metric variant."""
+        return f"{self.label} {self.arrow} [{self.variant}]"
+
+    def short_header(self, width: int = 40) -> str:
+        """Header for Markdown/LaTeX: the variant shortened (the full one goes to the table notes)."""
+        return f"{self.label} {self.arrow} [{textwrap.shorten(self.variant, width, placeholder='…')}]"
+
+    def axis_label(self, width: int = 60) -> str:
+        """Plot axis label: name, arrow, unit and the exact variant, wrapped to stay readable."""
+        unit = f" ({UNITS[self.key]})" if self.key in UNITS else ""
+        variant = textwrap.shorten(self.variant, 100, placeholder="…")
+        return "\n".join(textwrap.wrap(f"{self.label} {self.arrow}{unit} [{variant}]", width))
+
+
+def digits(key: str) -> int:
+    return DIGITS.get(key, 3)
+
+
+def load_scores(paths) -> tuple[pd.DataFrame, dict[str, MetricInfo]]:
+    """Read score JSONs. Returns (frame, info): frame has the META columns plus one float column per
+    metric key (NaN where a file lacks it); info maps metric key -> MetricInfo, keys in ORDER."""
+    rows, variants, better = [], {}, {}
+    for path in paths:
+        rec = read_json(path)
+        row = {k: rec.get(k) for k in META}
+        for key, m in rec.get("metrics", {}).items():
+            row[key] = float("nan") if m.get("score") is None else float(m["score"])
+            variants.setdefault(key, set()).add(str(m.get("variant")))
+            better.setdefault(key, set()).add(bool(m.get("higher_is_better", True)))
+        rows.append(row)
+    info = {}
+    for key in sorted(variants, key=lambda k: (ORDER.index(k) if k in ORDER else len(ORDER), k)):
+        if len(variants[key]) > 1:
+            log.warning("metric %s has several variants across score files: %s", key, sorted(variants[key]))
+        if len(better[key]) > 1:
+            raise ValueError(f"metric {key}: higher_is_better differs across score files")
+        info[key] = MetricInfo(key, " / ".join(sorted(variants[key])), better[key].pop())
+    frame = pd.DataFrame(rows, columns=META + list(info))
+    frame["epoch"] = pd.to_numeric(frame["epoch"], errors="coerce")
+    frame["seed"] = pd.Series([None if pd.isna(s) else int(s) for s in frame["seed"]], dtype="object")
+    return frame, info
+
+
+def _is_ours(frame: pd.DataFrame) -> pd.Series:
+    # Ours = a seed and a variant. The seed decides: some writers put the system name in `variant` of
+    # external systems instead of null.
+    return frame["seed"].notna() & frame["variant"].notna()
+
+
+def ours(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rows of our trained models (`{variant}.seed{seed}`)."""
+    return frame[_is_ours(frame)]
+
+
+def external(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rows of external systems (seed null): published outputs, human references, the source."""
+    return frame[~_is_ours(frame)]
+
+
+def variant_order(frame: pd.DataFrame, variants: list[str] | None = None) -> list[str]:
+    """Variants in config order when given (then any others found, sorted)."""
+    found = sorted(set(ours(frame)["variant"]))
+    given = [v for v in (variants or []) if v in found]
+    return given + [v for v in found if v not in given]
+
+
+def score_paths_under(folder: str | Path) -> list[Path]:
+    """Every score JSON under results/{dataset}/scores/ (for scripts run by hand)."""
+    return sorted(Path(folder).glob("*/*.json"))

@@ -1,0 +1,339 @@
+"""Training loop of Pang & Gimpel (2019) §4.6: alternate (1) discriminator updates on L_adv / L_adv' and
+(2) an encoder/generator update on
+    L_total = l_rec L_rec + l_para L_para + l_cyc L_cyc + l_lm L_lang - l_adv (L_adv0 + L_adv1)
+              - l_adv2 2^-ep (L_adv'0 + L_adv'1).
+Fu et al.'s models (model: multi_decoder | style_embedding) use the same loop: the "discriminator" is the
+MLP style classifier on the content c (eq. 8) and L_adv is the encoder's negative entropy (eq. 9), so
+l_rec L_gen + l_adv L_adv2 is their eq. 11 / 12; cyc, para and lm can be added to them as well.
+Every half epoch: a checkpoint (plain dict) and greedy dev transfers. Rerun: resumes from the last one."""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from tst.models import losses as L
+from tst.models.fu_multi_decoder import classifier_loss, negative_entropy
+from tst.train.batching import epoch_plan, pad_batch, steps_per_epoch
+from tst.train.transfer import transfer_sentences, write_transfers
+from tst.vocab import Vocab
+
+# Defaults = Pang & Gimpel §5.2 and Shen et al.'s code; the workflow's config `transfer:` overrides them.
+DEFAULTS = {
+    "model": "cross_aligned",
+    "emb_dim": 100, "style_dim": 200, "content_dim": 500, "dropout": 0.5,
+    "disc_widths": [3, 4, 5], "disc_filters": 128, "disc2_widths": [1, 2, 3],
+    "batch_size": 64, "epochs": 20, "lr": 1e-4, "betas": [0.5, 0.999],
+    "gamma_init": 1.0, "gamma_decay": 0.5, "gamma_min": 0.001,  # soft-decoding temperature (Shen et al.)
+    "adv_threshold": 1.2,  # Shen et al.: adversarial term only while both D losses < 1.2 (null: always)
+    "gp_xi": 10.0, "adv2_decay": 0.5,  # eq. 7's xi; lambda_6 = lambda_adv2 * adv2_decay^epoch
+    "cls_hidden": 64,  # Fu et al.'s adversarial MLP classifier
+    "para_batch_size": 64, "dev_batch_size": 128, "decode_extra": 5,
+}
+LAMBDAS = {"lambda_rec": 1.0, "lambda_para": 0.0, "lambda_cyc": 0.0, "lambda_lm": 0.0,
+           "lambda_adv": 1.0, "lambda_adv2": 0.0, "lambda_attr": 0.0}
+TERMS = ["total", "rec", "adv", "adv2", "cyc", "para", "lm", "attr", "d0", "d1", "d2_0", "d2_1"]
+
+
+def build_model(cfg: dict, vocab_size: int, lam: dict):
+    kind = cfg["model"]
+    if kind == "cross_aligned":
+        from tst.models.cross_aligned import CrossAligned
+        return CrossAligned(vocab_size, cfg["emb_dim"], cfg["style_dim"], cfg["content_dim"], cfg["dropout"],
+                            cfg["disc_widths"], cfg["disc_filters"], cfg["disc2_widths"],
+                            use_disc2=lam["lambda_adv2"] > 0)
+    if lam["lambda_adv2"] > 0:
+        raise ValueError(f"lambda_adv2 (D' of eq. 7) needs the cross_aligned model, not {kind}")
+    if kind == "multi_decoder":
+        from tst.models.fu_multi_decoder import MultiDecoder
+        return MultiDecoder(vocab_size, cfg["emb_dim"], cfg["content_dim"], cfg["dropout"], cfg["cls_hidden"])
+    if kind == "style_embedding":
+        from tst.models.fu_style_embedding import StyleEmbedding
+        return StyleEmbedding(vocab_size, cfg["emb_dim"], cfg["content_dim"], cfg["style_dim"],
+                              cfg["dropout"], cfg["cls_hidden"])
+    raise ValueError(f"unknown transfer model {kind!r}")
+
+
+def epoch_label(e: float) -> str:
+    return f"ep{e:.1f}"
+
+
+def _latest_checkpoint(ckpt_dir: Path) -> Path | None:
+    found = sorted(ckpt_dir.glob("ep*.pt"), key=lambda p: float(p.stem[2:]))
+    return found[-1] if found else None
+
+
+def _rng_state() -> dict:
+    state = {"cpu": torch.get_rng_state()}
+    if torch.cuda.is_available():
+        state["cuda"] = torch.cuda.get_rng_state()
+    return state
+
+
+def _set_rng_state(state: dict) -> None:
+    torch.set_rng_state(state["cpu"])
+    if "cuda" in state and torch.cuda.is_available():
+        torch.cuda.set_rng_state(state["cuda"])
+
+
+class NonFiniteLoss(FloatingPointError):
+    pass
+
+
+def _check_finite(step: int, terms: dict) -> None:
+    vals = {k: float(v.detach()) if torch.is_tensor(v) else float(v) for k, v in terms.items()}
+    bad = [k for k, v in vals.items() if not math.isfinite(v)]
+    if bad:
+        shown = ", ".join(f"{k}={v:.4g}" for k, v in vals.items())
+        raise NonFiniteLoss(f"non-finite loss ({', '.join(bad)}) at step {step}: {shown}; "
+                            "the last good checkpoint is kept")
+
+
+def train_step(model, opt_g, opt_d, b0, b1, lam: dict, cfg: dict, epoch: int, step: int, seed: int,
+               paraphrase=None, lms=None, device=None, amp: bool = False, attrs=None) -> dict:
+    """One alternating update on a two-style batch (step counts from 1); returns every loss term as float."""
+    model.train()
+    gamma = max(cfg["gamma_min"], cfg["gamma_init"] * cfg["gamma_decay"] ** epoch)
+    l_adv2 = lam["lambda_adv2"] * cfg["adv2_decay"] ** epoch
+    L_ = max(max(len(s) for s in b0), max(len(s) for s in b1))
+    batch = [pad_batch(b0, L_, device), pad_batch(b1, L_, device)]  # tokens, lengths, targets per style
+    autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=amp)
+    fu = hasattr(model, "classify")  # Fu et al.: the adversary reads the content c, not hidden states
+    need_fake = ((lam["lambda_adv"] > 0 and not fu) or l_adv2 > 0 or lam["lambda_lm"] > 0
+                 or lam["lambda_attr"] > 0)
+    terms: dict[str, torch.Tensor] = {}
+    with autocast:
+        h_real, h_fake, f_logits, f_probs, zs = [None, None], [None, None], [None, None], [None, None], [0, 0]
+        rec = 0.0
+        for t in (0, 1):
+            tokens, lengths, targets = batch[t]
+            z = zs[t] = model.encode(tokens, lengths, t)
+            h_real[t], logits = model.teacher_force(z, t, targets)
+            rec = rec + L.nll(logits, targets).mean()  # eq. 2
+            if need_fake:  # x_t transferred to style 1-t, soft-decoded for as many steps as the real one
+                h_fake[t], f_logits[t], f_probs[t] = model.soft_decode(z, 1 - t, targets.size(1), gamma)
+        terms["rec"] = rec
+
+        # (1) discriminators: D_t separates h_t from h~_{1-t} (eq. 3); D'_t likewise as WGAN-GP (eq. 7)
+        d_terms = {}
+        if lam["lambda_adv"] > 0 and fu:  # Fu et al. eq. 8: the classifier learns the style of c
+            for t in (0, 1):
+                d_terms[f"d{t}"] = classifier_loss(model.classify(zs[t].detach()), t)
+        elif lam["lambda_adv"] > 0:
+            for t in (0, 1):
+                d_terms[f"d{t}"] = L.gan_d_loss(model.disc[t](h_real[t].detach()),
+                                                model.disc[t](h_fake[1 - t].detach()))
+        if l_adv2 > 0:
+            for t in (0, 1):
+                d_terms[f"d2_{t}"] = L.wgan_critic_loss(model.disc2[t], h_real[t].detach(),
+                                                        h_fake[1 - t].detach(), cfg["gp_xi"])
+    if d_terms:
+        _check_finite(step, {**terms, **d_terms})
+        opt_d.zero_grad(set_to_none=True)
+        sum(d_terms.values()).backward()
+        opt_d.step()
+    terms.update(d_terms)
+
+    # (2) encoder + generator on L_total, against the just-updated discriminators
+    with autocast:
+        total = lam["lambda_rec"] * rec
+        if lam["lambda_adv"] > 0 and fu:  # eq. 9: the encoder maximizes the classifier's entropy
+            terms["adv"] = sum(negative_entropy(model.classify(zs[t])) for t in (0, 1))
+            total = total + lam["lambda_adv"] * terms["adv"]
+        elif lam["lambda_adv"] > 0:
+            terms["adv"] = sum(L.gan_g_loss(model.disc[t](h_fake[1 - t])) for t in (0, 1))
+            thr = cfg["adv_threshold"]
+            if thr is None or all(float(d_terms[f"d{t}"].detach()) < thr for t in (0, 1)):
+                total = total + lam["lambda_adv"] * terms["adv"]
+        if l_adv2 > 0:
+            terms["adv2"] = sum(L.wgan_g_loss(model.disc2[t], h_real[t], h_fake[1 - t]) for t in (0, 1))
+            total = total + l_adv2 * terms["adv2"]
+        if lam["lambda_cyc"] > 0:  # eq. 4
+            terms["cyc"] = sum(L.cyclic_loss(model, *batch[t], t, batch[t][2].size(1)) for t in (0, 1))
+            total = total + lam["lambda_cyc"] * terms["cyc"]
+        if lam["lambda_para"] > 0:  # eq. 5: a random batch of same-style pairs per style
+            rng = np.random.default_rng([seed, 1, step])
+            para = 0.0
+            for t in (0, 1):
+                pairs = paraphrase[t]
+                idx = rng.integers(0, len(pairs), cfg["para_batch_size"])
+                u_tok, u_len, _ = pad_batch([pairs[i][0] for i in idx], device=device)
+                _, _, v_tgt = pad_batch([pairs[i][1] for i in idx], device=device)
+                para = para + L.paraphrase_loss(model, u_tok, u_len, v_tgt, t)
+            terms["para"] = para
+            total = total + lam["lambda_para"] * para
+        if lam["lambda_lm"] > 0:  # eq. 6: LM of the target style 1-t along the soft transfer of x_t
+            terms["lm"] = sum(L.lm_loss(f_logits[t], f_probs[t], lms[1 - t]) for t in (0, 1))
+            total = total + lam["lambda_lm"] * terms["lm"]
+        if lam["lambda_attr"] > 0:  # Yu et al. §5.2 on the (soft) transfer of x_t; attrs[t]: (indep, dep) ids
+            W = model.embed.weight
+            attr = 0.0
+            for t in (0, 1):
+                out_repr = (f_probs[t].float() @ W.float()).mean(1)  # E(y): mean soft output embedding
+                indep, has_i = _bag(W, [a[0] for a in attrs[t]])
+                dep, has_d = _bag(W, [a[1] for a in attrs[t]])
+                attr = attr + L.attribute_loss(out_repr, indep, dep, has_i, has_d)
+            terms["attr"] = attr
+            total = total + lam["lambda_attr"] * attr
+    terms["total"] = total
+    _check_finite(step, terms)
+    opt_g.zero_grad(set_to_none=True)
+    total.backward()
+    opt_g.step()
+    return {k: float(v.detach()) if torch.is_tensor(v) else float(v) for k, v in terms.items()}
+
+
+def _bag(W: torch.Tensor, lists) -> tuple[torch.Tensor, torch.Tensor]:
+    """Mean (fixed) embedding of each id list -> ([B, D], has [B] = 1 where the list is non-empty)."""
+    W = W.detach().float()
+    reps = torch.zeros(len(lists), W.size(1), device=W.device)
+    has = torch.zeros(len(lists), device=W.device)
+    for i, ids in enumerate(lists):
+        if ids:
+            reps[i] = W[torch.tensor(ids, device=W.device)].mean(0)
+            has[i] = 1.0
+    return reps, has
+
+
+def train(cfg: dict, variant: dict, vocab: Vocab, train_sents, dev_sents, out_dir, seed: int,
+          paraphrase=None, lms=None, dev_entities=None, device=None, stop_after_step: int | None = None,
+          progress: bool = True, attributes=None):
+    """Train one variant. train_sents / dev_sents: [style-0 token lists, style-1 token lists];
+    paraphrase: [pairs of style 0, pairs of style 1] as (u tokens, v tokens); lms: [LM_0, LM_1] frozen models
+    with forward_soft; dev_entities: per style, NER entities aligned with dev (writes unmasked copies too).
+    Writes {out}/checkpoints/ep{E}.pt, {out}/transfers/dev.ep{E}.{style}.txt and {out}/losses.csv.
+    Returns the trained model."""
+    cfg = {**DEFAULTS, **cfg}
+    lam = {**LAMBDAS, **{k: v for k, v in variant.items() if k in LAMBDAS}}
+    if lam["lambda_para"] > 0 and not paraphrase:
+        raise ValueError("lambda_para > 0 needs paraphrase pairs")
+    if lam["lambda_lm"] > 0 and not lms:
+        raise ValueError("lambda_lm > 0 needs the two frozen style language models")
+    if lam["lambda_attr"] > 0 and not attributes:
+        raise ValueError("lambda_attr > 0 needs the attribute lists of the training sentences")
+    device = torch.device(device) if device else torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    amp = device.type == "cuda"
+    out = Path(out_dir)
+    ckpt_dir, tr_dir = out / "checkpoints", out / "transfers"
+    ckpt_dir.mkdir(parents=True, exist_ok=True)
+    tr_dir.mkdir(parents=True, exist_ok=True)
+
+    torch.manual_seed(seed)
+    model = build_model(cfg, len(vocab), lam).to(device)
+    opt_g = torch.optim.Adam(model.generator_parameters(), lr=cfg["lr"], betas=tuple(cfg["betas"]))
+    opt_d = torch.optim.Adam(model.discriminator_parameters(), lr=cfg["lr"], betas=tuple(cfg["betas"]))
+    if lms:
+        for lm in lms:
+            lm.to(device).eval()
+            for p in lm.parameters():
+                p.requires_grad_(False)
+    ids = [[vocab.encode(s) for s in train_sents[t]] for t in (0, 1)]
+    para_ids = ([[(vocab.encode(u), vocab.encode(v)) for u, v in paraphrase[t]] for t in (0, 1)]
+                if lam["lambda_para"] > 0 else None)
+    attr_ids = None
+    if lam["lambda_attr"] > 0:  # words out of the vocabulary are dropped
+        def known(words):
+            return [i for i in vocab.encode(words) if i != vocab.unk_id]
+        attr_ids = [[(known(a), known(d)) for a, d in zip(*attributes[t])] for t in (0, 1)]
+        for t in (0, 1):
+            if len(attr_ids[t]) != len(ids[t]):
+                raise ValueError(f"attribute lists of style {t} are not aligned with its training sentences")
+    spe = steps_per_epoch(len(ids[0]), len(ids[1]), cfg["batch_size"])
+    total_steps = cfg["epochs"] * spe
+
+    step = 0
+    last = _latest_checkpoint(ckpt_dir)
+    if last is not None:  # resume
+        ck = torch.load(last, map_location=device, weights_only=True)
+        if ck["vocab"] != vocab.itos:
+            raise ValueError(f"{last}: vocabulary differs from the current one")
+        model.load_state_dict(ck["model"])
+        opt_g.load_state_dict(ck["opt_g"])
+        opt_d.load_state_dict(ck["opt_d"])
+        _set_rng_state(ck["rng"])
+        step = ck["step"]
+    _backfill_dev_transfers(ckpt_dir, tr_dir, vocab, dev_sents, dev_entities, cfg, device)
+    csv_path = out / "losses.csv"
+    rows = []
+    if step > 0 and csv_path.exists():  # keep the rows up to the checkpoint: the CSV matches a clean run
+        with open(csv_path, newline="") as f:
+            rows = [r for r in csv.DictReader(f) if int(r["step"]) <= step]
+    half = -(-spe // 2)
+    plan, plan_epoch = None, -1
+    with open(csv_path, "w", newline="") as f, \
+            tqdm(total=total_steps, initial=step, disable=not progress, desc="train", unit="step") as bar:
+        writer = csv.DictWriter(f, fieldnames=["step", "epoch", "gamma"] + TERMS)
+        writer.writeheader()
+        writer.writerows(rows)
+        while step < total_steps and (stop_after_step is None or step < stop_after_step):
+            epoch, local = divmod(step, spe)
+            if plan_epoch != epoch:  # the plan of an epoch depends on (seed, epoch) only
+                plan = epoch_plan([len(s) for s in ids[0]], [len(s) for s in ids[1]], cfg["batch_size"],
+                                  seed, epoch)
+                plan_epoch = epoch
+            i0, i1 = plan[local]
+            attrs = [[attr_ids[0][i] for i in i0], [attr_ids[1][i] for i in i1]] if attr_ids else None
+            terms = train_step(model, opt_g, opt_d, [ids[0][i] for i in i0], [ids[1][i] for i in i1], lam,
+                               cfg, epoch, step + 1, seed, para_ids, lms, device, amp, attrs)
+            step += 1
+            gamma = max(cfg["gamma_min"], cfg["gamma_init"] * cfg["gamma_decay"] ** epoch)
+            writer.writerow({"step": step, "epoch": f"{step / spe:.4f}", "gamma": gamma,
+                             **{k: terms.get(k, "") for k in TERMS}})
+            bar.update(1)
+            bar.set_postfix(rec=f"{terms['rec']:.2f}", total=f"{terms['total']:.2f}")
+            if local + 1 in (half, spe):  # half epoch or end of epoch: checkpoint + dev transfers
+                f.flush()
+                e = epoch + (0.5 if local + 1 == half and half != spe else 1.0)
+                _save(ckpt_dir / f"{epoch_label(e)}.pt", model, opt_g, opt_d, step, e, vocab, cfg, lam)
+                _write_dev(model, vocab, dev_sents, dev_entities, cfg, device, tr_dir, e)
+    return model
+
+
+def _write_dev(model, vocab, dev_sents, dev_entities, cfg, device, tr_dir: Path, e: float) -> None:
+    for t in (0, 1):
+        outs = transfer_sentences(model, vocab, dev_sents[t], t, cfg["dev_batch_size"], device,
+                                  cfg["decode_extra"])
+        write_transfers(tr_dir / f"dev.{epoch_label(e)}.{t}.txt", outs,
+                        dev_entities[t] if dev_entities else None,
+                        tr_dir / f"dev.{epoch_label(e)}.{t}.unmasked.txt")
+
+
+def _backfill_dev_transfers(ckpt_dir, tr_dir, vocab, dev_sents, dev_entities, cfg, device) -> None:
+    """Dev transfers of existing checkpoints that are missing (a workflow manager removes a killed job's
+    declared outputs, but not the checkpoints it resumes from) are rewritten from those checkpoints."""
+    for path in sorted(ckpt_dir.glob("ep*.pt")):
+        e = float(path.stem[2:])
+        if all((tr_dir / f"dev.{epoch_label(e)}.{t}.txt").exists() for t in (0, 1)):
+            continue
+        with torch.random.fork_rng(devices=[]):  # building a model draws random inits: keep the run's RNG
+            model, _ = load_for_transfer(path, device)
+        _write_dev(model, vocab, dev_sents, dev_entities, cfg, device, tr_dir, e)
+
+
+def _save(path: Path, model, opt_g, opt_d, step, epoch, vocab, cfg, lam) -> None:
+    """A plain dict (loads with weights_only=True); written to a temporary name, then renamed."""
+    ck = {"kind": "transfer", "model": model.state_dict(), "opt_g": opt_g.state_dict(),
+          "opt_d": opt_d.state_dict(), "rng": _rng_state(), "step": step, "epoch": epoch,
+          "vocab": list(vocab.itos), "config": cfg, "lambdas": lam}
+    tmp = path.with_suffix(".tmp")
+    torch.save(ck, tmp)
+    os.replace(tmp, path)
+
+
+def load_for_transfer(path, device=None):
+    """A checkpoint file -> (model in eval mode, Vocab)."""
+    return model_from_checkpoint(torch.load(path, map_location=device or "cpu", weights_only=True), device)
+
+
+def model_from_checkpoint(ck: dict, device=None):
+    """A loaded checkpoint dict -> (model in eval mode, Vocab)."""
+    vocab = Vocab(ck["vocab"][4:])
+    model = build_model(ck["config"], len(vocab), ck["lambdas"])
+    model.load_state_dict(ck["model"])
+    return model.to(device or "cpu").eval(), vocab
