@@ -10,6 +10,12 @@ configfile: "config.yaml"
 
 include: "rules/common.smk"
 include: "rules/data.smk"
+include: "rules/evaluators.smk"
+include: "rules/attributes.smk"
+include: "rules/transfer.smk"
+include: "rules/score.smk"
+include: "rules/human.smk"
+include: "rules/report.smk"
 
 
 rule all:

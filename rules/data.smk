@@ -9,7 +9,7 @@ from tst.data.sources import corpus_files, missing_downloads, style_path, url_fo
 # ---- input functions (the lead may move them to common.smk) ----
 
 # the files every dataset gets (bpe.model, BPE datasets only, is written beside them but not declared)
-DATA_FILES = [f for f in expected_outputs({"styles": ["0", "1"], "bpe": {"enabled": False}})]
+DATA_FILES = expected_outputs({"styles": ["0", "1"], "bpe": {"enabled": False}})
 
 
 def data_corpus_inputs(wildcards):
@@ -22,8 +22,14 @@ def data_corpus_inputs(wildcards):
 
 def data_system_file(wildcards):
     cfg = dataset_config(wildcards.dataset)
-    return os.path.join(data_dir(), style_path(cfg["systems"][wildcards.system]["file"], int(wildcards.style),
-                                               cfg["styles"]))
+    return os.path.join(
+        data_dir(),
+        style_path(
+            cfg["systems"][wildcards.system]["file"],
+            int(wildcards.style),
+            cfg["styles"],
+        ),
+    )
 
 
 def data_missing_regex():
@@ -45,12 +51,6 @@ rule prepare_data:
         data_corpus_inputs,
     output:
         [f"{RESULTS}/{{dataset}}/data/{name}" for name in DATA_FILES],
-    params:
-        dataset=lambda wc: wc.dataset,
-        dataset_config=lambda wc: dataset_config(wc.dataset),
-        data_dir=data_dir(),
-        nlp=config.get("nlp", {}),
-        out_dir=lambda wc: f"{RESULTS}/{wc.dataset}/data",
     log:
         "logs/prepare_data/{dataset}.log",
     benchmark:
@@ -58,6 +58,12 @@ rule prepare_data:
     threads: 1
     resources:
         mem_mb=4000,
+    params:
+        dataset=lambda wc: wc.dataset,
+        dataset_config=lambda wc: dataset_config(wc.dataset),
+        data_dir=data_dir(),
+        nlp=config.get("nlp", {}),
+        out_dir=lambda wc: f"{RESULTS}/{wc.dataset}/data",
     script:
         "../scripts/prepare_data.py"
 
@@ -65,9 +71,14 @@ rule prepare_data:
 rule import_system:
     input:
         data_system_file,
+    wildcard_constraints:
+        system=f"(?!{'|'.join(DERIVED_SYSTEMS)}$)[^/]+",
     output:
         outputs=f"{RESULTS}/{{dataset}}/systems/{{system}}/test.final.{{style}}.txt",
         sources=f"{RESULTS}/{{dataset}}/systems/{{system}}/test.final.sources.{{style}}.txt",
+    log:
+        "logs/import_system/{dataset}/{system}.{style}.log",
+    threads: 1
     params:
         dataset=lambda wc: wc.dataset,
         system=lambda wc: wc.system,
@@ -75,9 +86,6 @@ rule import_system:
         spec=lambda wc: dataset_config(wc.dataset)["systems"][wc.system],
         dataset_config=lambda wc: dataset_config(wc.dataset),
         data_dir=data_dir(),
-    log:
-        "logs/import_system/{dataset}/{system}.{style}.log",
-    threads: 1
     script:
         "../scripts/import_system.py"
 
@@ -85,12 +93,40 @@ rule import_system:
 rule download_data:
     output:
         os.path.join(data_dir(), "{datapath}"),
-    wildcard_constraints:
-        datapath=data_missing_regex(),
-    params:
-        url=lambda wc: url_for(config["datasets"], wc.datapath),
     log:
         "logs/download_data/{datapath}.log",
+    wildcard_constraints:
+        datapath=data_missing_regex(),
     localrule: True
+    params:
+        url=lambda wc: url_for(config["datasets"], wc.datapath),
     script:
         "../scripts/download_data.py"
+
+
+# `source` = the untransferred input; `reference` = the prepared human references as a system (datasets
+# whose config has no `human` system). Both are scored like any system (see dataset_systems in common.smk).
+rule untransferred_system:
+    input:
+        text=f"{RESULTS}/{{dataset}}/data/test.{{style}}.raw.txt",
+    output:
+        outputs=f"{RESULTS}/{{dataset}}/systems/source/test.final.{{style}}.txt",
+        sources=f"{RESULTS}/{{dataset}}/systems/source/test.final.sources.{{style}}.txt",
+    log:
+        "logs/untransferred_system/{dataset}.{style}.log",
+    localrule: True
+    script:
+        "../scripts/derived_systems.py"
+
+
+rule reference_system:
+    input:
+        references=f"{RESULTS}/{{dataset}}/data/references.{{style}}.tsv",
+    output:
+        outputs=f"{RESULTS}/{{dataset}}/systems/reference/test.final.{{style}}.txt",
+        sources=f"{RESULTS}/{{dataset}}/systems/reference/test.final.sources.{{style}}.txt",
+    log:
+        "logs/reference_system/{dataset}.{style}.log",
+    localrule: True
+    script:
+        "../scripts/derived_systems.py"

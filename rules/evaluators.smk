@@ -27,7 +27,9 @@ def ev_resource(key, default):
 def ev_words(dataset, split, style):
     """Word-level text of a split/style: raw.txt for BPE datasets, the .txt otherwise."""
     bpe = dataset_config(dataset).get("bpe", {}).get("enabled", False)
-    return prepared(dataset, f"{split}.{style}.raw.txt" if bpe else f"{split}.{style}.txt")
+    return prepared(
+        dataset, f"{split}.{style}.raw.txt" if bpe else f"{split}.{style}.txt"
+    )
 
 
 def ev_content_mask():
@@ -36,7 +38,10 @@ def ev_content_mask():
 
 def ev_torch_config(section, dataset):
     """Model + training settings of a torch evaluator; vocabulary min_count defaults to the dataset's."""
-    cfg = {"min_count": dataset_config(dataset).get("vocab", {}).get("min_count", 1), **ev_section(section)}
+    cfg = {
+        "min_count": dataset_config(dataset).get("vocab", {}).get("min_count", 1),
+        **ev_section(section),
+    }
     if ev_config().get("device"):
         cfg["device"] = ev_config()["device"]
     return json.dumps(cfg)
@@ -68,11 +73,13 @@ def ev_content_arg(wildcards, input):
 
 
 def ev_naturalness_outputs(wildcards):
-    """The outputs a system wrote for config evaluators.naturalness.split (default test): our models at
-    naturalness.checkpoint (default: their last half epoch), external systems at `final`."""
+    """The outputs the classifier learns from: config evaluators.naturalness.split, by default `dev` for
+    our models (so test outputs stay unseen) at naturalness.checkpoint (default: their last half epoch), and
+    `test` at `final` for external systems (the only outputs they publish).
+    """
     nat, ds = ev_section("naturalness"), wildcards.dataset
-    split = nat.get("split", "test")
     m = re.fullmatch(r"(.+)\.seed(\d+)", wildcards.system)
+    split = nat.get("split") or ("dev" if m else "test")
     if m:
         ckpt = nat.get("checkpoint") or globals()["transfer_half_epochs"]()[-1]
         d = f"{RESULTS}/{ds}/models/{m.group(1)}/seed{m.group(2)}/transfers"
@@ -95,9 +102,6 @@ rule train_style_cnn:
         unpack(ev_torch_inputs),
     output:
         f"{RESULTS}/{{dataset}}/evaluators/style_cnn.pt",
-    params:
-        config=lambda wildcards: ev_torch_config("cnn", wildcards.dataset),
-        content=ev_content_arg,
     log:
         f"{RESULTS}/{{dataset}}/logs/train_style_cnn.log",
     benchmark:
@@ -107,8 +111,11 @@ rule train_style_cnn:
         gpu=ev_resource("gpu", 1),
         mem_mb=ev_resource("mem_mb", 4000),
         runtime=ev_resource("runtime", 120),
+    params:
+        config=lambda wildcards: ev_torch_config("cnn", wildcards.dataset),
+        content=ev_content_arg,
     shell:
-        "python scripts/train_classifier.py --kind cnn --train {input.train} --dev {input.dev}"
+        "python {SCRIPTS:q}/train_classifier.py --kind cnn --train {input.train} --dev {input.dev}"
         " --vocab {input.vocab} --config {params.config:q} {params.content} --threads {threads}"
         " --out {output} > {log}.json 2> {log}"
 
@@ -118,9 +125,6 @@ rule train_style_lstm:
         unpack(ev_torch_inputs),
     output:
         f"{RESULTS}/{{dataset}}/evaluators/style_lstm.pt",
-    params:
-        config=lambda wildcards: ev_torch_config("lstm", wildcards.dataset),
-        content=ev_content_arg,
     log:
         f"{RESULTS}/{{dataset}}/logs/train_style_lstm.log",
     benchmark:
@@ -130,8 +134,11 @@ rule train_style_lstm:
         gpu=ev_resource("gpu", 1),
         mem_mb=ev_resource("mem_mb", 4000),
         runtime=ev_resource("runtime", 120),
+    params:
+        config=lambda wildcards: ev_torch_config("lstm", wildcards.dataset),
+        content=ev_content_arg,
     shell:
-        "python scripts/train_classifier.py --kind lstm --train {input.train} --dev {input.dev}"
+        "python {SCRIPTS:q}/train_classifier.py --kind lstm --train {input.train} --dev {input.dev}"
         " --vocab {input.vocab} --config {params.config:q} {params.content} --threads {threads}"
         " --out {output} > {log}.json 2> {log}"
 
@@ -141,48 +148,60 @@ rule train_lm:
         unpack(ev_lm_inputs),
     output:
         f"{RESULTS}/{{dataset}}/evaluators/lm_{{lm}}.pt",
-    wildcard_constraints:
-        lm="joint|style0|style1",
-    params:
-        config=lambda wildcards: ev_torch_config("lm", wildcards.dataset),
-        content=ev_content_arg,
     log:
         f"{RESULTS}/{{dataset}}/logs/train_lm.{{lm}}.log",
     benchmark:
         f"{RESULTS}/{{dataset}}/benchmarks/train_lm.{{lm}}.tsv"
+    wildcard_constraints:
+        lm="joint|style0|style1",
     threads: ev_config().get("threads", 2)
     resources:
         gpu=ev_resource("gpu", 1),
         mem_mb=ev_resource("mem_mb", 4000),
         runtime=ev_resource("runtime", 120),
+    params:
+        config=lambda wildcards: ev_torch_config("lm", wildcards.dataset),
+        content=ev_content_arg,
     shell:
-        "python scripts/train_lm.py --train {input.train} --dev {input.dev} --vocab {input.vocab}"
+        "python {SCRIPTS:q}/train_lm.py --train {input.train} --dev {input.dev} --vocab {input.vocab}"
         " --config {params.config:q} {params.content} --threads {threads} --out {output} > {log}.json 2> {log}"
 
 
 rule build_embeddings:
     input:
-        train=lambda wildcards: [ev_words(wildcards.dataset, "train", s) for s in STYLES],
-        extra=lambda wildcards: [ev_words(wildcards.dataset, sp, s) for sp in ("dev", "test") for s in STYLES],
+        train=lambda wildcards: [
+            ev_words(wildcards.dataset, "train", s) for s in STYLES
+        ],
+        extra=lambda wildcards: [
+            ev_words(wildcards.dataset, sp, s)
+            for sp in ("dev", "test")
+            for s in STYLES
+        ],
         lexicon=lambda wildcards: (
-            f"{ev_dir(wildcards.dataset)}/style_lexicon.json" if wildcards.emb == "word2vec_masked" else []
+            f"{ev_dir(wildcards.dataset)}/style_lexicon.json"
+            if wildcards.emb == "word2vec_masked"
+            else []
         ),
     output:
         f"{RESULTS}/{{dataset}}/evaluators/{{emb}}.kv",
-    wildcard_constraints:
-        emb="glove|word2vec|word2vec_masked",
-    params:
-        config=lambda wildcards: json.dumps(ev_section("glove" if wildcards.emb == "glove" else "word2vec")),
-        lexicon=lambda wildcards, input: f"--lexicon {input.lexicon}" if input.lexicon else "",
     log:
         f"{RESULTS}/{{dataset}}/logs/build_embeddings.{{emb}}.log",
     benchmark:
         f"{RESULTS}/{{dataset}}/benchmarks/build_embeddings.{{emb}}.tsv"
+    wildcard_constraints:
+        emb="glove|word2vec|word2vec_masked",
     threads: 1
     resources:
         mem_mb=ev_resource("mem_mb", 4000),
+    params:
+        config=lambda wildcards: json.dumps(
+            ev_section("glove" if wildcards.emb == "glove" else "word2vec")
+        ),
+        lexicon=lambda wildcards, input: (
+            f"--lexicon {input.lexicon}" if input.lexicon else ""
+        ),
     shell:
-        "python scripts/build_embeddings.py --kind {wildcards.emb} --train {input.train} --extra {input.extra}"
+        "python {SCRIPTS:q}/build_embeddings.py --kind {wildcards.emb} --train {input.train} --extra {input.extra}"
         " {params.lexicon} --config {params.config:q} --out {output} > {log} 2>&1"
 
 
@@ -195,7 +214,7 @@ rule build_idf:
         f"{RESULTS}/{{dataset}}/logs/build_idf.log",
     threads: 1
     shell:
-        "python scripts/build_idf.py --train {input} --out {output} > {log} 2>&1"
+        "python {SCRIPTS:q}/build_idf.py --train {input} --out {output} > {log} 2>&1"
 
 
 rule build_style_lexicon:
@@ -204,11 +223,6 @@ rule build_style_lexicon:
     output:
         lexicon=f"{RESULTS}/{{dataset}}/evaluators/style_lexicon.json",
         content=f"{RESULTS}/{{dataset}}/evaluators/content_words.json",
-    params:
-        config=lambda wildcards: json.dumps(ev_section("style_lexicon")),
-        content=lambda wildcards: json.dumps(
-            {k: v for k, v in ev_section("content_mask").items() if k != "enabled"}
-        ),
     log:
         f"{RESULTS}/{{dataset}}/logs/build_style_lexicon.log",
     benchmark:
@@ -216,32 +230,39 @@ rule build_style_lexicon:
     threads: 1
     resources:
         mem_mb=ev_resource("mem_mb", 4000),
+    params:
+        config=lambda wildcards: json.dumps(ev_section("style_lexicon")),
+        content=lambda wildcards: json.dumps(
+            {k: v for k, v in ev_section("content_mask").items() if k != "enabled"}
+        ),
     shell:
-        "python scripts/build_style_lexicon.py --train {input} --config {params.config:q}"
+        "python {SCRIPTS:q}/build_style_lexicon.py --train {input} --config {params.config:q}"
         " --out {output.lexicon} --content-out {output.content} --content-config {params.content:q} > {log} 2>&1"
 
 
 rule train_naturalness:
     input:
-        human=lambda wildcards: [ev_words(wildcards.dataset, "train", s) for s in STYLES],
+        human=lambda wildcards: [
+            ev_words(wildcards.dataset, "train", s) for s in STYLES
+        ],
         outputs=ev_naturalness_outputs,
     output:
         f"{RESULTS}/{{dataset}}/evaluators/naturalness/{{system}}.{{kind}}.{{ext}}",
-    wildcard_constraints:
-        kind="lr|nn",
-        ext="json|pt",
-    params:
-        config=ev_naturalness_config,
     log:
         f"{RESULTS}/{{dataset}}/logs/train_naturalness.{{system}}.{{kind}}.{{ext}}.log",
     benchmark:
         f"{RESULTS}/{{dataset}}/benchmarks/train_naturalness.{{system}}.{{kind}}.{{ext}}.tsv"
+    wildcard_constraints:
+        kind="lr|nn",
+        ext="json|pt",
     threads: 1
     resources:
         gpu=lambda wildcards: ev_resource("gpu", 1) if wildcards.kind == "nn" else 0,
         mem_mb=ev_resource("mem_mb", 4000),
+    params:
+        config=ev_naturalness_config,
     shell:
-        "python scripts/train_naturalness.py --kind {wildcards.kind} --human {input.human}"
+        "python {SCRIPTS:q}/train_naturalness.py --kind {wildcards.kind} --human {input.human}"
         " --outputs {input.outputs} --config {params.config:q} --threads {threads} --out {output}"
         " > {log}.json 2> {log}"
 
@@ -249,6 +270,16 @@ rule train_naturalness:
 def evaluator_targets(dataset):
     """Every evaluator file of a dataset (naturalness classifiers are pulled in by the score rule)."""
     d = ev_dir(dataset)
-    files = ["style_cnn.pt", "style_lstm.pt", "lm_joint.pt", "lm_style0.pt", "lm_style1.pt", "glove.kv",
-             "word2vec.kv", "word2vec_masked.kv", "idf.json", "style_lexicon.json"]
+    files = [
+        "style_cnn.pt",
+        "style_lstm.pt",
+        "lm_joint.pt",
+        "lm_style0.pt",
+        "lm_style1.pt",
+        "glove.kv",
+        "word2vec.kv",
+        "word2vec_masked.kv",
+        "idf.json",
+        "style_lexicon.json",
+    ]
     return [f"{d}/{f}" for f in files]

@@ -89,7 +89,7 @@ rule human_correlation:
         outputs=human_outputs_dir,
         scores=lambda wildcards, input: human_scores_arg(wildcards, input),
     shell:
-        "python scripts/human_correlation.py --ratings {input.ratings:q} --outputs {params.outputs:q}"
+        "python {SCRIPTS:q}/human_correlation.py --ratings {input.ratings:q} --outputs {params.outputs:q}"
         " --scores {params.scores} --out {output.csv} --joined-out {output.joined} > {log} 2>&1"
 
 
@@ -107,5 +107,5 @@ rule learn_aggregate:
         scores=lambda wildcards, input: human_scores_arg(wildcards, input),
         opts=human_aggregate_args,
     shell:
-        "python scripts/learn_aggregate.py --ratings {input.ratings:q} --outputs {params.outputs:q}"
+        "python {SCRIPTS:q}/learn_aggregate.py --ratings {input.ratings:q} --outputs {params.outputs:q}"
         " --scores {params.scores} {params.opts} --out {output} > {log} 2>&1"

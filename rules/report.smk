@@ -25,7 +25,8 @@ def report_checkpoints():
 
 
 def report_variants():
-    return list((config.get("transfer") or {}).get("variants") or [])
+    """Variants trained by the main job, in config order (fixes row order and colours)."""
+    return list((config.get("transfer") or {}).get("run_variants") or [])
 
 
 def report_score_files(dataset):
@@ -41,7 +42,7 @@ def report_score_files(dataset):
         for checkpoint in report_checkpoints()
         for split in ("dev", "test")
     ]
-    systems = dataset_config(dataset).get("systems") or {}
+    systems = dataset_systems(dataset)
     return files + [
         f"{RESULTS}/{dataset}/scores/{system}/test.final.json" for system in systems
     ]
@@ -103,7 +104,7 @@ rule report_tables:
             if key in input.keys()
         ),
     shell:
-        "python scripts/report_tables.py --scores {input.scores} --out-dir {params.out_dir}"
+        "python {SCRIPTS:q}/report_tables.py --scores {input.scores} --out-dir {params.out_dir}"
         " --settings {params.settings:q} --variants {params.variants:q} {params.human} > {log} 2>&1"
 
 
@@ -130,5 +131,5 @@ rule report_plots:
         settings=report_settings,
         variants=lambda wildcards: json.dumps(report_variants()),
     shell:
-        "python scripts/report_plots.py --scores {input.scores} --out-dir {params.out_dir}"
+        "python {SCRIPTS:q}/report_plots.py --scores {input.scores} --out-dir {params.out_dir}"
         " --settings {params.settings:q} --variants {params.variants:q} > {log} 2>&1"

@@ -112,7 +112,7 @@ rule score:
             }
         ),
     shell:
-        "python scripts/score.py --dataset-dir {params.dataset_dir} --system {wildcards.system}"
+        "python {SCRIPTS:q}/score.py --dataset-dir {params.dataset_dir} --system {wildcards.system}"
         " --split {wildcards.split} --checkpoint {wildcards.checkpoint}"
         " --sources {input.sources} --outputs {input.outputs}"
         " {params.extra} --options {params.options:q} --json {output.json} --tsv {output.tsv} 2> {log} > /dev/null"

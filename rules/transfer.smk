@@ -79,8 +79,9 @@ def transfer_args(wildcards, input):
 
 
 def transfer_test_checkpoints():
-    """Checkpoints whose test transfers are written (config transfer.test_checkpoints; default: the last)."""
-    return transfer_config().get("test_checkpoints") or [transfer_half_epochs()[-1]]
+    """Checkpoints whose test transfers are written (config transfer.test_checkpoints; default: every half
+    epoch, which the checkpoint selection of Tables 2/3 and the several checkpoints of Table 6 need)."""
+    return transfer_config().get("test_checkpoints") or transfer_half_epochs()
 
 
 def transfer_targets(dataset):
@@ -120,7 +121,7 @@ rule train_transfer:
         mem_mb=transfer_resource("mem_mb", 8000),
         runtime=transfer_resource("runtime", 240),
     shell:
-        "python scripts/train_transfer.py --train {input.train} --dev {input.dev} --vocab {input.vocab}"
+        "python {SCRIPTS:q}/train_transfer.py --train {input.train} --dev {input.dev} --vocab {input.vocab}"
         " --min-count {params.min_count} --config {params.config:q} --variant {params.variant:q}"
         " --seed {wildcards.seed} --threads {threads} {params.extra} --out {params.out} 2> {log}"
 
@@ -154,5 +155,5 @@ rule transfer_test:
     resources:
         gpu=transfer_resource("gpu", 1),
     shell:
-        "python scripts/transfer_test.py --checkpoint {params.ckpt} --test {input.test} {params.entities}"
+        "python {SCRIPTS:q}/transfer_test.py --checkpoint {params.ckpt} --test {input.test} {params.entities}"
         " --out {output} --threads {threads} 2> {log}"

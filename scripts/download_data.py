@@ -4,8 +4,6 @@ Snakemake (`script:`): snakemake.params.url -> snakemake.output[0]. By hand:
     python scripts/download_data.py URL OUT
 """
 
-from __future__ import annotations
-
 import sys
 import urllib.request
 from pathlib import Path

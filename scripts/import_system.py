@@ -6,8 +6,6 @@ data_dir) -> snakemake.output.outputs / .sources. By hand:
         --outputs o.txt --sources s.txt
 """
 
-from __future__ import annotations
-
 import argparse
 import json
 from pathlib import Path

@@ -5,8 +5,6 @@ out_dir) and writes snakemake.output. By hand:
     python scripts/prepare_data.py --dataset yelp --configfile configs/yelp.yaml --out results/yelp/data
 """
 
-from __future__ import annotations
-
 import argparse
 import json
 import logging
@@ -17,10 +15,12 @@ import yaml
 
 from tst.data.prepare import prepare_dataset
 
+log = logging.getLogger("prepare_data")
+
 
 def run(dataset: str, dataset_config: dict, data_dir: str | None, nlp: dict, out_dir: str | Path) -> dict:
     report = prepare_dataset(dataset_config, Path(data_dir) if data_dir else None, Path(out_dir), nlp, dataset)
-    logging.info("prepared %s: %s", dataset, json.dumps(report["splits"]))
+    log.info("prepared %s: %s", dataset, json.dumps(report["splits"]))
     return report
 
 

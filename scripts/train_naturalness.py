@@ -33,6 +33,8 @@ def main(argv=None) -> None:
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
+    if not args.out.endswith(".json" if args.kind == "lr" else ".pt"):
+        ap.error("--out must end in .json for --kind lr and .pt for --kind nn (load_naturalness reads the suffix)")
     if args.threads:
         torch.set_num_threads(args.threads)
     cfg = json.loads(args.config)

@@ -1,5 +1,7 @@
 """Embeddings: offline GloVe package, GloVe text files, word2vec, safe save/load round trip."""
 
+import zipfile
+
 import numpy as np
 
 from tst.evaluators.embeddings import Embeddings, load_embeddings, load_glove, train_word2vec
@@ -35,3 +37,18 @@ def test_word2vec_deterministic_for_a_seed():
     assert set(a.words) == {"the", "food", "was", "great", "service", "<style>"} and a.dim == 8
     np.testing.assert_array_equal(a.vectors, b.vectors)
     assert isinstance(a.restrict(["food"]), Embeddings) and a.restrict(["food"]).words == ["food"]
+
+
+def test_glove_zip_from_url_is_downloaded_once(tmp_path):
+    """The public-URL path (https://nlp.stanford.edu/data/glove.6B.zip) exercised with a file:// URL."""
+    src = tmp_path / "glove.6B.zip"
+    with zipfile.ZipFile(src, "w") as z:
+        z.writestr("glove.6B.50d.txt", "a 1 2\nb 3 4\n")
+        z.writestr("glove.6B.100d.txt", "a 5 6\nb 7 8\nc 9 9\n")
+    cache = tmp_path / "cache"
+    emb = load_glove(src.as_uri(), vocab={"a", "c"}, member="glove.6B.100d.txt", cache_dir=cache)
+    assert emb.words == ["a", "c"]
+    np.testing.assert_array_equal(emb.vectors, np.array([[5, 6], [9, 9]], np.float32))
+    assert (cache / "glove.6B.zip").exists()
+    src.unlink()  # the cached copy is used from now on
+    assert load_glove(src.as_uri(), vocab={"b"}, member="glove.6B.50d.txt", cache_dir=cache).words == ["b"]

@@ -5,8 +5,13 @@ import math
 import numpy as np
 import torch
 
-from tst.evaluators.naturalness import (load_naturalness, save_naturalness, split_data, train_naturalness_cnn,
-                                        train_naturalness_lr)
+from tst.evaluators.naturalness import (
+    load_naturalness,
+    save_naturalness,
+    split_data,
+    train_naturalness_cnn,
+    train_naturalness_lr,
+)
 from tst.io import read_json
 
 

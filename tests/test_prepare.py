@@ -10,7 +10,7 @@ from tst.data.bpe import BPE
 from tst.data.demo import generate_demo
 from tst.data.prepare import expected_outputs, prepare_dataset
 from tst.data.reader import DataFileError
-from tst.data.sources import all_files, resolve_data_dir
+from tst.data.sources import all_files, missing_downloads, resolve_data_dir, url_for
 from tst.io import read_jsonl, read_lines
 from tst.nlp.ner import unmask
 from tst.vocab import Vocab
@@ -120,3 +120,32 @@ def test_all_files_and_data_dir(tmp_path, monkeypatch):
     assert resolve_data_dir(None, repo=tmp_path / "repo") == tmp_path / "repo" / "resources" / "data"
     (tmp_path / "shared" / "data").mkdir(parents=True)
     assert resolve_data_dir(None, repo=tmp_path / "repo") == tmp_path / "shared" / "data"
+
+
+def test_urls_and_missing_downloads(tmp_path):
+    datasets = {"yelp": dataset_cfg("yelp"), "imdb": dataset_cfg("imdb"), "literature": dataset_cfg("literature")}
+    assert url_for(datasets, "imdb/test.pos") == \
+        "https://raw.githubusercontent.com/fastnlp/style-transformer/master/data/imdb/test.pos"
+    assert url_for(datasets, "yelp/li/outputs/sentiment.test.1.fader") == ("https://raw.githubusercontent.com/"
+        "lijuncen/Sentiment-and-Style-Transfer/master/evaluation/outputs/yelp/sentiment.test.1.fader")
+    assert url_for(datasets, "literature/dickens.txt") is None and url_for(datasets, "imdb/test.xyz") is None
+    (tmp_path / "imdb").mkdir()
+    for name in ("dev.neg", "dev.pos", "test.neg"):
+        (tmp_path / "imdb" / name).write_text("a b\n")
+    # only the missing file with a URL may be downloaded; literature has no URL
+    assert missing_downloads({"imdb": datasets["imdb"], "literature": datasets["literature"]}, tmp_path) == \
+        ["imdb/test.pos"]
+
+
+def test_prepare_script_cli(tmp_path):
+    import subprocess
+    import sys
+
+    cfg = dataset_cfg("demo")
+    cfg["source"]["sentences_per_style"] = 40
+    cfg["ner"]["enabled"] = False
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump({"datasets": {"tiny": cfg}, "nlp": NLP}))
+    subprocess.run([sys.executable, str(REPO / "scripts/prepare_data.py"), "--dataset", "tiny", "--configfile",
+                    str(REPO / "config.yaml"), str(tmp_path / "c.yaml"), "--out", str(tmp_path / "out")],
+                   check=True, cwd=REPO, capture_output=True)
+    assert len(read_lines(tmp_path / "out/train.1.txt")) == 32 and len(read_lines(tmp_path / "out/test.0.txt")) == 4

@@ -33,3 +33,10 @@ def test_remove_leakage_priorities():
     everything = {s: {x for st in clean[s].values() for x in st} for s in clean}
     assert not everything["test"] & everything["dev"] and not everything["test"] & everything["train"]
     assert not everything["dev"] & everything["train"]
+
+
+def test_explicit_test_file_keeps_repeats():
+    splits = {"train": {0: ["x", "t"]}, "dev": {0: []}, "test": {0: ["t", "u", "t"]}}
+    clean, counts = remove_leakage(splits, keep_repeats=("test",))
+    assert clean["test"][0] == ["t", "u", "t"] and clean["train"][0] == ["x"]
+    assert counts["test"][0] == {"duplicates": 0, "in_other_split": 0}

@@ -53,7 +53,7 @@ def read_spec(spec, style: int, styles: list[str], data_dir: Path, key: str, max
 def load_parts(cfg: dict, name: str, data_dir: Path | None) -> tuple[dict, dict]:
     """Raw lines per part (train/dev/test/pool) and style, and the demo extras (references, paraphrases)."""
     styles, src = cfg["styles"], cfg["source"]
-    max_chars = int(src.get("max_chars", 2000))
+    max_chars = int((cfg.get("length") or {}).get("max_chars", 2000))  # longer lines are dropped
     parts: dict[str, dict[int, list[str]]] = {}
     counts: dict[str, dict[int, Counter]] = {}
     extras: dict = {}
@@ -129,7 +129,8 @@ def prepare_dataset(cfg: dict, data_dir: Path | None, out_dir: Path, nlp_cfg: di
                                int(sc.get("seed", 0)) + style)
             for split in SPLITS:
                 splits[split][style] += parts[split]
-    splits, leak = remove_leakage(splits)
+    # an explicit test file keeps its repeats: it stays aligned with published outputs and references
+    splits, leak = remove_leakage(splits, keep_repeats=("test",) if "test" in normed else ())
 
     # NER masking, one batched pass over every sentence of every split (parse=False)
     ner_cfg = cfg.get("ner", {})

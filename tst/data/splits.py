@@ -29,9 +29,12 @@ def split_pool(lines: list[str], dev_fraction: float, test_fraction: float, seed
     return {"test": pool[:n_test], "dev": pool[n_test:n_test + n_dev], "train": pool[n_test + n_dev:]}
 
 
-def remove_leakage(splits: dict[str, dict[int, list[str]]]) -> tuple[dict[str, dict[int, list[str]]], dict]:
+def remove_leakage(splits: dict[str, dict[int, list[str]]], keep_repeats: tuple[str, ...] = ()
+                   ) -> tuple[dict[str, dict[int, list[str]]], dict]:
     """splits[split][style] -> lists de-duplicated within each split/style and across splits.
 
+    Splits named in keep_repeats keep repeated lines (an explicit test file stays aligned with published
+    outputs); they still remove sentences of higher-priority splits.
     Returns (clean splits, counts) with counts[split][style] = {"duplicates": n, "in_other_split": n}.
     """
     clean: dict[str, dict[int, list[str]]] = {}
@@ -42,7 +45,7 @@ def remove_leakage(splits: dict[str, dict[int, list[str]]]) -> tuple[dict[str, d
             continue
         clean[split], counts[split] = {}, {}
         for style, lines in splits[split].items():
-            uniq = unique(lines)
+            uniq = list(lines) if split in keep_repeats else unique(lines)
             kept = [s for s in uniq if s not in taken]
             clean[split][style] = kept
             counts[split][style] = {"duplicates": len(lines) - len(uniq), "in_other_split": len(uniq) - len(kept)}

@@ -92,7 +92,7 @@ def train_classifier(train: list[list[str]], train_labels, dev: list[list[str]],
     def evaluate(m):
         return float((clf.predict(dev) == dev_y).mean())
 
-    history = fit(model, len(ids), [len(s) for s in ids], batch_loss, evaluate, train_cfg, True, log)
+    history = fit(model, [len(s) for s in ids], batch_loss, evaluate, train_cfg, True, log)
     return {"kind": kind, "config": {"model": model_cfg, "train": train_cfg}, "vocab": [str(t) for t in vocab.itos],
             "state_dict": cpu_state_dict(model),
             "metrics": {"dev_accuracy": history["best_dev"], "n_train": len(ids), "n_dev": len(dev),

@@ -41,7 +41,7 @@ class Embeddings:
         i = self.index.get(word)
         return None if i is None else self.vectors[i]
 
-    def restrict(self, vocab) -> "Embeddings":
+    def restrict(self, vocab) -> Embeddings:
         """Keep only the words of `vocab` (an iterable of words), in this object's order."""
         keep = set(vocab)
         idx = [i for i, w in enumerate(self.words) if w in keep]
@@ -92,7 +92,7 @@ def load_glove(source: str | None = None, vocab=None, member: str | None = None,
         matrix = np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r")
         idx = [i for i, w in enumerate(words) if vocab is None or w in vocab]
         return Embeddings([words[i] for i in idx], np.asarray(matrix[idx]))
-    if source.startswith(("http://", "https://")):
+    if source.startswith(("http://", "https://", "file://")):
         dest = Path(cache_dir) / source.rsplit("/", 1)[-1]
         if not dest.exists():
             dest.parent.mkdir(parents=True, exist_ok=True)
@@ -100,7 +100,7 @@ def load_glove(source: str | None = None, vocab=None, member: str | None = None,
         source = str(dest)
     if source.endswith(".zip"):
         with zipfile.ZipFile(source) as z:
-            name = member or sorted(n for n in z.namelist() if n.endswith(".txt"))[-1]
+            name = member or max(n for n in z.namelist() if n.endswith(".txt"))
             with z.open(name) as f:
                 return _parse_glove_text(io.TextIOWrapper(f, encoding="utf-8"), vocab)
     with open(source, encoding="utf-8") as f:

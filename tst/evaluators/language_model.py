@@ -73,7 +73,7 @@ def train_lm(train: list[list[str]], dev: list[list[str]], vocab: Vocab, model_c
         return F.cross_entropy(logits.transpose(1, 2), tgt.to(dev_), ignore_index=vocab.pad_id)
 
     lm = LanguageModel(model, vocab, device=device)
-    history = fit(model, len(ids), [len(s) for s in ids], batch_loss, lambda m: lm.perplexity(dev),
+    history = fit(model, [len(s) for s in ids], batch_loss, lambda m: lm.perplexity(dev),
                   {"clip": 5.0, **train_cfg}, False, log)
     return {"kind": "gru_lm", "config": {"model": model_cfg, "train": train_cfg}, "vocab": [str(t) for t in vocab.itos],
             "state_dict": cpu_state_dict(model),

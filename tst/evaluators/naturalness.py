@@ -27,7 +27,7 @@ def split_data(human: list[list[str]], generated: list[list[str]], dev_fraction:
     tr, tr_y, dv, dv_y = [], [], [], []
     for label, sents in enumerate(sides):
         order = rng.permutation(len(sents))
-        n_dev = int(round(len(sents) * dev_fraction))
+        n_dev = round(len(sents) * dev_fraction)
         dv += [sents[i] for i in order[:n_dev]]
         dv_y += [label] * n_dev
         tr += [sents[i] for i in order[n_dev:]]

@@ -16,6 +16,8 @@ def set_seed(seed: int) -> None:
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
+    torch.backends.cudnn.benchmark = False  # same kernels every run on CUDA
+    torch.backends.cudnn.deterministic = True
 
 
 def pad_ids(seqs: list[list[int]], pad_id: int = 0, min_len: int = 1) -> torch.Tensor:
@@ -45,7 +47,7 @@ def bucketed_batches(lengths: list[int], batch_size: int, rng: np.random.Generat
     return batches
 
 
-def fit(model: torch.nn.Module, n_train: int, lengths: list[int], batch_loss, evaluate, cfg: dict,
+def fit(model: torch.nn.Module, lengths: list[int], batch_loss, evaluate, cfg: dict,
         higher_is_better: bool, log=print) -> dict:
     """Train with Adam until the dev score (evaluate(model) -> float) has not improved for
     cfg["patience"] epochs or cfg["max_epochs"] is reached; the model ends with its best weights.

@@ -6,7 +6,7 @@ Input starts with <bos>, targets end with <eos>: p(x) = prod_t p(x_t | <bos>, x_
 from __future__ import annotations
 
 import torch
-import torch.nn as nn
+from torch import nn
 
 
 class GRULanguageModel(nn.Module):

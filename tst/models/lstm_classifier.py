@@ -6,7 +6,7 @@ Embedding 128 -> LSTM 128 -> last hidden state -> linear -> sigmoid = P(style 1)
 from __future__ import annotations
 
 import torch
-import torch.nn as nn
+from torch import nn
 
 
 class LSTMClassifier(nn.Module):

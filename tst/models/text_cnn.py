@@ -7,8 +7,8 @@ Embed -> parallel 1-d convolutions (widths 3,4,5 x 128 maps) -> ReLU -> max-over
 from __future__ import annotations
 
 import torch
-import torch.nn as nn
 import torch.nn.functional as F
+from torch import nn
 
 
 class TextCNN(nn.Module):

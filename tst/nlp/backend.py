@@ -56,6 +56,7 @@ class SpacyBackend(NLPBackend):
 
         self.nlp = spacy.load(model)
         self.batch_size = batch_size
+        self.sort = True  # process sentences in length order (same output, less padding)
 
     def components(self, parse: bool, ner: bool) -> list[str]:
         """Pipeline components needed for the request, in pipeline order (the rest stay disabled)."""
@@ -77,16 +78,19 @@ class SpacyBackend(NLPBackend):
         from spacy.tokens import Doc as SpacyDoc
 
         run = self.components(parse, ner)
-        docs = [SpacyDoc(self.nlp.vocab, words=list(s)) if s else SpacyDoc(self.nlp.vocab, words=[])
-                for s in sentences]
         pipes = [(n, p) for n, p in self.nlp.pipeline if n in run]
-        out = []
+        # batches of similar length waste less padding; results go back in input order
+        order = sorted(range(len(sentences)), key=lambda i: len(sentences[i])) if self.sort else \
+            list(range(len(sentences)))
+        out: list[Doc | None] = [None] * len(sentences)
         with _one_blas_thread():  # spaCy's small matrices run faster on one BLAS thread
-            for start in range(0, len(docs), self.batch_size):
-                batch = docs[start:start + self.batch_size]
-                for name, pipe in pipes:
+            for start in range(0, len(order), self.batch_size):
+                idx = order[start:start + self.batch_size]
+                batch = [SpacyDoc(self.nlp.vocab, words=list(sentences[i])) for i in idx]
+                for _, pipe in pipes:
                     batch = list(pipe.pipe(batch, batch_size=self.batch_size))
-                out.extend(spacy_to_doc(d, parse=parse, ner=ner) for d in batch)
+                for i, d in zip(idx, batch):
+                    out[i] = spacy_to_doc(d, parse=parse, ner=ner)
         return out
 
 

@@ -1,0 +1,54 @@
+"""The workflow refuses a bad config with a message naming the key; dry runs with both profiles."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
+
+
+def dry_run(repo_root, *args):
+    return subprocess.run(
+        [SNAKEMAKE, "-n", "--cores", "1", *args],
+        cwd=repo_root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def overlay(tmp_path, text):
+    path = tmp_path / "overlay.yaml"
+    path.write_text(text)
+    return str(path)
+
+
+def test_default_config_dry_run_plans_the_whole_dag(repo_root):
+    result = dry_run(repo_root)
+    assert result.returncode == 0, result.stderr + result.stdout
+    for rule in ("prepare_data", "train_style_cnn", "train_lm", "train_transfer", "score", "report_tables"):
+        assert rule in result.stdout, f"{rule} missing from the default DAG"
+
+
+def test_slurm_profile_dry_run(repo_root):
+    result = dry_run(repo_root, "--profile", "profiles/slurm")
+    assert result.returncode == 0, result.stderr + result.stdout
+    assert "train_transfer" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("learning_rate: 0.1\n", "learning_rate"),  # unknown top-level key
+        ("datasets:\n  demo:\n    length: {max_words: fifteen}\n", "fifteen"),  # wrong type
+        ("run: [nosuchdata]\n", "nosuchdata"),  # unknown dataset
+        ("datasets:\n  demo:\n    ner: {enabled: true, backend_typo: 1}\n", "backend_typo"),
+    ],
+)
+def test_bad_config_stops_with_the_key_named(repo_root, tmp_path, text, expected):
+    result = dry_run(repo_root, "--configfile", overlay(tmp_path, text))
+    assert result.returncode != 0
+    message = result.stderr + result.stdout
+    assert expected in message, message[-2000:]
