@@ -33,7 +33,7 @@ rule parse:
     params:
         nlp=lambda wildcards: json.dumps(config.get("nlp", {})),
     shell:
-        "python {SCRIPTS:q}/parse.py --input {input} --nlp {params.nlp:q} --out {output} 2> {log}"
+        "python {SCRIPTS:q}/parse.py --input {input:q} --nlp {params.nlp:q} --out {output:q} 2> {log:q}"
 
 
 rule attributes:
@@ -47,4 +47,4 @@ rule attributes:
     params:
         options=lambda wildcards: json.dumps(config.get("attributes", {})),
     shell:
-        "python {SCRIPTS:q}/attributes.py --parse {input} --options {params.options:q} --out {output} > {log}"
+        "python {SCRIPTS:q}/attributes.py --parse {input:q} --options {params.options:q} --out {output:q} > {log:q}"

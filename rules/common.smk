@@ -1,6 +1,7 @@
 # Helpers shared by every rule file: config validation, dataset lookups, target lists.
 # Rules hold no logic beyond file names; everything else lives in the tst package.
 import os
+import shlex
 import sys
 from pathlib import Path
 
@@ -30,6 +31,12 @@ wildcard_constraints:
     checkpoint=r"ep\d+\.\d|final",
 
 
+def quoted(paths):
+    """Paths joined for a shell command line, each quoted (a path never reaches a shell unquoted)."""
+    paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    return " ".join(shlex.quote(str(p)) for p in paths)
+
+
 def dataset_config(dataset):
     return config["datasets"][dataset]
 
@@ -48,12 +55,18 @@ def prepared(dataset, name):
 DERIVED_SYSTEMS = ["source", "reference"]
 
 
+def has_references(dataset):
+    """Human rewrites of the test set exist: configured reference files, or the demo corpus's own."""
+    cfg = dataset_config(dataset)
+    return bool(cfg.get("references")) or cfg["source"]["kind"] == "demo"
+
+
 def dataset_systems(dataset):
     """Every system of a dataset that is not ours: configured external ones plus the derived ones."""
     cfg = dataset_config(dataset)
     systems = list(cfg.get("systems") or {})
     systems.append("source")
-    if "human" not in systems and (cfg.get("references") or cfg["source"]["kind"] == "demo"):
+    if "human" not in systems and has_references(dataset):
         systems.append("reference")
     return systems
 

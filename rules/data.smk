@@ -72,7 +72,7 @@ rule import_system:
     input:
         data_system_file,
     wildcard_constraints:
-        system=f"(?!{'|'.join(DERIVED_SYSTEMS)}$)[^/]+",
+        system=f"(?!(?:{'|'.join(DERIVED_SYSTEMS)})/)[^/]+",
     output:
         outputs=f"{RESULTS}/{{dataset}}/systems/{{system}}/test.final.{{style}}.txt",
         sources=f"{RESULTS}/{{dataset}}/systems/{{system}}/test.final.sources.{{style}}.txt",

@@ -69,7 +69,7 @@ def ev_lm_inputs(wildcards):
 
 
 def ev_content_arg(wildcards, input):
-    return f"--content-words {input.content}" if "content" in input.keys() else ""
+    return f"--content-words {quoted(input.content)}" if "content" in input.keys() else ""
 
 
 def ev_naturalness_outputs(wildcards):
@@ -115,9 +115,9 @@ rule train_style_cnn:
         config=lambda wildcards: ev_torch_config("cnn", wildcards.dataset),
         content=ev_content_arg,
     shell:
-        "python {SCRIPTS:q}/train_classifier.py --kind cnn --train {input.train} --dev {input.dev}"
-        " --vocab {input.vocab} --config {params.config:q} {params.content} --threads {threads}"
-        " --out {output} > {log}.json 2> {log}"
+        "python {SCRIPTS:q}/train_classifier.py --kind cnn --train {input.train:q} --dev {input.dev:q}"
+        " --vocab {input.vocab:q} --config {params.config:q} {params.content} --threads {threads}"
+        " --out {output:q} > {log:q}.json 2> {log:q}"
 
 
 rule train_style_lstm:
@@ -138,9 +138,9 @@ rule train_style_lstm:
         config=lambda wildcards: ev_torch_config("lstm", wildcards.dataset),
         content=ev_content_arg,
     shell:
-        "python {SCRIPTS:q}/train_classifier.py --kind lstm --train {input.train} --dev {input.dev}"
-        " --vocab {input.vocab} --config {params.config:q} {params.content} --threads {threads}"
-        " --out {output} > {log}.json 2> {log}"
+        "python {SCRIPTS:q}/train_classifier.py --kind lstm --train {input.train:q} --dev {input.dev:q}"
+        " --vocab {input.vocab:q} --config {params.config:q} {params.content} --threads {threads}"
+        " --out {output:q} > {log:q}.json 2> {log:q}"
 
 
 rule train_lm:
@@ -163,8 +163,8 @@ rule train_lm:
         config=lambda wildcards: ev_torch_config("lm", wildcards.dataset),
         content=ev_content_arg,
     shell:
-        "python {SCRIPTS:q}/train_lm.py --train {input.train} --dev {input.dev} --vocab {input.vocab}"
-        " --config {params.config:q} {params.content} --threads {threads} --out {output} > {log}.json 2> {log}"
+        "python {SCRIPTS:q}/train_lm.py --train {input.train:q} --dev {input.dev:q} --vocab {input.vocab:q}"
+        " --config {params.config:q} {params.content} --threads {threads} --out {output:q} > {log:q}.json 2> {log:q}"
 
 
 rule build_embeddings:
@@ -198,11 +198,11 @@ rule build_embeddings:
             ev_section("glove" if wildcards.emb == "glove" else "word2vec")
         ),
         lexicon=lambda wildcards, input: (
-            f"--lexicon {input.lexicon}" if input.lexicon else ""
+            f"--lexicon {quoted(input.lexicon)}" if input.lexicon else ""
         ),
     shell:
-        "python {SCRIPTS:q}/build_embeddings.py --kind {wildcards.emb} --train {input.train} --extra {input.extra}"
-        " {params.lexicon} --config {params.config:q} --out {output} > {log} 2>&1"
+        "python {SCRIPTS:q}/build_embeddings.py --kind {wildcards.emb} --train {input.train:q} --extra {input.extra:q}"
+        " {params.lexicon} --config {params.config:q} --out {output:q} > {log:q} 2>&1"
 
 
 rule build_idf:
@@ -214,7 +214,7 @@ rule build_idf:
         f"{RESULTS}/{{dataset}}/logs/build_idf.log",
     threads: 1
     shell:
-        "python {SCRIPTS:q}/build_idf.py --train {input} --out {output} > {log} 2>&1"
+        "python {SCRIPTS:q}/build_idf.py --train {input:q} --out {output:q} > {log:q} 2>&1"
 
 
 rule build_style_lexicon:
@@ -236,8 +236,8 @@ rule build_style_lexicon:
             {k: v for k, v in ev_section("content_mask").items() if k != "enabled"}
         ),
     shell:
-        "python {SCRIPTS:q}/build_style_lexicon.py --train {input} --config {params.config:q}"
-        " --out {output.lexicon} --content-out {output.content} --content-config {params.content:q} > {log} 2>&1"
+        "python {SCRIPTS:q}/build_style_lexicon.py --train {input:q} --config {params.config:q}"
+        " --out {output.lexicon:q} --content-out {output.content:q} --content-config {params.content:q} > {log:q} 2>&1"
 
 
 rule train_naturalness:
@@ -262,9 +262,9 @@ rule train_naturalness:
     params:
         config=ev_naturalness_config,
     shell:
-        "python {SCRIPTS:q}/train_naturalness.py --kind {wildcards.kind} --human {input.human}"
-        " --outputs {input.outputs} --config {params.config:q} --threads {threads} --out {output}"
-        " > {log}.json 2> {log}"
+        "python {SCRIPTS:q}/train_naturalness.py --kind {wildcards.kind} --human {input.human:q}"
+        " --outputs {input.outputs:q} --config {params.config:q} --threads {threads} --out {output:q}"
+        " > {log:q}.json 2> {log:q}"
 
 
 def evaluator_targets(dataset):

@@ -46,7 +46,7 @@ def human_score_tsvs(wildcards):
 
 
 def human_scores_arg(wildcards, input):
-    return " ".join(
+    return quoted(
         f"{s}={p}" for s, p in zip(human_systems(wildcards.dataset), input.scores)
     )
 
@@ -61,7 +61,7 @@ def human_aggregate_args(wildcards):
         f"--seed {opts.get('seed', 0)}",
     ]
     if opts.get("exclude_systems"):
-        args.append("--exclude-systems " + " ".join(opts["exclude_systems"]))
+        args.append("--exclude-systems " + quoted(opts["exclude_systems"]))
     return " ".join(args)
 
 
@@ -90,7 +90,7 @@ rule human_correlation:
         scores=lambda wildcards, input: human_scores_arg(wildcards, input),
     shell:
         "python {SCRIPTS:q}/human_correlation.py --ratings {input.ratings:q} --outputs {params.outputs:q}"
-        " --scores {params.scores} --out {output.csv} --joined-out {output.joined} > {log} 2>&1"
+        " --scores {params.scores} --out {output.csv:q} --joined-out {output.joined:q} > {log:q} 2>&1"
 
 
 rule learn_aggregate:
@@ -108,4 +108,4 @@ rule learn_aggregate:
         opts=human_aggregate_args,
     shell:
         "python {SCRIPTS:q}/learn_aggregate.py --ratings {input.ratings:q} --outputs {params.outputs:q}"
-        " --scores {params.scores} {params.opts} --out {output} > {log} 2>&1"
+        " --scores {params.scores} {params.opts} --out {output:q} > {log:q} 2>&1"

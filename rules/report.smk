@@ -99,13 +99,13 @@ rule report_tables:
         settings=report_settings,
         variants=lambda wildcards: json.dumps(report_variants()),
         human=lambda wildcards, input: " ".join(
-            f"--{key} {input[key]}"
+            f"--{key} {quoted(input[key])}"
             for key in ("correlations", "aggregate")
             if key in input.keys()
         ),
     shell:
-        "python {SCRIPTS:q}/report_tables.py --scores {input.scores} --out-dir {params.out_dir}"
-        " --settings {params.settings:q} --variants {params.variants:q} {params.human} > {log} 2>&1"
+        "python {SCRIPTS:q}/report_tables.py --scores {input.scores:q} --out-dir {params.out_dir:q}"
+        " --settings {params.settings:q} --variants {params.variants:q} {params.human} > {log:q} 2>&1"
 
 
 rule report_plots:
@@ -131,5 +131,5 @@ rule report_plots:
         settings=report_settings,
         variants=lambda wildcards: json.dumps(report_variants()),
     shell:
-        "python {SCRIPTS:q}/report_plots.py --scores {input.scores} --out-dir {params.out_dir}"
-        " --settings {params.settings:q} --variants {params.variants:q} > {log} 2>&1"
+        "python {SCRIPTS:q}/report_plots.py --scores {input.scores:q} --out-dir {params.out_dir:q}"
+        " --settings {params.settings:q} --variants {params.variants:q} > {log:q} 2>&1"

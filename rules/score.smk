@@ -73,7 +73,7 @@ def score_inputs(wildcards):
         f"{RESULTS}/{ds}/evaluators/naturalness/{wildcards.system}.{k}.{ext}"
         for k, ext in kinds.items()
     ]
-    if wildcards.split == "test" and dataset_config(ds).get("references"):
+    if wildcards.split == "test" and has_references(ds):
         inputs["references"] = [prepared(ds, f"references.{s}.tsv") for s in STYLES]
     if score_ours(wildcards.system) and cfg.get("attribute_hit", True):
         inputs["lists"] = [
@@ -88,7 +88,7 @@ def score_args(wildcards, input):
     args = []
     for key in ("references", "lists"):
         if key in input.keys():
-            args.append(f"--{key} " + " ".join(input[key]))
+            args.append(f"--{key} " + quoted(input[key]))
     return " ".join(args)
 
 
@@ -112,7 +112,7 @@ rule score:
             }
         ),
     shell:
-        "python {SCRIPTS:q}/score.py --dataset-dir {params.dataset_dir} --system {wildcards.system}"
+        "python {SCRIPTS:q}/score.py --dataset-dir {params.dataset_dir:q} --system {wildcards.system}"
         " --split {wildcards.split} --checkpoint {wildcards.checkpoint}"
-        " --sources {input.sources} --outputs {input.outputs}"
-        " {params.extra} --options {params.options:q} --json {output.json} --tsv {output.tsv} 2> {log} > /dev/null"
+        " --sources {input.sources:q} --outputs {input.outputs:q}"
+        " {params.extra} --options {params.options:q} --json {output.json:q} --tsv {output.tsv:q} 2> {log:q} > /dev/null"

@@ -68,13 +68,13 @@ def transfer_args(wildcards, input):
     """Optional command-line arguments of scripts/train_transfer.py."""
     args = []
     if "para" in input.keys():
-        args.append("--paraphrase " + " ".join(input.para))
+        args.append("--paraphrase " + quoted(input.para))
     if "lm" in input.keys():
-        args.append("--lm " + " ".join(input.lm))
+        args.append("--lm " + quoted(input.lm))
     if "entities" in input.keys():
-        args.append("--dev-entities " + " ".join(input.entities))
+        args.append("--dev-entities " + quoted(input.entities))
     if "attributes" in input.keys():
-        args.append("--attributes " + " ".join(input.attributes))
+        args.append("--attributes " + quoted(input.attributes))
     return " ".join(args)
 
 
@@ -121,9 +121,9 @@ rule train_transfer:
         mem_mb=transfer_resource("mem_mb", 8000),
         runtime=transfer_resource("runtime", 240),
     shell:
-        "python {SCRIPTS:q}/train_transfer.py --train {input.train} --dev {input.dev} --vocab {input.vocab}"
+        "python {SCRIPTS:q}/train_transfer.py --train {input.train:q} --dev {input.dev:q} --vocab {input.vocab:q}"
         " --min-count {params.min_count} --config {params.config:q} --variant {params.variant:q}"
-        " --seed {wildcards.seed} --threads {threads} {params.extra} --out {params.out} 2> {log}"
+        " --seed {wildcards.seed} --threads {threads} {params.extra} --out {params.out:q} 2> {log:q}"
 
 
 def transfer_test_inputs(wildcards):
@@ -147,7 +147,7 @@ rule transfer_test:
         ckpt=lambda wildcards: f"{transfer_dir(wildcards.dataset, wildcards.variant, wildcards.seed)}"
         f"/checkpoints/{wildcards.checkpoint}.pt",
         entities=lambda wildcards, input: (
-            "--entities " + " ".join(input.entities) if "entities" in input.keys() else ""
+            "--entities " + quoted(input.entities) if "entities" in input.keys() else ""
         ),
     log:
         f"{RESULTS}/{{dataset}}/logs/transfer_test.{{variant}}.seed{{seed}}.{{checkpoint}}.log",
@@ -155,5 +155,5 @@ rule transfer_test:
     resources:
         gpu=transfer_resource("gpu", 1),
     shell:
-        "python {SCRIPTS:q}/transfer_test.py --checkpoint {params.ckpt} --test {input.test} {params.entities}"
-        " --out {output} --threads {threads} 2> {log}"
+        "python {SCRIPTS:q}/transfer_test.py --checkpoint {params.ckpt:q} --test {input.test:q} {params.entities}"
+        " --out {output:q} --threads {threads} 2> {log:q}"

@@ -45,7 +45,7 @@ def main(argv=None) -> None:
         out = outputs_of(args.outputs[src_style])
         generated += out
         pool = read_sentences(args.human[1 - src_style])  # human text of the target style
-        n = min(len(pool), max(len(out), cfg.get("max_human", len(out))))
+        n = min(len(pool), max(len(out), cfg.get("max_human") or len(out)))
         human += [pool[i] for i in sorted(rng.choice(len(pool), n, replace=False))]
     dev_fraction = cfg.get("dev_fraction", 0.1)
     if args.kind == "lr":

@@ -17,11 +17,22 @@ from tst.report import build
 REPO = Path(__file__).resolve().parents[1]
 
 SNAKEFILE = f"""
+import shlex
+
 RESULTS = "results"
+SCRIPTS = "{REPO}/scripts"
 
 
 def dataset_config(d):
     return config["datasets"][d]
+
+
+def dataset_systems(d):
+    return list(config["datasets"][d].get("systems") or {{}})
+
+
+def quoted(paths):
+    return " ".join(shlex.quote(str(p)) for p in ([paths] if isinstance(paths, str) else paths))
 
 
 include: "{REPO}/rules/report.smk"
@@ -37,7 +48,7 @@ onstart:
     assert report_targets("bare") == []
 """
 
-CONFIG = {"transfer": {"variants": {"M0": {}, "M2": {}}, "seeds": [1, 2], "epochs": 2, "datasets": ["toy"]},
+CONFIG = {"transfer": {"variants": {"M0": {}, "M2": {}}, "run_variants": ["M0", "M2"], "seeds": [1, 2], "epochs": 2, "datasets": ["toy"]},
           "datasets": {"toy": {"systems": {s: {} for s in EXTERNAL}, "human_ratings": True}, "bare": {}},
           "report": {"target_acc": 0.8, "tolerance": 0.02, "pp_bins": [40, 43, 46, 49]}}
 
