@@ -16,7 +16,18 @@ from tst.report import build
 
 REPO = Path(__file__).resolve().parents[1]
 
+
+def report_helpers():
+    """The report group of rules/common.smk (its `# ---- report` header up to the next group or the end):
+    the stub runs the workflow's own helpers, and common.smk itself needs the full config schema."""
+    text = (REPO / "rules" / "common.smk").read_text()
+    start = text.index("\n# ---- report")
+    end = text.find("\n# ---- ", start + 1)
+    return text[start:] if end == -1 else text[start:end]
+
+
 SNAKEFILE = f"""
+import json
 import shlex
 
 RESULTS = "results"
@@ -33,6 +44,9 @@ def dataset_systems(d):
 
 def quoted(paths):
     return " ".join(shlex.quote(str(p)) for p in ([paths] if isinstance(paths, str) else paths))
+
+
+{report_helpers()}
 
 
 include: "{REPO}/rules/report.smk"

@@ -1,5 +1,6 @@
 """The workflow refuses a bad config with a message naming the key; dry runs with both profiles."""
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -9,10 +10,13 @@ import pytest
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 
 
-def dry_run(repo_root, *args):
+def dry_run(repo_root, workdir, *args):
+    """snakemake -n in a fresh working directory holding a copy of the default config.yaml."""
+    shutil.copy(repo_root / "config.yaml", workdir / "config.yaml")
     return subprocess.run(
-        [SNAKEMAKE, "-n", "--cores", "1", *args],
-        cwd=repo_root,
+        [SNAKEMAKE, "-s", str(repo_root / "Snakefile"), "-n", "--cores", "1", *args],
+        cwd=workdir,
+        check=False,
         capture_output=True,
         text=True,
         timeout=300,
@@ -25,15 +29,15 @@ def overlay(tmp_path, text):
     return str(path)
 
 
-def test_default_config_dry_run_plans_the_whole_dag(repo_root):
-    result = dry_run(repo_root)
+def test_default_config_dry_run_plans_the_whole_dag(repo_root, tmp_path):
+    result = dry_run(repo_root, tmp_path)
     assert result.returncode == 0, result.stderr + result.stdout
     for rule in ("prepare_data", "train_style_cnn", "train_lm", "train_transfer", "score", "report_tables"):
         assert rule in result.stdout, f"{rule} missing from the default DAG"
 
 
-def test_slurm_profile_dry_run(repo_root):
-    result = dry_run(repo_root, "--profile", "profiles/slurm")
+def test_slurm_profile_dry_run(repo_root, tmp_path):
+    result = dry_run(repo_root, tmp_path, "--profile", str(repo_root / "profiles" / "slurm"))
     assert result.returncode == 0, result.stderr + result.stdout
     assert "train_transfer" in result.stdout
 
@@ -48,7 +52,7 @@ def test_slurm_profile_dry_run(repo_root):
     ],
 )
 def test_bad_config_stops_with_the_key_named(repo_root, tmp_path, text, expected):
-    result = dry_run(repo_root, "--configfile", overlay(tmp_path, text))
+    result = dry_run(repo_root, tmp_path, "--configfile", overlay(tmp_path, text))
     assert result.returncode != 0
     message = result.stderr + result.stdout
     assert expected in message, message[-2000:]

@@ -22,8 +22,7 @@ def write_lines(path: str | Path, lines) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
-        for line in lines:
-            f.write(line + "\n")
+        f.writelines(line + "\n" for line in lines)
 
 
 def write_sentences(path: str | Path, sentences) -> None:

@@ -42,12 +42,12 @@ class Vocab:
         return out
 
     @classmethod
-    def build(cls, sentences, min_count: int = 1, max_size: int | None = None) -> "Vocab":
+    def build(cls, sentences, min_count: int = 1, max_size: int | None = None) -> Vocab:
         counts = Counter(t for s in sentences for t in s)
         return cls.from_counts(counts, min_count, max_size)
 
     @classmethod
-    def from_counts(cls, counts, min_count: int = 1, max_size: int | None = None) -> "Vocab":
+    def from_counts(cls, counts, min_count: int = 1, max_size: int | None = None) -> Vocab:
         # most frequent first, ties broken alphabetically so the file is deterministic
         items = sorted(((t, c) for t, c in counts.items() if c >= min_count), key=lambda x: (-x[1], x[0]))
         if max_size is not None:
@@ -55,7 +55,7 @@ class Vocab:
         return cls([t for t, _ in items])
 
     @classmethod
-    def load(cls, path: str | Path, min_count: int = 1, max_size: int | None = None) -> "Vocab":
+    def load(cls, path: str | Path, min_count: int = 1, max_size: int | None = None) -> Vocab:
         """Read a `token<TAB>count` file written by `save_counts`."""
         counts = {}
         for line in read_lines(path):
