@@ -53,6 +53,8 @@ def main(argv=None) -> None:
     train_cfg = {k: v for k, v in cfg.items() if k not in MODEL_KEYS[kind]}
     ckpt = train_classifier(train, y, dev, dev_y, vocab, kind, model_cfg, train_cfg,
                             log=lambda m: print(m, file=sys.stderr, flush=True))
+    if args.content_words:  # the loaded evaluator masks the same words before scoring
+        ckpt["content_words"] = sorted(set(words))
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     torch.save(ckpt, args.out)
     print(json.dumps({k: v for k, v in ckpt["metrics"].items() if k != "epochs"}))

@@ -40,6 +40,8 @@ def main(argv=None) -> None:
     model_cfg = {k: v for k, v in cfg.items() if k in MODEL_KEYS}
     train_cfg = {k: v for k, v in cfg.items() if k not in MODEL_KEYS}
     ckpt = train_lm(train, dev, vocab, model_cfg, train_cfg, log=lambda m: print(m, file=sys.stderr, flush=True))
+    if args.content_words:  # the loaded evaluator masks the same words before scoring
+        ckpt["content_words"] = sorted(set(words))
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     torch.save(ckpt, args.out)
     print(json.dumps({k: v for k, v in ckpt["metrics"].items() if k != "epochs"}))

@@ -58,3 +58,18 @@ def test_lstm_separates_toy_corpus_and_is_deterministic(tmp_path):
     ckpt2, *_ = _train("lstm", tmp_path)  # same seed, same weights
     for k, v in ckpt["state_dict"].items():
         assert torch.equal(v, ckpt2["state_dict"][k])
+
+
+def test_content_words_masked_in_training_are_masked_when_scoring(tmp_path):
+    """Pang 2019: a classifier trained with corpus-specific content words masked sees them masked at scoring
+    time too, so 'good food' and 'good <content>' get the same probabilities; without the mask they differ."""
+    ckpt, path, dv, dy = _train("cnn", tmp_path)
+    plain = load_classifier(path, device="cpu")
+    ckpt["content_words"] = ["food"]
+    torch.save(ckpt, tmp_path / "masked.pt")
+    masked = load_classifier(tmp_path / "masked.pt", device="cpu")
+    with_word = [["the", "food", "was", "good"]]
+    with_mask = [["the", "<content>", "was", "good"]]
+    np.testing.assert_array_equal(masked.predict_proba(with_word), masked.predict_proba(with_mask))
+    np.testing.assert_array_equal(masked.predict_proba(with_mask), plain.predict_proba(with_mask))
+    assert not np.array_equal(plain.predict_proba(with_word), plain.predict_proba(with_mask))

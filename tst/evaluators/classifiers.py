@@ -12,6 +12,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from tst.evaluators.content_mask import mask_content_words
 from tst.evaluators.training import bucketed_batches, cpu_state_dict, fit, pad_ids, pick_device, set_seed
 from tst.models.lstm_classifier import LSTMClassifier
 from tst.models.text_cnn import TextCNN
@@ -47,14 +48,17 @@ class Classifier:
     """A fitted classifier: predict_proba(sentences) -> [n, 2] (P(style 0), P(style 1))."""
 
     def __init__(self, kind: str, model: torch.nn.Module, vocab: Vocab, batch_size: int = 256,
-                 device: torch.device | None = None):
+                 device: torch.device | None = None, content_words=()):
         self.kind, self.vocab, self.batch_size = kind, vocab, batch_size
+        self.content_words = set(content_words)  # masked in training (Pang 2019), so masked here too
         self.device = device or pick_device()
         self.model = model.to(self.device).eval()
 
     @torch.no_grad()
     def predict_proba(self, sentences: list[list[str]]) -> np.ndarray:
         self.model.eval()
+        if self.content_words:
+            sentences = mask_content_words(sentences, self.content_words)
         ids = [self.vocab.encode(s) for s in sentences]
         out = np.zeros((len(ids), 2), dtype=np.float64)
         for idx in bucketed_batches([len(s) for s in ids], self.batch_size, None):
@@ -104,7 +108,7 @@ def classifier_from_checkpoint(ckpt: dict, device: torch.device | None = None) -
     vocab = Vocab(ckpt["vocab"])
     model = build_model(ckpt["kind"], len(vocab), ckpt["config"]["model"])
     model.load_state_dict(ckpt["state_dict"])
-    return Classifier(ckpt["kind"], model, vocab, device=device)
+    return Classifier(ckpt["kind"], model, vocab, device=device, content_words=ckpt.get("content_words", ()))
 
 
 def load_classifier(path: str | Path, device: torch.device | None = None) -> Classifier:

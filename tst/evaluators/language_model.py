@@ -13,6 +13,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from tst.evaluators.content_mask import mask_content_words
 from tst.evaluators.training import bucketed_batches, cpu_state_dict, fit, pad_ids, pick_device, set_seed
 from tst.models.gru_lm import GRULanguageModel
 from tst.vocab import Vocab
@@ -31,14 +32,17 @@ class LanguageModel:
     """A fitted LM: token_nll(sentences) -> per-sentence arrays of natural-log NLL (tokens + <eos>)."""
 
     def __init__(self, model: GRULanguageModel, vocab: Vocab, batch_size: int = 256,
-                 device: torch.device | None = None):
+                 device: torch.device | None = None, content_words=()):
         self.vocab, self.batch_size = vocab, batch_size
+        self.content_words = set(content_words)  # masked in training (Pang 2019), so masked here too
         self.device = device or pick_device()
         self.model = model.to(self.device).eval()
 
     @torch.no_grad()
     def token_nll(self, sentences: list[list[str]]) -> list[np.ndarray]:
         self.model.eval()
+        if self.content_words:
+            sentences = mask_content_words(sentences, self.content_words)
         ids = [self.vocab.encode(s) for s in sentences]
         out: list[np.ndarray] = [np.zeros(0)] * len(ids)
         for idx in bucketed_batches([len(s) for s in ids], self.batch_size, None):
@@ -86,7 +90,7 @@ def lm_from_checkpoint(ckpt: dict, device: torch.device | None = None) -> Langua
     vocab = Vocab(ckpt["vocab"])
     model = GRULanguageModel(len(vocab), **ckpt["config"]["model"])
     model.load_state_dict(ckpt["state_dict"])
-    return LanguageModel(model, vocab, device=device)
+    return LanguageModel(model, vocab, device=device, content_words=ckpt.get("content_words", ()))
 
 
 def load_lm(path: str | Path, device: torch.device | None = None) -> LanguageModel:
