@@ -63,7 +63,7 @@ def test_lstm_separates_toy_corpus_and_is_deterministic(tmp_path):
 def test_content_words_masked_in_training_are_masked_when_scoring(tmp_path):
     """Pang 2019: a classifier trained with corpus-specific content words masked sees them masked at scoring
     time too, so 'good food' and 'good <content>' get the same probabilities; without the mask they differ."""
-    ckpt, path, dv, dy = _train("cnn", tmp_path)
+    ckpt, path, _, _ = _train("cnn", tmp_path)
     plain = load_classifier(path, device="cpu")
     ckpt["content_words"] = ["food"]
     torch.save(ckpt, tmp_path / "masked.pt")
