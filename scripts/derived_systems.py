@@ -24,7 +24,7 @@ def references_as_system(references_path, outputs_path, sources_path) -> None:
 
 if __name__ == "__main__":
     out = snakemake.output  # noqa: F821 (provided by Snakemake)
-    if "references" in snakemake.input:  # noqa: F821
+    if snakemake.rule == "reference_system":  # noqa: F821
         references_as_system(snakemake.input.references, out.outputs, out.sources)  # noqa: F821
-    else:
+    else:  # untransferred_system
         untransferred(snakemake.input.text, out.outputs, out.sources)  # noqa: F821
