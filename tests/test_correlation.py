@@ -78,3 +78,14 @@ def test_system_level_uses_per_system_means():
     assert res["n"] == 3
     assert res["pearson"] == pytest.approx((123 / 18) / ((78 / 9) * (222 / 36)) ** 0.5)
     assert res["spearman"] == pytest.approx(1.0) and res["kendall"] == pytest.approx(1.0)
+
+
+def test_join_by_line_with_the_scorers_source_style_column():
+    """The scorer's per-sentence TSV carries its own source_style column: the join keeps one copy, and a
+    mismatch (wrong n_style0) is an error rather than a silent misalignment."""
+    scored = {k: v.drop(columns="source").assign(source_style=[0, 0, 1, 1]) for k, v in metrics().items()}
+    joined = join_metrics(ratings_table(), scored, n_style0=2)
+    assert list(joined.columns).count("source_style") == 1
+    assert sorted(joined["sim"].tolist()) == [1.0, 2.0, 3.0, 4.0]
+    with pytest.raises(ValueError, match="n_style0"):
+        join_metrics(ratings_table(), scored, n_style0=1)

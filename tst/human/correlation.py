@@ -44,6 +44,11 @@ def join_metrics(ratings: pd.DataFrame, metrics_by_system: dict[str, pd.DataFram
             if n_style0 is None:
                 raise ValueError("n_style0 is needed to join by line")
             rows = df.iloc[(r["line"] + r["source_style"] * n_style0).to_numpy()].reset_index(drop=True)
+            if "source_style" in rows.columns and not np.array_equal(rows["source_style"].to_numpy(),
+                                                                      r["source_style"].to_numpy()):
+                raise ValueError(f"{system}: score rows and ratings disagree on the source style; "
+                                 f"is n_style0={n_style0} the number of style-0 test sentences?")
+            rows = rows.drop(columns=[c for c in rows.columns if c in r.columns])  # keep one copy of each
             parts.append(pd.concat([r.reset_index(drop=True), rows], axis=1))
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
