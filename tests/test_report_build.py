@@ -119,7 +119,9 @@ def test_tables(score_files, tmp_path):
                                "default_t": {"t": [63, 71, 97, -37], "agreement": {"train": 0.8, "held_out": 0.86}},
                                "learned_t": {"t": [60.5, 70, 90, -30], "agreement": 0.875},
                                "mlp": {"hidden": 8, "state_dict": {"w": [[1.0]]},
-                                       "agreement": {"train": 0.9, "held_out": 0.84}}}))
+                                       # as tst.metrics.aggregate writes it: counts beside each share
+                                       "agreement": {"train": {"n": 200, "agreement": 0.9, "ties": 0},
+                                                     "held_out": {"n": 50, "agreement": 0.84, "ties": 0}}}}))
     out = tmp_path / "tables"
     paths = build.build_tables(score_files, out, {"target_acc": 0.80, "tolerance": 0.02}, ["M0", "M2"],
                                corr, agg)

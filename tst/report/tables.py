@@ -280,6 +280,8 @@ def aggregation_table(aggregate: dict | None, name: str = "aggregation") -> Tabl
     for key, rec in forms.items():
         agr = rec["agreement"]
         held, train = (agr.get("held_out"), agr.get("train")) if isinstance(agr, dict) else (agr, None)
+        # each side is a share, or {"n", "agreement", "strict", "ties"} as tst.metrics.aggregate writes it
+        held, train = (x.get("agreement") if isinstance(x, dict) else x for x in (held, train))
         params = {k: v for k, v in rec.items() if k != "agreement"}
         table.rows.append([_FORMS.get(key, key), fmt(held, 3), fmt(train, 3), _compact(params)])
     pairs = (aggregate or {}).get("pairs")
