@@ -298,6 +298,13 @@ def ev_naturalness_outputs(wildcards):
     return [f"{d}/{split}.{ckpt}.{s}.txt" for s in STYLES]
 
 
+def ev_naturalness_cross_fit(wildcards):
+    """External systems publish test outputs only: the classifier trains on them and they are scored, so it
+    is cross-fitted (each output judged by the half-classifier that did not see it)."""
+    split = ev_naturalness_outputs(wildcards)[0].split("/")[-1].split(".")[0]
+    return "--cross-fit" if split == "test" else ""
+
+
 def ev_naturalness_config(wildcards):
     nat = ev_section("naturalness")
     cfg = {k: v for k, v in nat.items() if k not in ("lr", "nn", "split", "checkpoint")}

@@ -151,8 +151,9 @@ rule train_naturalness:
         gpu=ev_naturalness_gpu,
         mem_mb=ev_resource("mem_mb", 4000),
     params:
+        cross_fit=ev_naturalness_cross_fit,
         config=ev_naturalness_config,
     shell:
         "python {SCRIPTS:q}/train_naturalness.py --kind {wildcards.kind} --human {input.human:q}"
-        " --outputs {input.outputs:q} --config {params.config:q} --threads {threads} --out {output:q}"
+        " --outputs {input.outputs:q} --config {params.config:q} {params.cross_fit} --threads {threads} --out {output:q}"
         " > {log:q}.json 2> {log:q}"

@@ -14,7 +14,12 @@ import sys
 import numpy as np
 import torch
 
-from tst.evaluators.naturalness import save_naturalness, train_naturalness_cnn, train_naturalness_lr
+from tst.evaluators.naturalness import (
+    cross_fit_folds,
+    save_naturalness,
+    train_naturalness_cnn,
+    train_naturalness_lr,
+)
 from tst.io import read_lines, read_sentences
 
 
@@ -30,6 +35,9 @@ def main(argv=None) -> None:
     ap.add_argument("--outputs", nargs=2, required=True)
     ap.add_argument("--config", default="{}", help="JSON: lr: C, min_count; cnn: model/training settings; "
                     "both: dev_fraction, seed, max_human")
+    ap.add_argument("--cross-fit", action="store_true",
+                    help="train one classifier per half of the outputs; each output is scored by the classifier "
+                    "that did not see it (for outputs that are also the ones scored, e.g. external systems)")
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
@@ -48,18 +56,28 @@ def main(argv=None) -> None:
         n = min(len(pool), max(len(out), cfg.get("max_human") or len(out)))
         human += [pool[i] for i in sorted(rng.choice(len(pool), n, replace=False))]
     dev_fraction = cfg.get("dev_fraction", 0.1)
-    if args.kind == "lr":
-        model = train_naturalness_lr(human, generated, C=cfg.get("C", 1.0), dev_fraction=dev_fraction,
-                                     seed=seed, min_count=cfg.get("min_count", 1))
-        metrics = model.metrics
-    else:
+
+    def train(generated_part):
+        if args.kind == "lr":
+            model = train_naturalness_lr(human, generated_part, C=cfg.get("C", 1.0), dev_fraction=dev_fraction,
+                                         seed=seed, min_count=cfg.get("min_count", 1))
+            return model, model.metrics
         model_keys = ("emb_dim", "widths", "n_filters", "dropout")
-        model = train_naturalness_cnn(human, generated, {k: v for k, v in cfg.items() if k in model_keys},
+        model = train_naturalness_cnn(human, generated_part, {k: v for k, v in cfg.items() if k in model_keys},
                                       {k: v for k, v in cfg.items() if k not in model_keys
                                        and k not in ("dev_fraction", "max_human", "min_count")},
                                       dev_fraction, cfg.get("min_count", 1),
                                       log=lambda m: print(m, file=sys.stderr, flush=True))
-        metrics = {k: v for k, v in model["metrics"].items() if k != "epochs"}
+        return model, {k: v for k, v in model["metrics"].items() if k != "epochs"}
+
+    if args.cross_fit:  # the scored outputs are the trained-on outputs: each fold judges the others' lines
+        folds = cross_fit_folds(generated)
+        trained = [train(fold) for fold in folds]
+        model, metrics = [m for m, _ in trained], {"folds": [m for _, m in trained]}
+        save_naturalness(model, args.out, seen=[[" ".join(s) for s in fold] for fold in folds])
+        print(json.dumps(metrics))
+        return
+    model, metrics = train(generated)
     save_naturalness(model, args.out)
     print(json.dumps(metrics))
 

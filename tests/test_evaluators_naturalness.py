@@ -58,3 +58,44 @@ def test_cnn_naturalness_learns_and_round_trips(tmp_path):
     save_naturalness(ckpt, path)
     p = load_naturalness(path).prob_human([["the", "food", "unk_unk"], ["really", "nice", "place"]])
     assert p.shape == (2,) and p[0] < 0.5 < p[1]
+
+
+class _Constant:
+    def __init__(self, p):
+        self.p = p
+
+    def prob_human(self, sentences):
+        return np.full(len(sentences), self.p)
+
+
+def test_cross_fit_scores_each_output_with_the_fold_that_did_not_see_it():
+    from tst.evaluators.naturalness import CrossFitNaturalness, cross_fit_folds
+
+    outputs = [["a"], ["b"], ["c"], ["d"]]
+    folds = cross_fit_folds(outputs)
+    assert folds == [[["a"], ["c"]], [["b"], ["d"]]]
+    seen = [[" ".join(s) for s in fold] for fold in folds]
+    model = CrossFitNaturalness([_Constant(0.2), _Constant(0.8)], seen)
+    # a, c trained fold 0 -> judged by fold 1 (0.8); b, d by fold 0 (0.2); unseen text: mean of both
+    np.testing.assert_allclose(model.prob_human([["a"], ["b"], ["c"], ["new"]]), [0.8, 0.2, 0.8, 0.5])
+
+
+def test_cross_fit_lr_round_trip(tmp_path):
+    from tst.evaluators.naturalness import (
+        CrossFitNaturalness,
+        cross_fit_folds,
+        load_naturalness,
+        save_naturalness,
+        train_naturalness_lr,
+    )
+
+    human = [["the", "food", "was", "good", str(i)] for i in range(40)]
+    generated = [["good", "good", "good", str(i)] for i in range(40)]
+    folds = cross_fit_folds(generated)
+    models = [train_naturalness_lr(human, fold, dev_fraction=0.0) for fold in folds]
+    save_naturalness(models, tmp_path / "x.lr.json", seen=[[" ".join(s) for s in f] for f in folds])
+    loaded = load_naturalness(tmp_path / "x.lr.json")
+    assert isinstance(loaded, CrossFitNaturalness)
+    direct = CrossFitNaturalness(models, [[" ".join(s) for s in f] for f in folds])
+    np.testing.assert_allclose(loaded.prob_human(generated), direct.prob_human(generated))
+    np.testing.assert_allclose(loaded.prob_human(generated[:1]), models[1].prob_human(generated[:1]))

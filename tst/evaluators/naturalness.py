@@ -87,19 +87,56 @@ def train_naturalness_cnn(human, generated, model_cfg: dict | None = None, train
     return ckpt
 
 
-def save_naturalness(obj, path: str | Path) -> None:
-    """LRNaturalness -> JSON; a CNN checkpoint dict -> torch file."""
-    if isinstance(obj, LRNaturalness):
-        write_json(path, obj.to_json())
+class CrossFitNaturalness:
+    """Classifiers each trained on one fold of a system's outputs. A sentence one fold trained on is scored
+    by the other folds only, so outputs are never judged by a classifier that saw them (needed when the
+    outputs scored are the outputs trained on, e.g. an external system's test outputs)."""
+
+    def __init__(self, folds: list, seen: list[list[str]]):
+        self.folds, self.seen = folds, [set(s) for s in seen]
+
+    def prob_human(self, sentences: list[list[str]]) -> np.ndarray:
+        probs = np.stack([fold.prob_human(sentences) for fold in self.folds])  # [folds, n]
+        out = np.empty(len(sentences))
+        for i, sentence in enumerate(sentences):
+            text = " ".join(sentence)
+            unseen = [k for k, seen in enumerate(self.seen) if text not in seen] or range(len(self.folds))
+            out[i] = probs[list(unseen), i].mean()
+        return out
+
+
+def cross_fit_folds(generated: list[list[str]], n_folds: int = 2) -> list[list[list[str]]]:
+    """Outputs split into folds by line position (line i goes to fold i mod n_folds)."""
+    return [generated[k::n_folds] for k in range(n_folds)]
+
+
+def save_naturalness(obj, path: str | Path, seen: list[list[str]] | None = None) -> None:
+    """LRNaturalness -> JSON; a CNN checkpoint dict -> torch file. A list of them (cross-fitted folds)
+    is saved with `seen`, the output sentences each fold trained on."""
+    if isinstance(obj, list):
+        folds = [m.to_json() if isinstance(m, LRNaturalness) else m for m in obj]
+        obj = {"kind": "naturalness_cross_fit", "folds": folds, "seen": seen}
+    if isinstance(obj, LRNaturalness) or str(path).endswith(".json"):
+        write_json(path, obj.to_json() if isinstance(obj, LRNaturalness) else obj)
     else:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         torch.save(obj, path)
 
 
+def _lr_from_json(d: dict) -> LRNaturalness:
+    return LRNaturalness(d["vocab"], d["coef"], d["intercept"], d.get("metrics"))
+
+
+def _cnn_from_checkpoint(ckpt: dict) -> CNNNaturalness:
+    return CNNNaturalness(classifier_from_checkpoint(ckpt), ckpt.get("metrics"))
+
+
 def load_naturalness(path: str | Path):
     """-> object with prob_human(sentences) -> np.ndarray [n]."""
     if str(path).endswith(".json"):
-        d = read_json(path)
-        return LRNaturalness(d["vocab"], d["coef"], d["intercept"], d.get("metrics"))
-    ckpt = torch.load(path, map_location="cpu", weights_only=True)
-    return CNNNaturalness(classifier_from_checkpoint(ckpt), ckpt.get("metrics"))
+        d, build = read_json(path), _lr_from_json
+    else:
+        d, build = torch.load(path, map_location="cpu", weights_only=True), _cnn_from_checkpoint
+    if d.get("kind") == "naturalness_cross_fit":
+        return CrossFitNaturalness([build(f) for f in d["folds"]], d["seen"])
+    return build(d)
