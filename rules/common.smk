@@ -582,20 +582,24 @@ def score_inputs(wildcards):
     ]
     if wildcards.split == "test" and has_references(ds):
         inputs["references"] = [prepared(ds, f"references.{s}.tsv") for s in STYLES]
-    if score_ours(wildcards.system) and cfg.get("attribute_hit", True):
+    if cfg.get("attribute_hit", True):
         inputs["lists"] = [
             f"{RESULTS}/{ds}/attributes/{wildcards.split}.{s}.attributes.jsonl"
             for s in STYLES
         ]
+        if not score_ours(wildcards.system):  # external sources: lists matched on the sentence text
+            inputs["lists_text"] = [
+                score_word_level(ds, wildcards.split, s) for s in STYLES
+            ]
     return inputs
 
 
 def score_args(wildcards, input):
     """Optional command-line arguments of scripts/score.py."""
     args = []
-    for key in ("references", "lists"):
+    for key in ("references", "lists", "lists_text"):
         if key in input.keys():
-            args.append(f"--{key} {quoted(input[key])}")
+            args.append(f"--{key.replace('_', '-')} {quoted(input[key])}")
     return " ".join(args)
 
 

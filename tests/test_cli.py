@@ -74,3 +74,26 @@ def test_help_documents_the_command():
     for word in ["--dataset-dir", "--sources", "--outputs", "--source-styles", "--references", "--tsv",
                  "wmd_masked", "bleu_ref_sentence"]:
         assert word in out
+
+
+def test_attribute_lists_matched_on_source_text(tmp_path, capsys):
+    """An external system's sources are matched to the dataset's attribute lists by text: the lists file
+    below is in another order and lacks one source, which is then left out of the mean and counted."""
+    from tst.io import write_jsonl
+
+    d = _files(tmp_path)
+    (d / "ds" / "evaluators").mkdir(parents=True)
+    write_lines(d / "data.0.txt", ["service was slow", "unrelated sentence"])
+    write_jsonl(d / "attr.0.jsonl", [{"independent": ["servic", "slow"]}, {"independent": ["unrel"]}])
+    write_lines(d / "data.1.txt", ["the food was good"])
+    write_jsonl(d / "attr.1.jsonl", [{"independent": ["food"]}])
+    main(["score", "--dataset-dir", str(d / "ds"), "--metrics", "attribute_hit",
+          "--sources", str(d / "test.0.txt"), str(d / "test.1.txt"),
+          "--outputs", str(d / "out.0.txt"), str(d / "out.1.txt"),
+          "--lists", str(d / "attr.0.jsonl"), str(d / "attr.1.jsonl"),
+          "--lists-text", str(d / "data.0.txt"), str(d / "data.1.txt")])
+    hit = json.loads(capsys.readouterr().out)["metrics"]["attribute_hit"]
+    # "service was slow" -> itself: stems servic, slow: "servic" found via stemming of "service", "slow" found
+    # -> 1.0; "the food was good" -> "the food was bad": food found -> 1.0; "the food was bad" has no list
+    assert hit["score"] == pytest.approx(1.0)
+    assert hit["details"]["n_empty"] == 1

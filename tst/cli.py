@@ -55,6 +55,9 @@ def _add_score(sub) -> None:
                    help="human references, 'source<TAB>reference[<TAB>...]' files, matched on the source text")
     p.add_argument("--lists", nargs="*", default=[],
                    help="attributes.jsonl files aligned with --sources (their 'independent' lists): attribute hit")
+    p.add_argument("--lists-text", nargs="*", default=[],
+                   help="the text files the --lists are aligned with, when they are not the --sources (e.g. an "
+                   "external system's sources): lists are then matched to sources on the exact text")
     p.add_argument("--system", help="system name (names the naturalness classifiers; M0.seed1 -> variant, seed)")
     p.add_argument("--dataset", help="dataset name for the JSON header (default: the dataset dir's name)")
     p.add_argument("--split", default="test", help="split for the JSON header (default: test)")
@@ -71,6 +74,19 @@ def _add_score(sub) -> None:
     p.set_defaults(func=cmd_score)
 
 
+def _lists_by_text(list_paths, text_paths, sources) -> list[list[str]]:
+    """Attribute lists of the sources, looked up by exact sentence text in (text file, attributes.jsonl)
+    pairs; a source found in none of them gets an empty list (left out of attribute hit and counted)."""
+    by_text = {}
+    for list_path, text_path in zip(list_paths, text_paths):
+        text, rec = read_lines(text_path), read_jsonl(list_path)
+        if len(rec) != len(text):
+            raise SystemExit(f"{list_path} has {len(rec)} records but {text_path} has {len(text)} lines")
+        for line, r in zip(text, rec):
+            by_text.setdefault(line, r["independent"])
+    return [by_text.get(s, []) for s in sources]
+
+
 def cmd_score(args) -> dict:
     from tst.score import GM_T, read_references, score_meta, score_system, write_score_json, write_score_tsv
 
@@ -79,8 +95,8 @@ def cmd_score(args) -> dict:
     styles = args.source_styles or [_style_of(p) for p in args.sources]
     if len(styles) != len(args.sources):
         raise SystemExit(f"{len(styles)} --source-styles for {len(args.sources)} --sources")
-    if args.lists and len(args.lists) != len(args.sources):
-        raise SystemExit(f"{len(args.lists)} --lists for {len(args.sources)} --sources")
+    if args.lists and len(args.lists) != len(args.lists_text or args.sources):
+        raise SystemExit(f"{len(args.lists)} --lists for {len(args.lists_text or args.sources)} files")
     sources, outputs, source_styles, lists = [], [], [], [] if args.lists else None
     for k, (sp, op, st) in enumerate(zip(args.sources, args.outputs, styles)):
         src, out = read_lines(sp), read_lines(op)
@@ -89,11 +105,13 @@ def cmd_score(args) -> dict:
         sources += src
         outputs += out
         source_styles += [st] * len(src)
-        if args.lists:
+        if args.lists and not args.lists_text:
             rec = read_jsonl(args.lists[k])
             if len(rec) != len(src):
                 raise SystemExit(f"{args.lists[k]} has {len(rec)} records but {sp} has {len(src)} lines")
             lists += [r["independent"] for r in rec]
+    if args.lists and args.lists_text:
+        lists = _lists_by_text(args.lists, args.lists_text, sources)
     references = read_references(args.references, sources) if args.references else None
     dataset_dir = Path(args.dataset_dir)
     scores = score_system(sources, outputs, source_styles, args.evaluators_dir or dataset_dir / "evaluators",
