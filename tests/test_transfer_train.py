@@ -191,3 +191,30 @@ def test_autoencoder_learns_to_reconstruct(tmp_path):
         tokens, lengths, _ = pad_batch([vocab.encode(s) for s in sents[t]])
         out = model.greedy(model.encode(tokens, lengths, t), t, 10).tolist()
         assert [vocab.decode(o) for o in out] == sents[t]
+
+
+class _FixedDecoder(nn.Module):
+    """encode/greedy stand-in that always emits the same id sequence."""
+
+    def __init__(self, ids):
+        super().__init__()
+        self.w = nn.Parameter(torch.zeros(1))
+        self.ids = ids
+
+    def encode(self, tokens, lengths, style):
+        return torch.zeros(tokens.size(0), 1)
+
+    def greedy(self, z, style, max_len):
+        return torch.tensor([self.ids] * z.size(0))
+
+
+def test_transfers_of_a_bpe_model_are_words():
+    from tst.train.transfer import transfer_sentences
+
+    bpe_vocab = Vocab(["\u2581the", "\u2581fo", "od", "\u2581was"])
+    ids = bpe_vocab.encode(["\u2581the", "\u2581fo", "od"]) + [Vocab.eos_id]
+    out = transfer_sentences(_FixedDecoder(ids), bpe_vocab, [["\u2581was"]], 0, device="cpu")
+    assert out == [["the", "food"]]
+    word_vocab = Vocab(["the", "fo", "od"])  # a word-level vocabulary is left alone
+    ids = word_vocab.encode(["the", "fo", "od"]) + [Vocab.eos_id]
+    assert transfer_sentences(_FixedDecoder(ids), word_vocab, [["the"]], 0, device="cpu") == [["the", "fo", "od"]]
