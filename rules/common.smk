@@ -62,6 +62,16 @@ def prepared(dataset, name):
     return f"{RESULTS}/{dataset}/data/{name}"
 
 
+def word_level(dataset, split, style):
+    """Word-level text of a split/style, what metrics, lexicons and parses read: raw.txt for BPE datasets
+    (the text before BPE), the model-unit .txt otherwise (the two are identical without BPE).
+    """
+    bpe = dataset_config(dataset).get("bpe", {}).get("enabled", False)
+    return prepared(
+        dataset, f"{split}.{style}.raw.txt" if bpe else f"{split}.{style}.txt"
+    )
+
+
 # systems every dataset gets without training: the untransferred input, and the human references when the
 # config declares no `human` system of its own (untransferred_system and reference_system in data.smk)
 DERIVED_SYSTEMS = ["source", "reference"]
@@ -181,14 +191,6 @@ def ev_resource(key, default):
     return (ev_config().get("resources") or {}).get(key, default)
 
 
-def ev_words(dataset, split, style):
-    """Word-level text of a split/style: raw.txt for BPE datasets, the .txt otherwise."""
-    bpe = dataset_config(dataset).get("bpe", {}).get("enabled", False)
-    return prepared(
-        dataset, f"{split}.{style}.raw.txt" if bpe else f"{split}.{style}.txt"
-    )
-
-
 def ev_content_mask():
     return bool((ev_config().get("content_mask") or {}).get("enabled", False))
 
@@ -245,13 +247,13 @@ def ev_content_arg(wildcards, input):
 
 def ev_train_words(wildcards):
     """Word-level training text of both styles (idf, style lexicon, naturalness, embeddings)."""
-    return [ev_words(wildcards.dataset, "train", s) for s in STYLES]
+    return [word_level(wildcards.dataset, "train", s) for s in STYLES]
 
 
 def ev_extra_words(wildcards):
     """Word-level dev and test text of both styles (extra embedding training text)."""
     return [
-        ev_words(wildcards.dataset, sp, s) for sp in ("dev", "test") for s in STYLES
+        word_level(wildcards.dataset, sp, s) for sp in ("dev", "test") for s in STYLES
     ]
 
 
@@ -341,14 +343,7 @@ def evaluator_targets(dataset):
 
 
 def attributes_text(wildcards):
-    """The word-level text of a split/style: raw.txt for BPE datasets, the .txt otherwise."""
-    bpe = dataset_config(wildcards.dataset).get("bpe", {}).get("enabled", False)
-    name = (
-        f"{wildcards.split}.{wildcards.style}.raw.txt"
-        if bpe
-        else f"{wildcards.split}.{wildcards.style}.txt"
-    )
-    return prepared(wildcards.dataset, name)
+    return word_level(wildcards.dataset, wildcards.split, wildcards.style)
 
 
 def attributes_file(dataset, split, style, kind="attributes"):
@@ -536,14 +531,6 @@ def score_ours(system):
     return (m.group(1), m.group(2)) if m else None
 
 
-def score_word_level(dataset, split, style):
-    """Word-level text of a split/style: raw.txt for BPE datasets, the .txt otherwise."""
-    bpe = dataset_config(dataset).get("bpe", {}).get("enabled", False)
-    return prepared(
-        dataset, f"{split}.{style}.raw.txt" if bpe else f"{split}.{style}.txt"
-    )
-
-
 def score_outputs(wildcards):
     w, ours = wildcards, score_ours(wildcards.system)
     if ours:
@@ -556,7 +543,7 @@ def score_outputs(wildcards):
 def score_sources(wildcards):
     w = wildcards
     if score_ours(w.system):
-        return [score_word_level(w.dataset, w.split, s) for s in STYLES]
+        return [word_level(w.dataset, w.split, s) for s in STYLES]
     return [
         f"{RESULTS}/{w.dataset}/systems/{w.system}/{w.split}.{w.checkpoint}.sources.{s}.txt"
         for s in STYLES
@@ -587,10 +574,10 @@ def score_inputs(wildcards):
             f"{RESULTS}/{ds}/attributes/{wildcards.split}.{s}.attributes.jsonl"
             for s in STYLES
         ]
-        if not score_ours(wildcards.system):  # external sources: lists matched on the sentence text
-            inputs["lists_text"] = [
-                score_word_level(ds, wildcards.split, s) for s in STYLES
-            ]
+        if not score_ours(
+            wildcards.system
+        ):  # external sources: lists matched on the sentence text
+            inputs["lists_text"] = [word_level(ds, wildcards.split, s) for s in STYLES]
     return inputs
 
 
