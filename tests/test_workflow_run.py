@@ -75,6 +75,8 @@ def test_every_stage_produces_its_artifacts(finished_run):
     scores = json.loads((ds / "scores" / "M0.seed1" / "test.ep1.0.json").read_text())
     for metric in ("acc", "sim", "pp_joint", "gm", "bleu_self_corpus", "bleu_ref_corpus", "wmd_masked"):
         assert metric in scores["metrics"], f"{metric} missing from the score file"
+    # word2vec_masked.kv was trained on text masked with the token the masked WMD uses
+    assert scores["metrics"]["wmd_masked"]["details"]["mask_in_vocab"] is True
     copy_scores = json.loads((ds / "scores" / "source" / "test.final.json").read_text())
     assert copy_scores["metrics"]["bleu_self_corpus"]["score"] == pytest.approx(100.0)
     for table in ("pang_gimpel", "bleu_ref", "metrics_all"):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-STYLE_MASK = "<style>"
+STYLE_MASK = "customstyle"  # the token Mir et al.'s released code puts in place of style words
 
 
 def unigram_matrix(sentences: list[list[str]], vocab: list[str]):
@@ -47,7 +47,9 @@ def build_style_lexicon(sents0: list[list[str]], sents1: list[list[str]], C: flo
     return {**lex, "C": C, "sd": sd}
 
 
-def _style_words(lexicon) -> set[str]:
+def _style_words(lexicon) -> set[str] | frozenset[str]:
+    if isinstance(lexicon, (set, frozenset)):
+        return lexicon
     if isinstance(lexicon, dict):
         return set(lexicon.get("0", [])) | set(lexicon.get("1", []))
     return set(lexicon)

@@ -7,21 +7,15 @@ from collections import Counter
 import numpy as np
 import ot
 
+from tst.evaluators.style_lexicon import STYLE_MASK, mask_style_words, remove_style_words
 from tst.metrics.base import MetricResult
 
-STYLE_MASK = "customstyle"  # the token Mir et al.'s released code puts in place of style words
+# One mask token and one masking function for both sides: word2vec_masked.kv is trained on text masked by
+# tst.evaluators.style_lexicon, so the masked WMD finds an embedding for the mask.
 
 
 def _tokens(s) -> list[str]:
     return s.split() if isinstance(s, str) else list(s)
-
-
-def mask_style_words(tokens, style_words, mask: str = STYLE_MASK) -> list[str]:
-    return [mask if t in style_words else t for t in tokens]
-
-
-def remove_style_words(tokens, style_words) -> list[str]:
-    return [t for t in tokens if t not in style_words]
 
 
 class VectorCache:
