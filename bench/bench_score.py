@@ -19,6 +19,7 @@ import torch
 
 from tst.io import read_lines
 from tst.metrics import bleu, content_preservation, wmd
+from tst.nlp.vader import vader_words
 from tst.score import read_references, score_system
 
 KEYS = ["acc", "transfer_strength", "sti", "sim", "cp", "cp_random", "pp_joint", "pp_target", "wmd_masked",
@@ -97,7 +98,7 @@ def main() -> None:
     t = time.perf_counter()
     glove = GloVe({w for line in sources + outputs for w in line.split()} | {wmd.STYLE_MASK})
     print(f"{'load GloVe rows':24s} {time.perf_counter() - t:7.3f} s   ({len(glove.table)} words)")
-    vader = content_preservation.vader_words()
+    vader = vader_words()
     for kind in ("corpus", "sentence"):
         timed(f"bleu_self_{kind}", lambda kind=kind: bleu.self_bleu(sources, outputs, kind))
         timed(f"bleu_ref_{kind}", lambda kind=kind: bleu.ref_bleu(outputs, refs, kind))

@@ -8,10 +8,10 @@ import pytest
 from tst.metrics.content_preservation import (
     content_preservation,
     random_pair_content_preservation,
-    vader_words,
 )
 from tst.metrics.sim import sim
 from tst.metrics.wmd import STYLE_MASK, VectorCache, wmd, word_movers_distance
+from tst.nlp.vader import vader_words
 
 
 class Emb:

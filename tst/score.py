@@ -10,6 +10,7 @@ from pathlib import Path
 
 from tst.io import read_json, read_lines, sha256_of, write_json, write_lines
 from tst.metrics.base import MetricResult
+from tst.nlp.vader import vader_words
 
 log = logging.getLogger(__name__)
 
@@ -118,7 +119,7 @@ def score_system(sources, outputs, source_styles, evaluators_dir, references=Non
 
     def cp_words():
         if cp_lexicon == "vader":
-            return content_preservation.vader_words()
+            return vader_words()
         if cp_lexicon == "style_lexicon":
             return _style_words(ev.load("style_lexicon.json", None, None))
         return frozenset()

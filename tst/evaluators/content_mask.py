@@ -9,13 +9,9 @@ from __future__ import annotations
 
 from collections import Counter
 
+from tst.nlp.vader import vader_words
+
 MASK = "<content>"
-
-
-def vader_words() -> set[str]:
-    from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
-
-    return set(SentimentIntensityAnalyzer().lexicon)
 
 
 def select_content_words(sents0: list[list[str]], sents1: list[list[str]], style_words=(),

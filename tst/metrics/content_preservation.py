@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
 from tst.metrics.base import MetricResult
@@ -11,14 +9,6 @@ from tst.metrics.base import MetricResult
 
 def _tokens(s) -> list[str]:
     return s.split() if isinstance(s, str) else list(s)
-
-
-@lru_cache(maxsize=1)
-def vader_words() -> frozenset[str]:
-    """The words of VADER's sentiment lexicon (Hutto & Gilbert 2014), a positive/negative word dictionary."""
-    from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
-
-    return frozenset(SentimentIntensityAnalyzer().lexicon)
 
 
 def pooled_vector(tokens, embeddings, drop=frozenset()) -> np.ndarray | None:

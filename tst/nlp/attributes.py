@@ -32,10 +32,10 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 
 from nltk.stem import PorterStemmer
-from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
 
 from tst.io import read_jsonl
 from tst.nlp.backend import Doc, Token
+from tst.nlp.vader import vader_lexicon
 
 PLACEHOLDER = re.compile(r"^-[A-Z]+-$")  # masked entities of tst.nlp.ner, e.g. -PERSON-
 PERSONAL = {"i", "me", "you", "he", "him", "she", "her", "we", "us", "they", "them", "thee", "thou", "ye"}
@@ -45,7 +45,6 @@ POSSESSIVE_DETERMINERS = {"my", "your", "his", "her", "our", "their", "thy"}
 HAS_LETTER = re.compile(r"[^\W\d_]")
 
 _stemmer = PorterStemmer()
-_lexicon: dict[str, float] | None = None
 
 
 @dataclass
@@ -105,10 +104,7 @@ def load_parses(path) -> list[Doc]:
 
 def valence(word: str) -> float:
     """VADER lexicon valence of the lowercased word form; 0.0 (neutral) when absent."""
-    global _lexicon
-    if _lexicon is None:
-        _lexicon = SentimentIntensityAnalyzer().lexicon
-    return float(_lexicon.get(word.lower(), 0.0))
+    return float(vader_lexicon().get(word.lower(), 0.0))
 
 
 @lru_cache(maxsize=200_000)

@@ -18,6 +18,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from tst.device import best_device
 from tst.models import losses as L
 from tst.models.fu_multi_decoder import classifier_loss, negative_entropy
 from tst.train.batching import epoch_plan, pad_batch, steps_per_epoch
@@ -217,7 +218,7 @@ def train(cfg: dict, variant: dict, vocab: Vocab, train_sents, dev_sents, out_di
         raise ValueError("lambda_lm > 0 needs the two frozen style language models")
     if lam["lambda_attr"] > 0 and not attributes:
         raise ValueError("lambda_attr > 0 needs the attribute lists of the training sentences")
-    device = torch.device(device) if device else torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    device = torch.device(device) if device else best_device()
     amp = device.type == "cuda"
     out = Path(out_dir)
     ckpt_dir, tr_dir = out / "checkpoints", out / "transfers"
