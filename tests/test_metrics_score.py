@@ -61,13 +61,14 @@ def evaluators(tmp_path, monkeypatch):
              "load_lm": lambda p: UniformLM({"lm_joint.pt": 50, "lm_style0.pt": 20, "lm_style1.pt": 80}[p.name]),
              "load_embeddings": lambda p: Emb(), "load_naturalness": lambda p: Adv()}
 
-    def loader(module, func):
+    def loader(func):
         def load(path):
             calls.append(path.name)
             return fakes[func](path)
         return load
 
-    monkeypatch.setattr(score_mod, "_loader", loader)
+    for func in fakes:  # the scorer's evaluator loaders, replaced by fakes that count their calls
+        monkeypatch.setattr(score_mod, func, loader(func))
     return d, calls
 
 

@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
-import importlib
 import logging
 import math
 import re
 from pathlib import Path
 
+from tst.evaluators.classifiers import load_classifier
+from tst.evaluators.embeddings import load_embeddings
+from tst.evaluators.language_model import load_lm
+from tst.evaluators.naturalness import load_naturalness
+from tst.evaluators.style_lexicon import style_words
 from tst.io import read_json, read_lines, sha256_of, write_json, write_lines
+from tst.metrics.attribute_hit import attribute_hit
 from tst.metrics.base import MetricResult
+from tst.metrics.gm import DEFAULT_T, gm
 from tst.nlp.vader import vader_words
 
 log = logging.getLogger(__name__)
 
-GM_T = (63.0, 71.0, 97.0, -37.0)  # Pang & Gimpel 2019 §3.3
+GM_T = DEFAULT_T  # Pang & Gimpel 2019 §3.3
 
 
 class Scores(dict):
@@ -24,10 +30,6 @@ class Scores(dict):
         super().__init__()
         self.skipped: dict[str, str] = {}
         self.evaluators: dict[str, Path] = {}  # file name relative to the evaluators dir -> path
-
-
-def _loader(module: str, func: str):
-    return getattr(importlib.import_module(module), func)
 
 
 class _Evaluators:
@@ -42,10 +44,10 @@ class _Evaluators:
         path = self.dir / name
         return path if path.is_file() else None
 
-    def load(self, name: str, module: str, func: str):
+    def load(self, name: str, loader=read_json):
         if name not in self.cache:
             path = self.dir / name
-            self.cache[name] = _loader(module, func)(path) if module else read_json(path)
+            self.cache[name] = loader(path)
             self.scores.evaluators[name] = path
         return self.cache[name]
 
@@ -95,23 +97,17 @@ def score_system(sources, outputs, source_styles, evaluators_dir, references=Non
         if missing:
             scores.skipped[key] = f"missing evaluator file(s): {', '.join(missing)}"
             return
-        try:
-            scores[key] = compute()
-        except ImportError as e:  # the loader module is not written yet
-            scores.skipped[key] = f"loader unavailable: {e}"
+        scores[key] = compute()
         log.info("%s: %s", key, scores[key].score if key in scores else scores.skipped[key])
 
-    clf = ("tst.evaluators.classifiers", "load_classifier")
-    lm = ("tst.evaluators.language_model", "load_lm")
-    emb = ("tst.evaluators.embeddings", "load_embeddings")
 
-    run("acc", ["style_cnn.pt"], lambda: acc.accuracy(outputs, targets, ev.load("style_cnn.pt", *clf)))
+    run("acc", ["style_cnn.pt"], lambda: acc.accuracy(outputs, targets, ev.load("style_cnn.pt", load_classifier)))
     run("transfer_strength", ["style_lstm.pt"], lambda: acc.accuracy(
-        outputs, targets, ev.load("style_lstm.pt", *clf), name="transfer_strength",
+        outputs, targets, ev.load("style_lstm.pt", load_classifier), name="transfer_strength",
         variant="Fu et al. 2018 transfer strength: share of outputs the LSTM-sigmoid puts in the target style"))
-    run("sti", ["style_cnn.pt"], lambda: sti.sti(sources, outputs, targets, ev.load("style_cnn.pt", *clf)))
+    run("sti", ["style_cnn.pt"], lambda: sti.sti(sources, outputs, targets, ev.load("style_cnn.pt", load_classifier)))
     run("sim", ["glove.kv", "idf.json"], lambda: sim.sim(
-        sources, outputs, ev.load("glove.kv", *emb), ev.load("idf.json", None, None)))
+        sources, outputs, ev.load("glove.kv", load_embeddings), ev.load("idf.json")))
 
     lex_files = {"vader": [], "none": [], "style_lexicon": ["style_lexicon.json"]}
     if cp_lexicon not in lex_files:
@@ -121,22 +117,22 @@ def score_system(sources, outputs, source_styles, evaluators_dir, references=Non
         if cp_lexicon == "vader":
             return vader_words()
         if cp_lexicon == "style_lexicon":
-            return _style_words(ev.load("style_lexicon.json", None, None))
+            return style_words(ev.load("style_lexicon.json"))
         return frozenset()
 
     run("cp", ["glove.kv", *lex_files[cp_lexicon]], lambda: content_preservation.content_preservation(
-        sources, outputs, ev.load("glove.kv", *emb), cp_words(), lexicon_name=cp_lexicon))
+        sources, outputs, ev.load("glove.kv", load_embeddings), cp_words(), lexicon_name=cp_lexicon))
     run("cp_random", ["glove.kv", *lex_files[cp_lexicon]],
         lambda: content_preservation.random_pair_content_preservation(
-            sources, outputs, ev.load("glove.kv", *emb), cp_words(), seed=cp_seed, lexicon_name=cp_lexicon))
+            sources, outputs, ev.load("glove.kv", load_embeddings), cp_words(), seed=cp_seed, lexicon_name=cp_lexicon))
 
-    run("pp_joint", ["lm_joint.pt"], lambda: perplexity.perplexity(outputs, ev.load("lm_joint.pt", *lm)))
+    run("pp_joint", ["lm_joint.pt"], lambda: perplexity.perplexity(outputs, ev.load("lm_joint.pt", load_lm)))
     run("pp_target", ["lm_style0.pt", "lm_style1.pt"], lambda: perplexity.perplexity_by_style(
-        outputs, targets, {s: ev.load(f"lm_style{s}.pt", *lm) for s in (0, 1)}))
+        outputs, targets, {s: ev.load(f"lm_style{s}.pt", load_lm) for s in (0, 1)}))
 
     for mode, kv in (("masked", "word2vec_masked.kv"), ("removed", "word2vec.kv")):
         run(f"wmd_{mode}", ["style_lexicon.json", kv], lambda mode=mode, kv=kv: wmd.wmd(
-            sources, outputs, ev.load(kv, *emb), _style_words(ev.load("style_lexicon.json", None, None)), mode))
+            sources, outputs, ev.load(kv, load_embeddings), style_words(ev.load("style_lexicon.json")), mode))
 
     for kind in ("lr", "nn"):
         key = f"naturalness_{kind}"
@@ -149,7 +145,7 @@ def score_system(sources, outputs, source_styles, evaluators_dir, references=Non
             continue
         name = f"naturalness/{found[0].name}"
         run(key, [name], lambda name=name, key=key: naturalness.naturalness(
-            outputs, ev.load(name, "tst.evaluators.naturalness", "load_naturalness"), name=key))
+            outputs, ev.load(name, load_naturalness), name=key))
 
     for kind in ("corpus", "sentence"):
         if want(f"bleu_self_{kind}"):
@@ -178,20 +174,10 @@ def score_system(sources, outputs, source_styles, evaluators_dir, references=Non
     return scores
 
 
-def _style_words(lexicon: dict) -> frozenset[str]:
-    """Union of the per-style word lists of style_lexicon.json ({"0": [...], "1": [...], ...})."""
-    return frozenset(w for k, words in lexicon.items() if k.isdigit() for w in words)
-
-
 def _add_gm(scores: Scores, t) -> None:
     need = [k for k in ("acc", "sim", "pp_joint") if k not in scores or scores[k].score is None]
     if need:
         scores.skipped["gm"] = f"needs {', '.join(need)}"
-        return
-    try:
-        gm = importlib.import_module("tst.metrics.gm").gm
-    except ImportError as e:
-        scores.skipped["gm"] = f"tst.metrics.gm unavailable: {e}"
         return
     a, s, p = scores["acc"].score, scores["sim"].score, scores["pp_joint"].score
     value = float(gm(a, s, p, t=tuple(t)))
@@ -202,11 +188,6 @@ def _add_gm(scores: Scores, t) -> None:
 def _add_attribute_hit(scores: Scores, lists, outputs) -> None:
     if lists is None:
         scores.skipped["attribute_hit"] = "no attribute lists given"
-        return
-    try:
-        attribute_hit = importlib.import_module("tst.metrics.attribute_hit").attribute_hit
-    except ImportError as e:
-        scores.skipped["attribute_hit"] = f"tst.metrics.attribute_hit unavailable: {e}"
         return
     tokens = [o.split() if isinstance(o, str) else list(o) for o in outputs]
     scores["attribute_hit"] = attribute_hit(lists, tokens)

@@ -47,7 +47,8 @@ def build_style_lexicon(sents0: list[list[str]], sents1: list[list[str]], C: flo
     return {**lex, "C": C, "sd": sd}
 
 
-def _style_words(lexicon) -> set[str] | frozenset[str]:
+def style_words(lexicon) -> set[str] | frozenset[str]:
+    """Words of either style's lexicon (style_lexicon.json's {"0": [...], "1": [...]}), or a plain word set."""
     if isinstance(lexicon, (set, frozenset)):
         return lexicon
     if isinstance(lexicon, dict):
@@ -57,10 +58,10 @@ def _style_words(lexicon) -> set[str] | frozenset[str]:
 
 def mask_style_words(sentence: list[str], lexicon, mask: str = STYLE_MASK) -> list[str]:
     """Replace every style word (either style's lexicon, or a plain word set) by `mask`."""
-    words = _style_words(lexicon)
+    words = style_words(lexicon)
     return [mask if t in words else t for t in sentence]
 
 
 def remove_style_words(sentence: list[str], lexicon) -> list[str]:
-    words = _style_words(lexicon)
+    words = style_words(lexicon)
     return [t for t in sentence if t not in words]
