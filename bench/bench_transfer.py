@@ -20,7 +20,7 @@ import torch
 from tst.io import read_sentences
 from tst.models.gru_lm import GRULanguageModel
 from tst.train.batching import epoch_plan
-from tst.train.trainer import DEFAULTS, LAMBDAS, build_model, train_step
+from tst.train.trainer import DEFAULTS, LAMBDAS, build_model, train_step, use_bf16
 from tst.vocab import Vocab
 
 VARIANTS = {"M0": {}, "M2": {"lambda_cyc": 5}, "M7": {"lambda_cyc": 5, "lambda_para": 0.2, "lambda_lm": 1e-3,
@@ -39,7 +39,7 @@ def bench(variant: str, device: torch.device, steps: int, sents, vocab) -> dict:
     ids = [[vocab.encode(s) for s in sents[t]] for t in (0, 1)]
     para = [[(ids[t][i], ids[t][i + 1]) for i in range(0, 2000, 2)] for t in (0, 1)]
     plan = epoch_plan([len(s) for s in ids[0]], [len(s) for s in ids[1]], cfg["batch_size"], 0, 0)
-    amp = device.type == "cuda"
+    amp = use_bf16(cfg["precision"], device)
     times, tokens = [], []
     for k in range(steps + 2):  # 2 warm-up steps
         i0, i1 = plan[k]

@@ -40,7 +40,17 @@ def test_gan_losses_known_logits():
     assert L.gan_d_loss(zero, zero).item() == pytest.approx(2 * math.log(2))
     big = torch.full((3,), 20.0)
     assert L.gan_d_loss(big, -big).item() == pytest.approx(2 * math.log1p(math.exp(-20)), abs=1e-8)
-    assert L.gan_g_loss(torch.full((2,), math.log(3.0))).item() == pytest.approx(-math.log(0.75))
+    # E and G minimize -L_adv (§4.6): D = 0.75 on real and fake -> -(-log 0.75 - log 0.25) = log(3/16)
+    three = torch.full((2,), math.log(3.0))
+    assert L.gan_g_loss(three, three).item() == pytest.approx(math.log(3 / 16))
+
+
+def test_generator_adversarial_term_saturates_when_d_is_confident():
+    # minimax form (Shen et al.'s loss_g - rho * loss_d): d(-L_adv)/d(fake logit) = -sigmoid(logit) / k -> 0
+    # as D grows sure the transfer is fake (logit -> -inf); the non-saturating -log D(h~) would give -1 / k
+    fake = torch.tensor([-10.0, 0.0], requires_grad=True)
+    L.gan_g_loss(torch.zeros(2), fake).backward()
+    assert fake.grad.tolist() == pytest.approx([-1 / (1 + math.exp(10)) / 2, -0.5 / 2])
 
 
 def test_gradient_penalty_linear_critic_closed_form():
@@ -173,7 +183,7 @@ def test_adversarial_gradients_reach_generator():
     h_real, _ = model.teacher_force(z, 0, targets)
     h_fake, _, _ = model.soft_decode(z, 1, targets.size(1), gamma=0.5)
     assert h_real.shape == h_fake.shape
-    loss = L.gan_g_loss(model.disc[1](h_fake)) + L.wgan_g_loss(model.disc2[1], h_real, h_fake)
+    loss = L.gan_g_loss(model.disc[1](h_real), model.disc[1](h_fake)) + L.wgan_g_loss(model.disc2[1], h_real, h_fake)
     loss.backward()
     assert model.embed.weight.grad.abs().sum() > 0 and model.style_gen.weight.grad[1].abs().sum() > 0
 
@@ -186,3 +196,14 @@ def test_attribute_loss_known_vectors():
     # row 0: cos_d 0 - cos_i 1 = -1; row 1: 1/sqrt2 - 1/sqrt2 = 0
     assert L.attribute_loss(out, indep, dep, has, has).item() == pytest.approx(-0.5)
     assert L.attribute_loss(out, indep, dep, torch.tensor([0.0, 1.0]), has).item() == pytest.approx(0.0)
+
+
+def test_gru_step_equals_one_step_of_the_sequence_gru():
+    from tst.models.cross_aligned import gru_step
+
+    torch.manual_seed(0)
+    gru = torch.nn.GRU(5, 7, batch_first=True)
+    x, h = torch.randn(3, 5), torch.randn(3, 7)
+    out, last = gru(x[:, None], h[None])
+    assert torch.allclose(gru_step(gru, x, h), out[:, 0], atol=1e-6)
+    assert torch.allclose(gru_step(gru, x, h), last[0], atol=1e-6)

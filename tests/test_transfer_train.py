@@ -218,3 +218,33 @@ def test_transfers_of_a_bpe_model_are_words():
     word_vocab = Vocab(["the", "fo", "od"])  # a word-level vocabulary is left alone
     ids = word_vocab.encode(["the", "fo", "od"]) + [Vocab.eos_id]
     assert transfer_sentences(_FixedDecoder(ids), word_vocab, [["the"]], 0, device="cpu") == [["the", "fo", "od"]]
+
+
+def test_bf16_mixed_precision_step_matches_fp32_on_cpu():
+    # the CUDA path (precision auto -> bf16 autocast) run on CPU: every M7 term stays finite and within
+    # bf16's ~3 significant digits of the fp32 step; the parameters stay fp32
+    from tst.train.trainer import DEFAULTS, LAMBDAS, build_model, train_step, use_bf16
+
+    assert use_bf16("auto", torch.device("cuda")) and not use_bf16("auto", torch.device("cpu"))
+    assert use_bf16("bf16", torch.device("cpu")) and not use_bf16("fp32", torch.device("cuda"))
+    with pytest.raises(ValueError, match="precision"):
+        use_bf16("fp16", torch.device("cpu"))
+    vocab, train_s, _, para = setup()
+    cfg = {**DEFAULTS, **CFG}
+    lam = {**LAMBDAS, **M7}
+    b0 = [vocab.encode(s) for s in train_s[0][:8]]
+    b1 = [vocab.encode(s) for s in train_s[1][:8]]
+    para_ids = [[(vocab.encode(u), vocab.encode(v)) for u, v in para[t]] for t in (0, 1)]
+    terms = {}
+    for amp in (False, True):
+        torch.manual_seed(0)
+        model = build_model(cfg, len(vocab), lam)
+        opt_g = torch.optim.Adam(model.generator_parameters(), lr=1e-3)
+        opt_d = torch.optim.Adam(model.discriminator_parameters(), lr=1e-3)
+        lms = [TinyLM(len(vocab)), TinyLM(len(vocab))]
+        terms[amp] = train_step(model, opt_g, opt_d, b0, b1, lam, cfg, 0, 1, 3, para_ids, lms,
+                                torch.device("cpu"), amp)
+        assert all(p.dtype == torch.float32 for p in model.parameters())
+    for k in ("rec", "cyc", "para", "lm", "d0", "d1"):
+        assert np.isfinite(terms[True][k])
+        assert terms[True][k] == pytest.approx(terms[False][k], rel=0.03), k

@@ -16,6 +16,13 @@ from tst.models.text_cnn import TextCNN
 from tst.vocab import Vocab
 
 
+def gru_step(gru: nn.GRU, x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+    """One time step of a one-layer nn.GRU as a GRU cell on its own weights: x [B, E], h [B, H] -> h' [B, H].
+    Equal to gru(x[:, None], h[None]) but without the sequence call's per-call setup, which the sequential
+    soft and greedy decoding loops pay once per word (bench/profile_transfer.py)."""
+    return torch.gru_cell(x, h, gru.weight_ih_l0, gru.weight_hh_l0, gru.bias_ih_l0, gru.bias_hh_l0)
+
+
 class GRUDecoding(nn.Module):
     """Teacher forcing, soft decoding and greedy decoding of a GRU decoder; the model supplies embed, drop,
     init_state(z, style) and decoder(style) -> (nn.GRU, output nn.Linear). Shared by Fu et al.'s models."""
@@ -38,14 +45,12 @@ class GRUDecoding(nn.Module):
         h = self.init_state(z, style)
         hs, logits, probs = [h], [], []
         inp = self.embed(z.new_full((z.size(0),), Vocab.bos_id, dtype=torch.long))
-        state = h.unsqueeze(0)
         for _ in range(steps):
-            out, state = gru(self.drop(inp).unsqueeze(1), state)
-            out = out[:, 0]
-            logit = proj(self.drop(out))
+            h = gru_step(gru, self.drop(inp), h)
+            logit = proj(self.drop(h))
             prob = F.softmax(logit / gamma, dim=-1)
             inp = prob @ self.embed.weight
-            hs.append(out)
+            hs.append(h)
             logits.append(logit)
             probs.append(prob)
         return torch.stack(hs, 1), torch.stack(logits, 1), torch.stack(probs, 1)
@@ -54,13 +59,13 @@ class GRUDecoding(nn.Module):
     def greedy(self, z: torch.Tensor, style, max_len: int) -> torch.Tensor:
         """Argmax decoding -> ids [B, <= max_len]; after the first <eos> a row holds <pad>."""
         gru, proj = self.decoder(style)
-        state = self.init_state(z, style).unsqueeze(0)
+        h = self.init_state(z, style)
         inp = z.new_full((z.size(0),), Vocab.bos_id, dtype=torch.long)
         done = torch.zeros(z.size(0), dtype=torch.bool, device=z.device)
         out_ids = []
         for _ in range(max_len):
-            out, state = gru(self.drop(self.embed(inp)).unsqueeze(1), state)
-            nxt = proj(self.drop(out[:, 0])).argmax(-1)
+            h = gru_step(gru, self.drop(self.embed(inp)), h)
+            nxt = proj(self.drop(h)).argmax(-1)
             nxt = nxt.masked_fill(done, Vocab.pad_id)
             out_ids.append(nxt)
             done = done | (nxt == Vocab.eos_id)

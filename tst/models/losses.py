@@ -22,10 +22,12 @@ def gan_d_loss(d_real: torch.Tensor, d_fake: torch.Tensor) -> torch.Tensor:
             + F.binary_cross_entropy_with_logits(d_fake, torch.zeros_like(d_fake)))
 
 
-def gan_g_loss(d_fake: torch.Tensor) -> torch.Tensor:
-    """Generator side of eq. 3 in Shen et al.'s code (non-saturating): -mean log D(h~)."""
-    d_fake = d_fake.float()
-    return F.binary_cross_entropy_with_logits(d_fake, torch.ones_like(d_fake))
+def gan_g_loss(d_real: torch.Tensor, d_fake: torch.Tensor) -> torch.Tensor:
+    """E and G's side of eq. 3 (§4.6: L_total contains -lambda_5 (L_adv0 + L_adv1)): -L_adv_t, the
+    discriminator's loss negated, through both the real and the transferred hidden states. This is the
+    saturating minimax form of Shen et al.; its gradient vanishes when D_t is confident, the weakness that
+    Pang & Gimpel's WGAN pair D' (eq. 7) addresses."""
+    return -gan_d_loss(d_real, d_fake)
 
 
 def gradient_penalty(critic, real: torch.Tensor, fake: torch.Tensor, xi: float = 10.0,

@@ -36,6 +36,7 @@ DEFAULTS = {
     "gp_xi": 10.0, "adv2_decay": 0.5,  # eq. 7's xi; lambda_6 = lambda_adv2 * adv2_decay^epoch
     "cls_hidden": 64,  # Fu et al.'s adversarial MLP classifier
     "para_batch_size": 64, "dev_batch_size": 128, "decode_extra": 5,
+    "precision": "auto",  # auto: bf16 autocast on CUDA, fp32 on CPU | bf16 | fp32
 }
 LAMBDAS = {"lambda_rec": 1.0, "lambda_para": 0.0, "lambda_cyc": 0.0, "lambda_lm": 0.0,
            "lambda_adv": 1.0, "lambda_adv2": 0.0, "lambda_attr": 0.0}
@@ -59,6 +60,13 @@ def build_model(cfg: dict, vocab_size: int, lam: dict):
         return StyleEmbedding(vocab_size, cfg["emb_dim"], cfg["content_dim"], cfg["style_dim"],
                               cfg["dropout"], cfg["cls_hidden"])
     raise ValueError(f"unknown transfer model {kind!r}")
+
+
+def use_bf16(precision: str, device: torch.device) -> bool:
+    """Mixed precision (bf16 autocast; losses and optimizer state stay fp32) for `precision` on `device`."""
+    if precision not in ("auto", "bf16", "fp32"):
+        raise ValueError(f"transfer.precision must be auto, bf16 or fp32, not {precision!r}")
+    return precision == "bf16" or (precision == "auto" and device.type == "cuda")
 
 
 def epoch_label(e: float) -> str:
@@ -104,7 +112,7 @@ def train_step(model, opt_g, opt_d, b0, b1, lam: dict, cfg: dict, epoch: int, st
     l_adv2 = lam["lambda_adv2"] * cfg["adv2_decay"] ** epoch
     L_ = max(max(len(s) for s in b0), max(len(s) for s in b1))
     batch = [pad_batch(b0, L_, device), pad_batch(b1, L_, device)]  # tokens, lengths, targets per style
-    autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=amp)
+    autocast = torch.autocast(device.type if device is not None else "cpu", dtype=torch.bfloat16, enabled=amp)
     fu = hasattr(model, "classify")  # Fu et al.: the adversary reads the content c, not hidden states
     need_fake = ((lam["lambda_adv"] > 0 and not fu) or l_adv2 > 0 or lam["lambda_lm"] > 0
                  or lam["lambda_attr"] > 0)
@@ -148,7 +156,8 @@ def train_step(model, opt_g, opt_d, b0, b1, lam: dict, cfg: dict, epoch: int, st
             terms["adv"] = sum(negative_entropy(model.classify(zs[t])) for t in (0, 1))
             total = total + lam["lambda_adv"] * terms["adv"]
         elif lam["lambda_adv"] > 0:
-            terms["adv"] = sum(L.gan_g_loss(model.disc[t](h_fake[1 - t])) for t in (0, 1))
+            terms["adv"] = sum(L.gan_g_loss(model.disc[t](h_real[t]), model.disc[t](h_fake[1 - t]))
+                               for t in (0, 1))  # -(L_adv0 + L_adv1)
             thr = cfg["adv_threshold"]
             if thr is None or all(float(d_terms[f"d{t}"].detach()) < thr for t in (0, 1)):
                 total = total + lam["lambda_adv"] * terms["adv"]
@@ -219,7 +228,7 @@ def train(cfg: dict, variant: dict, vocab: Vocab, train_sents, dev_sents, out_di
     if lam["lambda_attr"] > 0 and not attributes:
         raise ValueError("lambda_attr > 0 needs the attribute lists of the training sentences")
     device = torch.device(device) if device else best_device()
-    amp = device.type == "cuda"
+    amp = use_bf16(cfg["precision"], device)
     out = Path(out_dir)
     ckpt_dir, tr_dir = out / "checkpoints", out / "transfers"
     ckpt_dir.mkdir(parents=True, exist_ok=True)
