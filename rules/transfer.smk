@@ -1,7 +1,8 @@
 # Transfer models (Pang & Gimpel 2019 M0-M7, Fu et al. 2018) per dataset x variant x seed.
 # Outputs declared: the dev transfers of every half epoch and the last checkpoint. The intermediate
 # checkpoints and losses.csv are deliberately NOT declared: Snakemake deletes a killed job's declared outputs
-# before rerunning it, and the trainer resumes from those checkpoints (rewriting missing dev transfers).
+# before rerunning it, and the trainer resumes from those checkpoints (rewriting missing dev transfers) when
+# they were trained with the same settings, data and vocabulary; after a config change it starts afresh.
 
 
 rule train_transfer:

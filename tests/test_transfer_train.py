@@ -55,10 +55,10 @@ def setup():
     return vocab, train_s, dev, para
 
 
-def run(out, stop=None, lms=None, variant=M7):
+def run(out, stop=None, lms=None, variant=M7, cfg=CFG):
     vocab, train_s, dev, para = setup()
     lms = lms or [TinyLM(len(vocab)), TinyLM(len(vocab))]
-    return train(CFG, variant, vocab, train_s, dev, out, seed=3, paraphrase=para, lms=lms, device="cpu",
+    return train(cfg, variant, vocab, train_s, dev, out, seed=3, paraphrase=para, lms=lms, device="cpu",
                  stop_after_step=stop, progress=False)
 
 
@@ -218,6 +218,17 @@ def test_transfers_of_a_bpe_model_are_words():
     word_vocab = Vocab(["the", "fo", "od"])  # a word-level vocabulary is left alone
     ids = word_vocab.encode(["the", "fo", "od"]) + [Vocab.eos_id]
     assert transfer_sentences(_FixedDecoder(ids), word_vocab, [["the"]], 0, device="cpu") == [["the", "fo", "od"]]
+
+
+def test_rerun_with_other_settings_trains_from_scratch_but_longer_training_resumes(tmp_path):
+    same_weights = lambda a, b: all(torch.equal(v, b.state_dict()[k]) for k, v in a.state_dict().items())
+    other = {**CFG, "lr": 3e-3}
+    run(tmp_path / "a", stop=3)  # leaves ep0.5.pt trained with lr 1e-4
+    assert same_weights(run(tmp_path / "a", cfg=other), run(tmp_path / "fresh", cfg=other))
+    # more epochs on top of a finished run = one uninterrupted run of that length
+    run(tmp_path / "b", cfg={**CFG, "epochs": 1})
+    assert sorted(p.name for p in (tmp_path / "b" / "checkpoints").glob("*.pt")) == ["ep0.5.pt", "ep1.0.pt"]
+    assert same_weights(run(tmp_path / "b"), run(tmp_path / "c"))
 
 
 def test_bf16_mixed_precision_step_matches_fp32_on_cpu():

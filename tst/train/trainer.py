@@ -5,11 +5,15 @@
 Fu et al.'s models (model: multi_decoder | style_embedding) use the same loop: the "discriminator" is the
 MLP style classifier on the content c (eq. 8) and L_adv is the encoder's negative entropy (eq. 9), so
 l_rec L_gen + l_adv L_adv2 is their eq. 11 / 12; cyc, para and lm can be added to them as well.
-Every half epoch: a checkpoint (plain dict) and greedy dev transfers. Rerun: resumes from the last one."""
+Every half epoch: a checkpoint (plain dict) and greedy dev transfers. Rerun: resumes from the last one when
+it was trained with the same settings, data and vocabulary (`epochs` may grow), else starts afresh."""
 
 from __future__ import annotations
 
 import csv
+import hashlib
+import json
+import logging
 import math
 import os
 from pathlib import Path
@@ -24,6 +28,8 @@ from tst.models.fu_multi_decoder import classifier_loss, negative_entropy
 from tst.train.batching import epoch_plan, pad_batch, steps_per_epoch
 from tst.train.transfer import transfer_sentences, write_transfers
 from tst.vocab import Vocab
+
+log = logging.getLogger(__name__)
 
 # Defaults = Pang & Gimpel §5.2 and Shen et al.'s code; the workflow's config `transfer:` overrides them.
 DEFAULTS = {
@@ -71,6 +77,18 @@ def use_bf16(precision: str, device: torch.device) -> bool:
 
 def epoch_label(e: float) -> str:
     return f"ep{e:.1f}"
+
+
+# Settings a rerun may change and still resume: the length of training and how dev sets are decoded.
+RESUMABLE_CHANGES = ("epochs", "dev_batch_size", "decode_extra")
+
+
+def run_signature(cfg: dict, lam: dict, vocab: Vocab, ids, seed: int) -> str:
+    """What a checkpoint must have been trained with to be resumed from: every other setting, the lambdas,
+    the seed, the vocabulary and the training sentences (as ids), as one SHA-256."""
+    fixed = {k: v for k, v in cfg.items() if k not in RESUMABLE_CHANGES}
+    blob = json.dumps([fixed, lam, seed, list(vocab.itos), ids], sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()
 
 
 def _latest_checkpoint(ckpt_dir: Path) -> Path | None:
@@ -258,11 +276,16 @@ def train(cfg: dict, variant: dict, vocab: Vocab, train_sents, dev_sents, out_di
     total_steps = cfg["epochs"] * spe
 
     step = 0
+    signature = run_signature(cfg, lam, vocab, ids, seed)
     last = _latest_checkpoint(ckpt_dir)
+    if last is not None and torch.load(last, map_location="cpu", weights_only=True).get("signature") != signature:
+        log.warning("%s: checkpoints of a run with other settings, data or vocabulary; training from scratch "
+                    "(the stale ep*.pt files are removed)", ckpt_dir)
+        for path in ckpt_dir.glob("ep*.pt"):
+            path.unlink()
+        last = None
     if last is not None:  # resume
         ck = torch.load(last, map_location=device, weights_only=True)
-        if ck["vocab"] != vocab.itos:
-            raise ValueError(f"{last}: vocabulary differs from the current one")
         model.load_state_dict(ck["model"])
         opt_g.load_state_dict(ck["opt_g"])
         opt_d.load_state_dict(ck["opt_d"])
@@ -300,7 +323,7 @@ def train(cfg: dict, variant: dict, vocab: Vocab, train_sents, dev_sents, out_di
             if local + 1 in (half, spe):  # half epoch or end of epoch: checkpoint + dev transfers
                 f.flush()
                 e = epoch + (0.5 if local + 1 == half and half != spe else 1.0)
-                _save(ckpt_dir / f"{epoch_label(e)}.pt", model, opt_g, opt_d, step, e, vocab, cfg, lam)
+                _save(ckpt_dir / f"{epoch_label(e)}.pt", model, opt_g, opt_d, step, e, vocab, cfg, lam, signature)
                 _write_dev(model, vocab, dev_sents, dev_entities, cfg, device, tr_dir, e)
     return model
 
@@ -326,11 +349,11 @@ def _backfill_dev_transfers(ckpt_dir, tr_dir, vocab, dev_sents, dev_entities, cf
         _write_dev(model, vocab, dev_sents, dev_entities, cfg, device, tr_dir, e)
 
 
-def _save(path: Path, model, opt_g, opt_d, step, epoch, vocab, cfg, lam) -> None:
+def _save(path: Path, model, opt_g, opt_d, step, epoch, vocab, cfg, lam, signature: str) -> None:
     """A plain dict (loads with weights_only=True); written to a temporary name, then renamed."""
     ck = {"kind": "transfer", "model": model.state_dict(), "opt_g": opt_g.state_dict(),
           "opt_d": opt_d.state_dict(), "rng": _rng_state(), "step": step, "epoch": epoch,
-          "vocab": list(vocab.itos), "config": cfg, "lambdas": lam}
+          "vocab": list(vocab.itos), "config": cfg, "lambdas": lam, "signature": signature}
     tmp = path.with_suffix(".tmp")
     torch.save(ck, tmp)
     os.replace(tmp, path)
