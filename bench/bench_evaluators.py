@@ -8,27 +8,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 
 import torch
 import torch.nn.functional as F
+from timing import timed  # bench/timing.py (scripts run as python bench/<name>.py)
 
-from tst.evaluators.training import pick_device
+from tst.device import pick_device
 from tst.models.gru_lm import GRULanguageModel
 from tst.models.lstm_classifier import LSTMClassifier
 from tst.models.text_cnn import TextCNN
-
-
-def timed(fn, device, repeats: int) -> float:
-    fn()  # warm-up
-    if device.type == "cuda":
-        torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    for _ in range(repeats):
-        fn()
-    if device.type == "cuda":
-        torch.cuda.synchronize()
-    return (time.perf_counter() - t0) / repeats
 
 
 def main() -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from timing import sync  # bench/timing.py (scripts run as python bench/<name>.py)
 
 from tst.io import read_sentences
 from tst.models.gru_lm import GRULanguageModel
@@ -44,12 +45,10 @@ def bench(variant: str, device: torch.device, steps: int, sents, vocab) -> dict:
     for k in range(steps + 2):  # 2 warm-up steps
         i0, i1 = plan[k]
         b0, b1 = [ids[0][i] for i in i0], [ids[1][i] for i in i1]
-        if device.type == "cuda":
-            torch.cuda.synchronize()
+        sync(device)
         t0 = time.perf_counter()
         train_step(model, opt_g, opt_d, b0, b1, lam, cfg, 0, k + 1, 0, para, lms, device, amp)
-        if device.type == "cuda":
-            torch.cuda.synchronize()
+        sync(device)
         if k >= 2:
             times.append(time.perf_counter() - t0)
             tokens.append(sum(len(s) + 1 for s in b0 + b1))

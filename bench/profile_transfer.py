@@ -17,25 +17,13 @@ import time
 from pathlib import Path
 
 import torch
+from timing import timed  # bench/timing.py (scripts run as python bench/<name>.py)
 
 from tst.io import read_sentences
 from tst.models import losses as L
 from tst.train.batching import epoch_plan, pad_batch
 from tst.train.trainer import DEFAULTS, LAMBDAS, build_model, train_step, use_bf16
 from tst.vocab import Vocab
-
-
-def timed(fn, device, repeats):
-    """Mean seconds of fn() over `repeats` calls after one warm-up call."""
-    fn()
-    if device.type == "cuda":
-        torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    for _ in range(repeats):
-        fn()
-    if device.type == "cuda":
-        torch.cuda.synchronize()
-    return (time.perf_counter() - t0) / repeats
 
 
 def main() -> None:

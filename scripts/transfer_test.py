@@ -7,7 +7,7 @@ import argparse
 
 import torch
 
-from tst.device import best_device
+from tst.device import pick_device
 from tst.io import read_jsonl, read_sentences
 from tst.train.trainer import model_from_checkpoint
 from tst.train.transfer import transfer_sentences, write_transfers
@@ -25,7 +25,7 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
-    device = torch.device(args.device) if args.device else best_device()
+    device = pick_device(args.device)
     ck = torch.load(args.checkpoint, map_location=device, weights_only=True)
     model, vocab = model_from_checkpoint(ck, device)
     for t in (0, 1):

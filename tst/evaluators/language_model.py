@@ -13,8 +13,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from tst.device import pick_device
 from tst.evaluators.content_mask import mask_content_words
-from tst.evaluators.training import bucketed_batches, cpu_state_dict, fit, pad_ids, pick_device, set_seed
+from tst.evaluators.training import bucketed_batches, cpu_state_dict, fit, pad_ids, set_seed
 from tst.models.gru_lm import GRULanguageModel
 from tst.vocab import Vocab
 

@@ -9,8 +9,6 @@ import time
 import numpy as np
 import torch
 
-from tst.device import best_device
-
 
 def set_seed(seed: int) -> None:
     random.seed(seed)
@@ -90,6 +88,3 @@ def cpu_state_dict(model: torch.nn.Module) -> dict:
     return {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
 
 
-def pick_device(name: str | None = None) -> torch.device:
-    """'cpu' / 'cuda' when given, else CUDA when present."""
-    return torch.device(name) if name else best_device()

@@ -22,7 +22,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from tst.device import best_device
+from tst.device import pick_device
 from tst.models import losses as L
 from tst.models.fu_multi_decoder import classifier_loss, negative_entropy
 from tst.train.batching import epoch_plan, pad_batch, steps_per_epoch
@@ -245,7 +245,7 @@ def train(cfg: dict, variant: dict, vocab: Vocab, train_sents, dev_sents, out_di
         raise ValueError("lambda_lm > 0 needs the two frozen style language models")
     if lam["lambda_attr"] > 0 and not attributes:
         raise ValueError("lambda_attr > 0 needs the attribute lists of the training sentences")
-    device = torch.device(device) if device else best_device()
+    device = pick_device(device)
     amp = use_bf16(cfg["precision"], device)
     out = Path(out_dir)
     ckpt_dir, tr_dir = out / "checkpoints", out / "transfers"
@@ -278,14 +278,14 @@ def train(cfg: dict, variant: dict, vocab: Vocab, train_sents, dev_sents, out_di
     step = 0
     signature = run_signature(cfg, lam, vocab, ids, seed)
     last = _latest_checkpoint(ckpt_dir)
-    if last is not None and torch.load(last, map_location="cpu", weights_only=True).get("signature") != signature:
+    ck = torch.load(last, map_location=device, weights_only=True) if last is not None else None
+    if ck is not None and ck.get("signature") != signature:
         log.warning("%s: checkpoints of a run with other settings, data or vocabulary; training from scratch "
                     "(the stale ep*.pt files are removed)", ckpt_dir)
         for path in ckpt_dir.glob("ep*.pt"):
             path.unlink()
-        last = None
-    if last is not None:  # resume
-        ck = torch.load(last, map_location=device, weights_only=True)
+        ck = None
+    if ck is not None:  # resume
         model.load_state_dict(ck["model"])
         opt_g.load_state_dict(ck["opt_g"])
         opt_d.load_state_dict(ck["opt_d"])
