@@ -20,8 +20,10 @@ from timing import sync  # bench/timing.py (scripts run as python bench/<name>.p
 
 from tst.io import read_sentences
 from tst.models.gru_lm import GRULanguageModel
+from tst.models.registry import build_model
 from tst.train.batching import epoch_plan
-from tst.train.trainer import DEFAULTS, LAMBDAS, build_model, train_step, use_bf16
+from tst.train.trainer import DEFAULTS, train_step, use_bf16
+from tst.variants import resolve
 from tst.vocab import Vocab
 
 VARIANTS = {"M0": {}, "M2": {"lambda_cyc": 5}, "M7": {"lambda_cyc": 5, "lambda_para": 0.2, "lambda_lm": 1e-3,
@@ -31,7 +33,7 @@ YELP_STEPS = -(-268_000 // 64)
 
 def bench(variant: str, device: torch.device, steps: int, sents, vocab) -> dict:
     cfg = dict(DEFAULTS)
-    lam = {**LAMBDAS, **VARIANTS[variant]}
+    lam = resolve(VARIANTS[variant])
     torch.manual_seed(0)
     model = build_model(cfg, len(vocab), lam).to(device)
     opt_g = torch.optim.Adam(model.generator_parameters(), lr=cfg["lr"], betas=tuple(cfg["betas"]))

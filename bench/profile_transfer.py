@@ -21,8 +21,10 @@ from timing import timed  # bench/timing.py (scripts run as python bench/<name>.
 
 from tst.io import read_sentences
 from tst.models import losses as L
+from tst.models.registry import build_model
 from tst.train.batching import epoch_plan, pad_batch
-from tst.train.trainer import DEFAULTS, LAMBDAS, build_model, train_step, use_bf16
+from tst.train.trainer import DEFAULTS, train_step, use_bf16
+from tst.variants import resolve
 from tst.vocab import Vocab
 
 
@@ -40,7 +42,7 @@ def main() -> None:
     sents = [[s for s in read_sentences(f"{args.data}/sentiment.dev.{t}") if len(s) <= 15] for t in (0, 1)]
     vocab = Vocab.build(sents[0] + sents[1], min_count=5)
     ids = [[vocab.encode(s) for s in sents[t]] for t in (0, 1)]
-    cfg, lam = dict(DEFAULTS), dict(LAMBDAS)
+    cfg, lam = dict(DEFAULTS), resolve({})  # M0
     amp = use_bf16(cfg["precision"], device)
     torch.manual_seed(0)
     model = build_model(cfg, len(vocab), lam).to(device)

@@ -1,31 +1,35 @@
-# Attribute words of Yu et al. 2021 (§5.1): parse once, then list options only rerun `attributes`.
+# Attribute words of Yu et al. 2021 (§5.1): parse once; a change of list options reruns only `attributes`.
 
 
 rule parse:
     input:
-        attributes_text,
+        f"{DATA}/{{split}}.{{style}}.raw.txt",
     output:
-        f"{RESULTS}/{{dataset}}/attributes/{{split}}.{{style}}.parse.jsonl",
+        "results/{dataset}/attributes/{split}.{style}.parse.jsonl",
     log:
         "logs/parse/{dataset}/{split}.{style}.log",
     benchmark:
         "benchmarks/parse/{dataset}/{split}.{style}.tsv"
-    threads: 1
+    conda:
+        env("attributes")
     params:
-        nlp=attributes_nlp,
-    shell:
-        "python {SCRIPTS:q}/parse.py --input {input:q} --nlp {params.nlp:q} --out {output:q} 2> {log:q}"
+        nlp=config.get("nlp") or {},
+        code=code("parse.py"),
+    script:
+        "../scripts/parse.py"
 
 
 rule attributes:
     input:
         rules.parse.output,
     output:
-        f"{RESULTS}/{{dataset}}/attributes/{{split}}.{{style}}.attributes.jsonl",
+        "results/{dataset}/attributes/{split}.{style}.attributes.jsonl",
     log:
         "logs/attributes/{dataset}/{split}.{style}.log",
-    threads: 1
+    conda:
+        env("attributes")
     params:
-        options=attributes_options,
-    shell:
-        "python {SCRIPTS:q}/attributes.py --parse {input:q} --options {params.options:q} --out {output:q} > {log:q}"
+        options=config.get("attributes") or {},
+        code=code("attributes.py"),
+    script:
+        "../scripts/attributes.py"

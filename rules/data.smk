@@ -1,89 +1,97 @@
-# Data preparation: released corpora (or the embedded demo corpus) -> results/{dataset}/data/,
-# external system outputs -> results/{dataset}/systems/{system}/, and (with internet) missing corpus files.
-# download_data only ever produces configured files that are missing (never re-fetches existing data).
+# Data: released corpora (or the embedded demo corpus) -> results/{dataset}/data/; external system outputs
+# -> results/{dataset}/systems/{system}/; missing corpus files from their public URL (needs internet).
 
 
 rule prepare_data:
     input:
-        data_corpus_inputs,
+        corpus_inputs,
     output:
-        [f"{RESULTS}/{{dataset}}/data/{name}" for name in DATA_FILES],
+        [f"{DATA}/{name}" for name in DATA_FILES],
     log:
         "logs/prepare_data/{dataset}.log",
     benchmark:
         "benchmarks/prepare_data/{dataset}.tsv"
+    conda:
+        env("data")
     threads: 1
     resources:
         mem_mb=4000,
     params:
-        dataset=data_dataset_name,
-        dataset_config=data_dataset_config,
-        data_dir=data_dir(),
-        nlp=config.get("nlp", {}),
-        out_dir=data_out_dir,
+        dataset=lookup(dpath="datasets/{dataset}", within=config),
+        nlp=config.get("nlp") or {},
+        code=code("prepare_data.py"),
     script:
         "../scripts/prepare_data.py"
 
 
 rule import_system:
     input:
-        data_system_file,
+        system_file,
     output:
-        outputs=f"{RESULTS}/{{dataset}}/systems/{{system}}/test.final.{{style}}.txt",
-        sources=f"{RESULTS}/{{dataset}}/systems/{{system}}/test.final.sources.{{style}}.txt",
+        outputs="results/{dataset}/systems/{system}/test.final.{style}.txt",
+        sources="results/{dataset}/systems/{system}/test.final.sources.{style}.txt",
     log:
         "logs/import_system/{dataset}/{system}.{style}.log",
     wildcard_constraints:
-        system=f"(?!(?:{'|'.join(DERIVED_SYSTEMS)})/)[^/]+",
-    threads: 1
+        system=configured_systems(),
+    conda:
+        env("data")
     params:
-        dataset=data_dataset_name,
-        system=data_system_name,
-        style=data_style_index,
-        spec=data_system_spec,
-        dataset_config=data_dataset_config,
-        data_dir=data_dir(),
+        spec=lookup(dpath="datasets/{dataset}/systems/{system}", within=config),
+        dataset=lookup(dpath="datasets/{dataset}", within=config),
+        code=code("import_system.py"),
     script:
         "../scripts/import_system.py"
 
 
 rule download_data:
     output:
-        os.path.join(data_dir(), "{datapath}"),
+        f"{DATA_DIR}/{{datapath}}",
     log:
         "logs/download_data/{datapath}.log",
     wildcard_constraints:
-        datapath=data_missing_regex(),
+        datapath=names.alternatives(DOWNLOADS),
     localrule: True
+    conda:
+        env("data")
     params:
-        url=data_url,
+        url=download_url,
+        code=code("download_data.py"),
     script:
         "../scripts/download_data.py"
 
 
-# `source` = the untransferred input; `reference` = the prepared human references as a system (datasets
-# whose config has no `human` system). Both are scored like any system (see dataset_systems in common.smk).
+# `source`: the untransferred input; `reference`: the human references as a system (datasets whose config
+# has no `human` system). Both are scored like any system.
 rule untransferred_system:
     input:
-        text=f"{RESULTS}/{{dataset}}/data/test.{{style}}.raw.txt",
+        text=f"{DATA}/test.{{style}}.raw.txt",
     output:
-        outputs=f"{RESULTS}/{{dataset}}/systems/source/test.final.{{style}}.txt",
-        sources=f"{RESULTS}/{{dataset}}/systems/source/test.final.sources.{{style}}.txt",
+        outputs="results/{dataset}/systems/source/test.final.{style}.txt",
+        sources="results/{dataset}/systems/source/test.final.sources.{style}.txt",
     log:
         "logs/untransferred_system/{dataset}.{style}.log",
     localrule: True
+    conda:
+        env("data")
+    params:
+        code=code("derived_systems.py"),
     script:
         "../scripts/derived_systems.py"
 
 
 rule reference_system:
     input:
-        references=f"{RESULTS}/{{dataset}}/data/references.{{style}}.tsv",
+        references=f"{DATA}/references.{{style}}.tsv",
     output:
-        outputs=f"{RESULTS}/{{dataset}}/systems/reference/test.final.{{style}}.txt",
-        sources=f"{RESULTS}/{{dataset}}/systems/reference/test.final.sources.{{style}}.txt",
+        outputs="results/{dataset}/systems/reference/test.final.{style}.txt",
+        sources="results/{dataset}/systems/reference/test.final.sources.{style}.txt",
     log:
         "logs/reference_system/{dataset}.{style}.log",
     localrule: True
+    conda:
+        env("data")
+    params:
+        code=code("derived_systems.py"),
     script:
         "../scripts/derived_systems.py"

@@ -1,159 +1,138 @@
-# Pretrained evaluators (Pang & Gimpel 2019, Fu et al. 2018, Mir et al. 2019): style classifiers, GRU LMs,
-# embeddings, idf, style lexicon, adversarial naturalness classifiers. Outputs: results/{dataset}/evaluators/.
-# Classifiers and LMs read the model-unit text (.txt, BPE pieces when enabled) and vocab.txt; idf, lexicon,
-# embeddings and naturalness read word-level text (.raw.txt for BPE datasets).
+# Pretrained evaluators (Pang & Gimpel 2019, Fu et al. 2018, Mir et al. 2019) -> results/{dataset}/evaluators/.
+# Classifiers and LMs read the model-unit text (BPE pieces when enabled) and vocab.txt; idf, lexicon,
+# embeddings and naturalness read the word-level text.
 
 
-rule train_style_cnn:
+rule train_classifier:
     input:
-        unpack(ev_torch_inputs),
+        unpack(torch_evaluator_inputs),
     output:
-        f"{RESULTS}/{{dataset}}/evaluators/style_cnn.pt",
+        f"{EVALUATORS}/style_{{kind}}.pt",
     log:
-        "logs/train_style_cnn/{dataset}.log",
+        "logs/train_classifier/{dataset}/{kind}.log",
     benchmark:
-        "benchmarks/train_style_cnn/{dataset}.tsv"
-    threads: ev_config().get("threads", 2)
+        "benchmarks/train_classifier/{dataset}/{kind}.tsv"
+    wildcard_constraints:
+        kind="cnn|lstm",
+    conda:
+        env("evaluators")
+    threads: config["evaluators"].get("threads", 1)
     resources:
-        gpu=ev_resource("gpu", 1),
-        mem_mb=ev_resource("mem_mb", 4000),
-        runtime=ev_resource("runtime", 120),
+        **EV_RESOURCES,
     params:
-        config=ev_cnn_config,
-        content=ev_content_arg,
-    shell:
-        "python {SCRIPTS:q}/train_classifier.py --kind cnn --train {input.train:q} --dev {input.dev:q}"
-        " --vocab {input.vocab:q} --config {params.config:q} {params.content} --threads {threads}"
-        " --out {output:q} > {log:q}.json 2> {log:q}"
-
-
-rule train_style_lstm:
-    input:
-        unpack(ev_torch_inputs),
-    output:
-        f"{RESULTS}/{{dataset}}/evaluators/style_lstm.pt",
-    log:
-        "logs/train_style_lstm/{dataset}.log",
-    benchmark:
-        "benchmarks/train_style_lstm/{dataset}.tsv"
-    threads: ev_config().get("threads", 2)
-    resources:
-        gpu=ev_resource("gpu", 1),
-        mem_mb=ev_resource("mem_mb", 4000),
-        runtime=ev_resource("runtime", 120),
-    params:
-        config=ev_lstm_config,
-        content=ev_content_arg,
-    shell:
-        "python {SCRIPTS:q}/train_classifier.py --kind lstm --train {input.train:q} --dev {input.dev:q}"
-        " --vocab {input.vocab:q} --config {params.config:q} {params.content} --threads {threads}"
-        " --out {output:q} > {log:q}.json 2> {log:q}"
+        settings=lookup(dpath="evaluators/{dataset}/{kind}", within=TABLE),
+        code=code("train_classifier.py"),
+    script:
+        "../scripts/train_classifier.py"
 
 
 rule train_lm:
     input:
-        unpack(ev_lm_inputs),
+        unpack(torch_evaluator_inputs),
     output:
-        f"{RESULTS}/{{dataset}}/evaluators/lm_{{lm}}.pt",
+        f"{EVALUATORS}/lm_{{lm}}.pt",
     log:
         "logs/train_lm/{dataset}/{lm}.log",
     benchmark:
         "benchmarks/train_lm/{dataset}/{lm}.tsv"
     wildcard_constraints:
         lm="joint|style0|style1",
-    threads: ev_config().get("threads", 2)
+    conda:
+        env("evaluators")
+    threads: config["evaluators"].get("threads", 1)
     resources:
-        gpu=ev_resource("gpu", 1),
-        mem_mb=ev_resource("mem_mb", 4000),
-        runtime=ev_resource("runtime", 120),
+        **EV_RESOURCES,
     params:
-        config=ev_lm_config,
-        content=ev_content_arg,
-    shell:
-        "python {SCRIPTS:q}/train_lm.py --train {input.train:q} --dev {input.dev:q} --vocab {input.vocab:q}"
-        " --config {params.config:q} {params.content} --threads {threads} --out {output:q} > {log:q}.json 2> {log:q}"
+        settings=lookup(dpath="evaluators/{dataset}/lm", within=TABLE),
+        code=code("train_lm.py"),
+    script:
+        "../scripts/train_lm.py"
 
 
 rule build_embeddings:
     input:
-        train=ev_train_words,
-        extra=ev_extra_words,
-        lexicon=ev_embeddings_lexicon,
+        train=words("train"),
+        extra=words("dev", "test"),
+        lexicon=embeddings_lexicon,
     output:
-        f"{RESULTS}/{{dataset}}/evaluators/{{emb}}.kv",
+        f"{EVALUATORS}/{{emb}}.kv",
     log:
         "logs/build_embeddings/{dataset}/{emb}.log",
     benchmark:
         "benchmarks/build_embeddings/{dataset}/{emb}.tsv"
     wildcard_constraints:
         emb="glove|word2vec|word2vec_masked",
-    threads: 1
+    conda:
+        env("evaluators")
     resources:
-        mem_mb=ev_resource("mem_mb", 4000),
+        mem_mb=EV_RESOURCES.get("mem_mb", 4000),
     params:
-        config=ev_embeddings_config,
-        lexicon=ev_lexicon_arg,
-    shell:
-        "python {SCRIPTS:q}/build_embeddings.py --kind {wildcards.emb} --train {input.train:q} --extra {input.extra:q}"
-        " {params.lexicon} --config {params.config:q} --out {output:q} > {log:q} 2>&1"
+        settings=lookup(dpath="embeddings/{emb}", within=TABLE),
+        code=code("build_embeddings.py"),
+    script:
+        "../scripts/build_embeddings.py"
 
 
 rule build_idf:
     input:
-        ev_train_words,
+        words("train"),
     output:
-        f"{RESULTS}/{{dataset}}/evaluators/idf.json",
+        f"{EVALUATORS}/idf.json",
     log:
         "logs/build_idf/{dataset}.log",
-    benchmark:
-        "benchmarks/build_idf/{dataset}.tsv"
-    threads: 1
-    shell:
-        "python {SCRIPTS:q}/build_idf.py --train {input:q} --out {output:q} > {log:q} 2>&1"
+    conda:
+        env("evaluators")
+    params:
+        code=code("build_idf.py"),
+    script:
+        "../scripts/build_idf.py"
 
 
 rule build_style_lexicon:
     input:
-        ev_train_words,
+        words("train"),
     output:
-        lexicon=f"{RESULTS}/{{dataset}}/evaluators/style_lexicon.json",
-        content=f"{RESULTS}/{{dataset}}/evaluators/content_words.json",
+        lexicon=f"{EVALUATORS}/style_lexicon.json",
+        content=f"{EVALUATORS}/content_words.json",
     log:
         "logs/build_style_lexicon/{dataset}.log",
     benchmark:
         "benchmarks/build_style_lexicon/{dataset}.tsv"
-    threads: 1
+    conda:
+        env("evaluators")
     resources:
-        mem_mb=ev_resource("mem_mb", 4000),
+        mem_mb=EV_RESOURCES.get("mem_mb", 4000),
     params:
-        config=ev_style_lexicon_config,
-        content=ev_content_mask_config,
-    shell:
-        "python {SCRIPTS:q}/build_style_lexicon.py --train {input:q} --config {params.config:q}"
-        " --out {output.lexicon:q} --content-out {output.content:q} --content-config {params.content:q} > {log:q} 2>&1"
+        lexicon=config["evaluators"].get("style_lexicon") or {},
+        content_mask=content_mask_settings(),
+        code=code("build_style_lexicon.py"),
+    script:
+        "../scripts/build_style_lexicon.py"
 
 
+# Mir et al.'s adversarial classifiers: human text of the target style vs one system's outputs
 rule train_naturalness:
     input:
-        human=ev_train_words,
-        outputs=ev_naturalness_outputs,
+        human=words("train"),
+        outputs=naturalness_outputs,
     output:
-        f"{RESULTS}/{{dataset}}/evaluators/naturalness/{{system}}.{{kind}}.{{ext}}",
+        f"{EVALUATORS}/naturalness/{{system}}.{{kind}}.{{ext}}",
     log:
         "logs/train_naturalness/{dataset}/{system}.{kind}.{ext}.log",
     benchmark:
         "benchmarks/train_naturalness/{dataset}/{system}.{kind}.{ext}.tsv"
     wildcard_constraints:
+        system=r"[A-Za-z0-9][A-Za-z0-9_.-]*",
         kind="lr|nn",
         ext="json|pt",
-    threads: 1
+    conda:
+        env("evaluators")
     resources:
-        gpu=ev_naturalness_gpu,
-        mem_mb=ev_resource("mem_mb", 4000),
+        gpu=naturalness_gpu,
+        mem_mb=EV_RESOURCES.get("mem_mb", 4000),
     params:
-        cross_fit=ev_naturalness_cross_fit,
-        config=ev_naturalness_config,
-    shell:
-        "python {SCRIPTS:q}/train_naturalness.py --kind {wildcards.kind} --human {input.human:q}"
-        " --outputs {input.outputs:q} --config {params.config:q} {params.cross_fit} --threads {threads} --out {output:q}"
-        " > {log:q}.json 2> {log:q}"
+        settings=lookup(dpath="naturalness/{kind}", within=TABLE),
+        cross_fit=naturalness_cross_fit,
+        code=code("train_naturalness.py"),
+    script:
+        "../scripts/train_naturalness.py"

@@ -1,24 +1,44 @@
-# Scores (Pang & Gimpel 2019, Fu et al. 2018, Mir et al. 2019, Yu et al. 2021): one JSON + TSV per system,
-# split and checkpoint. Every metric whose evaluator is listed in config score.evaluators is computed.
+# Scores (Pang & Gimpel 2019, Fu et al. 2018, Mir et al. 2019, Yu et al. 2021): one job per system scores
+# all its runs (every half-epoch checkpoint on dev and test for ours, test.final for external systems) with
+# every metric of tst.metrics.registry, loading each evaluator once. One JSON + TSV per run.
+# GM (a formula on corpus Acc, Sim, PP) is derived in the report, so changing score.gm_t reloads no evaluator.
 
 
-rule score:
+rule score_ours:
     input:
         unpack(score_inputs),
     output:
-        json=f"{RESULTS}/{{dataset}}/scores/{{system}}/{{split}}.{{checkpoint}}.json",
-        tsv=f"{RESULTS}/{{dataset}}/scores/{{system}}/{{split}}.{{checkpoint}}.tsv",
+        json=[f"{SCORES}/{{variant}}.seed{{seed}}/{sp}.{c}.json" for sp, c in OUR_RUNS],
+        tsv=[f"{SCORES}/{{variant}}.seed{{seed}}/{sp}.{c}.tsv" for sp, c in OUR_RUNS],
     log:
-        "logs/score/{dataset}/{system}/{split}.{checkpoint}.log",
+        "logs/score/{dataset}/{variant}.seed{seed}.log",
     benchmark:
-        "benchmarks/score/{dataset}/{system}/{split}.{checkpoint}.tsv"
-    threads: 1
+        "benchmarks/score/{dataset}/{variant}.seed{seed}.tsv"
+    conda:
+        env("score")
     params:
-        dataset_dir=score_dataset_dir,
-        extra=score_args,
-        options=score_options,
-    shell:
-        "python {SCRIPTS:q}/score.py --dataset-dir {params.dataset_dir:q} --system {wildcards.system}"
-        " --split {wildcards.split} --checkpoint {wildcards.checkpoint}"
-        " --sources {input.sources:q} --outputs {input.outputs:q}"
-        " {params.extra} --options {params.options:q} --json {output.json:q} --tsv {output.tsv:q} 2> {log:q} > /dev/null"
+        runs=OUR_RUNS,
+        options=SCORE_OPTIONS,
+        code=code("score.py"),
+    script:
+        "../scripts/score.py"
+
+
+rule score_external:
+    input:
+        unpack(score_inputs),
+    output:
+        json=f"{SCORES}/{{system}}/test.final.json",
+        tsv=f"{SCORES}/{{system}}/test.final.tsv",
+    log:
+        "logs/score/{dataset}/{system}.log",
+    benchmark:
+        "benchmarks/score/{dataset}/{system}.tsv"
+    conda:
+        env("score")
+    params:
+        runs=EXTERNAL_RUNS,
+        options=SCORE_OPTIONS,
+        code=code("score.py"),
+    script:
+        "../scripts/score.py"

@@ -1,20 +1,9 @@
-"""idf over the training corpus (each sentence a document): python scripts/build_idf.py --train t.0 t.1 --out idf.json"""
-
-from __future__ import annotations
-
-import argparse
+"""Rule build_idf: idf over the training text of both styles (each sentence a document)."""
 
 from tst.evaluators.idf import compute_idf
 from tst.io import read_sentences, write_json
+from tst.logs import log_to
 
-
-def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--train", nargs="+", required=True)
-    ap.add_argument("--out", required=True)
-    args = ap.parse_args(argv)
-    write_json(args.out, compute_idf([s for p in args.train for s in read_sentences(p)]))
-
-
-if __name__ == "__main__":
-    main()
+sm = snakemake  # noqa: F821 (set by Snakemake)
+with log_to(sm.log[0]):
+    write_json(sm.output[0], compute_idf([s for p in sm.input for s in read_sentences(p)]))

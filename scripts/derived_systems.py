@@ -1,30 +1,16 @@
-"""Systems every dataset has without anyone training them, for the tables' reference rows:
-`source` (the untransferred input, Pang & Gimpel Table 6) and `reference` (the human rewrites of the prepared
-references file, for datasets whose config declares no `human` system, e.g. the demo corpus).
+"""Rules untransferred_system and reference_system: the systems every dataset has without training, for the
+tables' reference rows: `source` (the untransferred input, Pang & Gimpel Table 6) and `reference` (the first
+human rewrite of each line of references.{style}.tsv)."""
 
-Snakemake (`script:`): snakemake.input.text (test sentences of one style) or .references (references.{style}.tsv),
-snakemake.output.outputs / .sources.
-"""
-
+from tst.data.systems import references_as_system
 from tst.io import read_lines, write_lines
+from tst.logs import log_to
 
-
-def untransferred(text_path, outputs_path, sources_path) -> None:
-    lines = read_lines(text_path)
-    write_lines(outputs_path, lines)
-    write_lines(sources_path, lines)
-
-
-def references_as_system(references_path, outputs_path, sources_path) -> None:
-    """references.{style}.tsv: source<TAB>rewrite[<TAB>rewrite...]; the first rewrite is the system's output."""
-    rows = [line.split("\t") for line in read_lines(references_path) if line]
-    write_lines(sources_path, (row[0] for row in rows))
-    write_lines(outputs_path, (row[1] if len(row) > 1 else "" for row in rows))
-
-
-if __name__ == "__main__":
-    out = snakemake.output  # noqa: F821 (provided by Snakemake)
-    if snakemake.rule == "reference_system":  # noqa: F821
-        references_as_system(snakemake.input.references, out.outputs, out.sources)  # noqa: F821
-    else:  # untransferred_system
-        untransferred(snakemake.input.text, out.outputs, out.sources)  # noqa: F821
+sm = snakemake  # noqa: F821 (set by Snakemake)
+with log_to(sm.log[0]):
+    if sm.rule == "reference_system":
+        sources, outputs = references_as_system(read_lines(sm.input.references))
+    else:
+        sources = outputs = read_lines(sm.input.text)
+    write_lines(sm.output.outputs, outputs)
+    write_lines(sm.output.sources, sources)

@@ -1,36 +1,23 @@
-"""Score one system's transfers (rule `score`): a thin wrapper around `tst score`.
+"""Rules score_ours / score_external: every run of one system (split x checkpoint) scored with every metric
+of the registry whose evaluator exists, each evaluator loaded once. Inputs hold two files (style 0, 1) per
+run, in the order of params.runs; one JSON + TSV per run."""
 
-python scripts/score.py --dataset-dir results/yelp --system M0.seed1 --split dev --checkpoint ep1.5 \
-    --sources d/dev.0.txt d/dev.1.txt --outputs t/dev.ep1.5.0.txt t/dev.ep1.5.1.txt \
-    --options '{"cp_lexicon": "vader"}' --json scores/M0.seed1/dev.ep1.5.json --tsv scores/M0.seed1/dev.ep1.5.tsv
+from pathlib import Path
 
-The i-th --sources / --outputs file has source style i. --options is the config's `score` block as JSON
-(keys cp_lexicon, cp_seed, gm_t); every other argument is passed to `tst score` unchanged.
-"""
+from tst.logs import log_to
+from tst.names import system_name
+from tst.score import Evaluators, score_files, score_meta
 
-from __future__ import annotations
-
-import argparse
-import json
-
-from tst.cli import main as tst_main
-
-
-def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--options", default="{}", help="JSON: the config's score block")
-    ap.add_argument("--sources", nargs="+", required=True)
-    args, rest = ap.parse_known_args(argv)
-    opts = json.loads(args.options)
-    extra = ["--sources", *args.sources, "--source-styles", *(str(i) for i in range(len(args.sources)))]
-    if "cp_lexicon" in opts:
-        extra += ["--cp-lexicon", str(opts["cp_lexicon"])]
-    if "cp_seed" in opts:
-        extra += ["--cp-seed", str(int(opts["cp_seed"]))]
-    if opts.get("gm_t"):
-        extra += ["--gm-t", *(str(float(t)) for t in opts["gm_t"])]
-    tst_main(["score", *rest, *extra, "-v"])
-
-
-if __name__ == "__main__":
-    main()
+sm = snakemake  # noqa: F821 (set by Snakemake)
+with log_to(sm.log[0]):
+    w = sm.wildcards
+    system = w.get("system") or system_name(w.variant, w.seed)
+    evaluators = Evaluators(Path(sm.input.evaluators[0]).parent)
+    json_out, tsv_out = ([o] if isinstance(o, str) else list(o) for o in (sm.output.json, sm.output.tsv))
+    for i, (split, checkpoint) in enumerate(sm.params.runs):
+        pair = slice(2 * i, 2 * i + 2)
+        score_files(evaluators, sm.input.sources[pair], sm.input.outputs[pair], [0, 1],
+                    references=sm.input.get("references", []) if split == "test" else [],
+                    lists=sm.input.get("lists", [])[pair], lists_text=sm.input.get("lists_text", [])[pair],
+                    meta=score_meta(w.dataset, system, split, checkpoint), options=sm.params.options,
+                    json_out=json_out[i], tsv_out=tsv_out[i])

@@ -1,14 +1,8 @@
-"""Train a style classifier (Kim CNN or Fu et al. LSTM-sigmoid) and save its checkpoint dict.
+"""Rule train_classifier: a style classifier (kind cnn: Kim's CNN for Acc; lstm: Fu et al.'s LSTM-sigmoid for
+transfer strength) -> its checkpoint dict."""
 
-python scripts/train_classifier.py --kind cnn --train t.0.txt t.1.txt --dev d.0.txt d.1.txt \
-    --vocab vocab.txt --config '{"max_epochs": 3}' --out style_cnn.pt
-"""
-
-from __future__ import annotations
-
-import argparse
 import json
-import sys
+import logging
 from pathlib import Path
 
 import torch
@@ -16,10 +10,14 @@ import torch
 from tst.evaluators.classifiers import KIND_ALIASES, MODEL_KEYS, train_classifier
 from tst.evaluators.content_mask import mask_content_words
 from tst.io import read_json, read_sentences
+from tst.logs import log_to
 from tst.vocab import Vocab
 
+sm = snakemake  # noqa: F821 (set by Snakemake)
+log = logging.getLogger("train_classifier")
 
-def labelled(paths: list[str]) -> tuple[list[list[str]], list[int]]:
+
+def labelled(paths):
     sents, labels = [], []
     for style, path in enumerate(paths):
         s = read_sentences(path)
@@ -28,37 +26,19 @@ def labelled(paths: list[str]) -> tuple[list[list[str]], list[int]]:
     return sents, labels
 
 
-def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--kind", choices=["cnn", "lstm"], required=True)
-    ap.add_argument("--train", nargs=2, required=True, help="style-0 and style-1 train files")
-    ap.add_argument("--dev", nargs=2, required=True)
-    ap.add_argument("--vocab", required=True)
-    ap.add_argument("--config", default="{}", help="JSON: model + training settings")
-    ap.add_argument("--content-words", default=None, help="JSON list of words to mask (optional)")
-    ap.add_argument("--threads", type=int, default=0)
-    ap.add_argument("--out", required=True)
-    args = ap.parse_args(argv)
-    if args.threads:
-        torch.set_num_threads(args.threads)
-    cfg = json.loads(args.config)
-    kind = KIND_ALIASES[args.kind]
-    train, y = labelled(args.train)
-    dev, dev_y = labelled(args.dev)
-    if args.content_words:
-        words = read_json(args.content_words)["words"]
+with log_to(sm.log[0]):
+    torch.set_num_threads(sm.threads)
+    cfg, kind = dict(sm.params.settings), KIND_ALIASES[sm.wildcards.kind]
+    (train, y), (dev, dev_y) = labelled(sm.input.train), labelled(sm.input.dev)
+    words = read_json(sm.input.content)["words"] if sm.input.get("content") else None
+    if words:
         train, dev = mask_content_words(train, words), mask_content_words(dev, words)
-    vocab = Vocab.load(args.vocab, cfg.get("min_count", 1), cfg.get("max_vocab"))
-    model_cfg = {k: v for k, v in cfg.items() if k in MODEL_KEYS[kind]}
-    train_cfg = {k: v for k, v in cfg.items() if k not in MODEL_KEYS[kind]}
-    ckpt = train_classifier(train, y, dev, dev_y, vocab, kind, model_cfg, train_cfg,
-                            log=lambda m: print(m, file=sys.stderr, flush=True))
-    if args.content_words:  # the loaded evaluator masks the same words before scoring
+    vocab = Vocab.load(sm.input.vocab, cfg.get("min_count", 1), cfg.get("max_vocab"))
+    ckpt = train_classifier(train, y, dev, dev_y, vocab, kind,
+                            {k: v for k, v in cfg.items() if k in MODEL_KEYS[kind]},
+                            {k: v for k, v in cfg.items() if k not in MODEL_KEYS[kind]}, log=log.info)
+    if words:  # the loaded evaluator masks the same words before scoring
         ckpt["content_words"] = sorted(set(words))
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    torch.save(ckpt, args.out)
-    print(json.dumps({k: v for k, v in ckpt["metrics"].items() if k != "epochs"}))
-
-
-if __name__ == "__main__":
-    main()
+    Path(sm.output[0]).parent.mkdir(parents=True, exist_ok=True)
+    torch.save(ckpt, sm.output[0])
+    log.info(json.dumps({k: v for k, v in ckpt["metrics"].items() if k != "epochs"}))

@@ -28,3 +28,28 @@ def shared_data() -> Path:
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     return REPO
+
+
+def run_script(name: str, *, input=None, output=None, params=None, wildcards=None, log=None, threads=1,
+               config=None, rule=None):
+    """Run scripts/{name}.py as Snakemake's `script:` does: with a `snakemake` object (named lists for
+    input, output, params, wildcards, log). Dicts give named entries, lists positional ones."""
+    import runpy
+    from types import SimpleNamespace
+
+    from snakemake.iocontainers import Namedlist
+
+    def named(x):
+        if isinstance(x, dict):
+            out = Namedlist()
+            for key, value in x.items():
+                start = len(out)
+                out.extend(value if isinstance(value, list) else [value])
+                out._set_name(key, start, len(out) if isinstance(value, list) else None)
+            return out
+        return Namedlist(list(x or []))
+
+    sm = SimpleNamespace(input=named(input), output=named(output), params=named(params),
+                         wildcards=named(wildcards), log=named(log or []), threads=threads, config=config or {},
+                         rule=rule or name)
+    return runpy.run_path(str(REPO / "scripts" / f"{name}.py"), init_globals={"snakemake": sm})

@@ -1,9 +1,9 @@
 """Attribute words (Yu et al. 2021, §5.1): rules on hand-built parses, the paper's Tables 4-6, the scripts."""
 
-import importlib.util
 from collections import Counter
 
 import pytest
+from conftest import run_script
 
 from tst.io import read_jsonl
 from tst.nlp.attributes import (
@@ -23,14 +23,6 @@ from tst.nlp.backend import Doc, Token, load_backend
 REPO = __import__("pathlib").Path(__file__).resolve().parents[1]
 
 
-def _script(name):
-    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-parse_script, attributes_script = _script("parse"), _script("attributes")
 
 # Yu et al. 2021, Tables 5 and 6 (Table 4 = the first five IMDB rows of Table 6): input (tokenized as in
 # our corpora: "do n't", "denny 's"), the paper's attribute-independent and attribute-dependent words.
@@ -217,9 +209,11 @@ def test_parse_roundtrip_and_scripts(backend, tmp_path):
     assert [len(d.tokens) for d in docs] == [9, 0, 3, 4]
     # the two scripts give the same lists as the in-memory path
     parse_out, attr_out = tmp_path / "t.parse.jsonl", tmp_path / "t.attributes.jsonl"
-    parse_script.main(["--input", str(text), "--out", str(parse_out), "--chunk", "2"])
+    run_script("parse", input=[str(text)], output=[str(parse_out)], params={"nlp": {}},
+               log=[str(tmp_path / "p.log")])
     assert read_jsonl(parse_out) == recs
-    attributes_script.main(["--parse", str(parse_out), "--options", '{"nouns_only": true}', "--out", str(attr_out)])
+    run_script("attributes", input=[str(parse_out)], output=[str(attr_out)], params={"options": {"nouns_only": True}},
+               log=[str(tmp_path / "a.log")])
     ind, dep = load_attribute_lists(attr_out)
     assert ind == [["food", "servic", "manag"], [], [], ["store"]]
     assert dep[0] == ["bad", "rude"] and dep[1:3] == [[], []]

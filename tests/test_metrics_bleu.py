@@ -4,8 +4,14 @@ import math
 
 import pytest
 
-from tst.metrics.bleu import corpus_bleu, ref_bleu, self_bleu, sentence_bleu_mean
-from tst.score import read_references
+from tst.metrics.bleu import (
+    corpus_bleu,
+    read_references,
+    ref_bleu,
+    ref_bleu_where_given,
+    self_bleu,
+    sentence_bleu_mean,
+)
 
 HYPS = ["a b c d e", "the the the the"]
 REFS = [["a b c d f g h", "a b x y"], ["the cat the mat on it"]]
@@ -56,6 +62,20 @@ def test_ref_bleu_multiple_references():
     r = ref_bleu(["x y z w"], [["a b c d", "x y z w"]], "sentence")
     assert r.score == pytest.approx(100.0)
     assert ref_bleu(["x y z w"], [["a b c d", "x y z w"]], "corpus").score == pytest.approx(100.0)
+
+
+def test_references_matched_on_source_text_and_put_back(tmp_path):
+    (tmp_path / "r.0").write_text("a b c d\ta b c d\n\nz y\tz y x w\tz\n", encoding="utf-8")
+    (tmp_path / "r.1").write_text("a b c d\tq r s t\n", encoding="utf-8")
+    sources = ["z y", "no reference", "a b c d"]
+    refs = read_references([tmp_path / "r.0", tmp_path / "r.1"], sources)
+    assert refs == [["z y x w", "z"], None, ["a b c d", "q r s t"]]  # a source listed twice gets both
+    r = ref_bleu_where_given(["z y x w", "anything", "a b c d"], refs, "sentence")
+    assert r.details["n_with_reference"] == 2
+    assert r.per_sentence[1] is None and r.per_sentence[0] == r.per_sentence[2] == pytest.approx(100.0)
+    assert r.score == pytest.approx(100.0)  # the mean over the two sentences with references
+    assert ref_bleu_where_given(["x"], [None], "corpus") is None
+    assert ref_bleu_where_given(["x"], None, "corpus") is None
 
 
 @pytest.mark.shared_data

@@ -8,7 +8,9 @@ import pytest
 
 import tst.score as score_mod
 from tst.io import read_lines, sha256_of, write_json
-from tst.score import score_meta, score_system, write_score_json, write_score_tsv
+from tst.metrics.gm import DEFAULT_T
+from tst.metrics.registry import METRICS
+from tst.score import add_derived, score_meta, score_system, write_score_json, write_score_tsv
 
 SOURCES = ["the food was good", "the service was bad", "great place"]
 OUTPUTS = ["the food was bad", "the service was good", "awful place"]
@@ -94,10 +96,15 @@ def test_every_metric_with_every_evaluator(evaluators):
     # two-word sentence: p1 = p2 = 1, no 3- or 4-grams -> method1 gives 0.1 each: 100 * 0.01 ** (1/4)
     assert s["bleu_ref_sentence"].per_sentence[2] == pytest.approx(100 * 0.01 ** 0.25)
     assert 0 < s["sim"].score < 1
-    # GM (Pang & Gimpel eq. 1): acc 1 -> 37, pp 50 -> min(47, 87) = 47
+    # GM (Pang & Gimpel eq. 1), derived from the corpus scores: acc 1 -> 37, pp 50 -> min(47, 87) = 47
+    assert "gm" not in s and "gm" not in s.skipped  # score_system computes no derived metric
     expect_gm = ((100 - 63) * max(100 * s["sim"].score - 71, 0) * 47) ** (1 / 3)
-    assert s["gm"].score == pytest.approx(expect_gm)
+    assert add_derived({k: r.to_json() for k, r in s.items()}, DEFAULT_T)["gm"]["score"] == pytest.approx(expect_gm)
     assert "naturalness_nn" in s.skipped and "attribute_hit" in s.skipped
+    # every computed metric in one place, as the registry describes it
+    assert sorted([*s, *s.skipped]) == sorted(k for k, m in METRICS.items() if not m.derived)
+    assert list(s) == [k for k in METRICS if k in s]  # in registry order
+    assert all(r.name == k and r.higher_is_better == METRICS[k].higher_is_better for k, r in s.items())
     # each evaluator file loaded once although several metrics use it
     assert sorted(calls) == sorted(set(calls))
     assert {"style_cnn.pt", "glove.kv", "idf.json", "style_lexicon.json"} <= set(s.evaluators)
@@ -108,7 +115,8 @@ def test_missing_evaluators_are_skipped_with_reason(tmp_path):
     assert set(s) == {"bleu_self_corpus", "bleu_self_sentence"}
     assert s.skipped["acc"] == "missing evaluator file(s): style_cnn.pt"
     assert s.skipped["bleu_ref_corpus"] == "no human references given"
-    assert s.skipped["gm"].startswith("needs acc, sim, pp_joint")
+    assert add_derived({k: r.to_json() for k, r in s.items()}, DEFAULT_T).skipped["gm"].startswith(
+        "needs acc, sim, pp_joint")
 
 
 def test_attribute_hit_and_only(evaluators):

@@ -137,15 +137,14 @@ def test_urls_and_missing_downloads(tmp_path):
         ["imdb/test.pos"]
 
 
-def test_prepare_script_cli(tmp_path):
-    import subprocess
-    import sys
+def test_prepare_script(tmp_path):
+    from conftest import run_script
 
     cfg = dataset_cfg("demo")
     cfg["source"]["sentences_per_style"] = 40
     cfg["ner"]["enabled"] = False
-    (tmp_path / "c.yaml").write_text(yaml.safe_dump({"datasets": {"tiny": cfg}, "nlp": NLP}))
-    subprocess.run([sys.executable, str(REPO / "scripts/prepare_data.py"), "--dataset", "tiny", "--configfile",
-                    str(REPO / "config.yaml"), str(tmp_path / "c.yaml"), "--out", str(tmp_path / "out")],
-                   check=True, cwd=REPO, capture_output=True)
-    assert len(read_lines(tmp_path / "out/train.1.txt")) == 32 and len(read_lines(tmp_path / "out/test.0.txt")) == 4
+    out = tmp_path / "out"
+    run_script("prepare_data", output=[str(out / "vocab.txt")], params={"dataset": cfg, "nlp": NLP},
+               wildcards={"dataset": "tiny"}, log=[str(tmp_path / "p.log")])
+    assert len(read_lines(out / "train.1.txt")) == 32 and len(read_lines(out / "test.0.txt")) == 4
+    assert "prepared tiny" in (tmp_path / "p.log").read_text()

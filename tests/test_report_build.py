@@ -282,3 +282,33 @@ def test_write_table_escapes(tmp_path):
     tex = tex_p.read_text()
     assert r"PP $\downarrow$ [50\% LM]" in tex and r"1.0 $\pm$ 0.1 \\" in tex
     assert r"\caption{a \& b\_c note}" in tex and r"\label{tab:x-y}" in tex
+
+
+def test_gm_recomputed_from_stored_scores(tmp_path):
+    """load_scores(gm_t): GM from each file's corpus Acc, Sim, PP (Pang & Gimpel Table 2 M0: 0.818, 0.719,
+    37.3 -> 10.0), not the stored value; a file without PP gets none. Without gm_t the stored GM stays."""
+    from tst.metrics.gm import DEFAULT_T
+
+    paths = [write_score(tmp_path, "M0.seed1", "test", "ep1.0", {"acc": 0.818, "sim": 0.719, "pp_joint": 37.3,
+                                                                 "gm": 99.0}, "M0", 1, 1.0),
+             write_score(tmp_path, "mit", "test", "final", {"acc": 0.8, "sim": 0.8, "gm": 5.0})]
+    frame, _ = load_scores(paths)
+    assert frame["gm"].tolist() == [99.0, 5.0]
+    frame, info = load_scores(paths, DEFAULT_T)
+    assert round(frame["gm"][0], 1) == 10.0 and np.isnan(frame["gm"][1])
+    assert info["gm"].variant.endswith("t=[63.0, 71.0, 97.0, -37.0]")
+
+
+def test_build_tables_and_plots_pass_gm_t(score_files, tmp_path):
+    out = tmp_path / "tables"
+    build.build_tables(score_files, out, {"target_acc": 0.80, "tolerance": 0.02}, ["M0", "M2"], gm_t=(63, 50, 97, -37))
+    m0 = read_csv(out / "pang_gimpel.csv")[0]
+    # M0 test rows: seed1 Acc 0.80, Sim 0.605, PP 45.8; seed2 Acc 0.79, Sim 0.61, PP 45.6 (see test_tables);
+    # eq. 1 with t = (63, 50, 97, -37): (17 * 10.5 * 51.2)^(1/3) and (16 * 11 * 51.4)^(1/3), not the stored 10 a
+    gms = [(17 * 10.5 * 51.2) ** (1 / 3), (16 * 11 * 51.4) ** (1 / 3)]
+    mean, sd = num(col(m0, "GM ↑"))
+    assert mean == pytest.approx(np.mean(gms), abs=0.006) and sd == pytest.approx(np.std(gms, ddof=1), abs=0.006)
+    assert "t=[63.0, 50.0, 97.0, -37.0]" in list(m0)[4]
+    paths = build.build_plots(score_files, tmp_path / "plots", {"pp_bins": [40, 43, 46, 49]}, ["M0", "M2"],
+                              gm_t=(63, 50, 97, -37))
+    assert len(paths) == 2 * len(build.PLOTS)

@@ -1,10 +1,11 @@
 """Importing external system outputs (Li et al. 2018) and the human references as a system."""
 
-from pathlib import Path
 
 import pytest
 import yaml
+from conftest import run_script
 
+from tst.data.sources import download
 from tst.data.systems import import_system
 from tst.io import read_lines
 
@@ -56,26 +57,20 @@ def test_lines_format_keeps_empty_outputs(tmp_path):
         import_system({"file": "out.{style}", "format": "lines"}, CFG, tmp_path, 1)
 
 
-def _script(name: str):
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().parents[1] / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_import_system_script_writes_aligned_files(tmp_path):
     (tmp_path / "t.0").write_text("The food was BAD .\n")
     (tmp_path / "sys.0").write_text("The food was BAD .\tthe food was good .\t0\n")
-    counts = _script("import_system").run("demo", "x", 0, {"file": "sys.{style}"}, CFG, str(tmp_path),
-                                          tmp_path / "o/test.final.0.txt", tmp_path / "o/test.final.sources.0.txt")
+    run_script("import_system", output={"outputs": str(tmp_path / "o/test.final.0.txt"),
+                                        "sources": str(tmp_path / "o/test.final.sources.0.txt")},
+               params={"spec": {"file": "sys.{style}"}, "dataset": CFG},
+               wildcards={"dataset": "demo", "system": "x", "style": "0"}, log=[str(tmp_path / "i.log")],
+               config={"data_dir": str(tmp_path)})
     assert read_lines(tmp_path / "o/test.final.0.txt") == ["the food was good ."]
     assert read_lines(tmp_path / "o/test.final.sources.0.txt") == ["the food was bad ."]
-    assert counts["lines"] == 1
+    assert '"lines": 1' in (tmp_path / "i.log").read_text()
 
 
 def test_download_without_url_names_the_config_key(tmp_path):
     with pytest.raises(ValueError, match="source.urls"):
-        _script("download_data").download(None, tmp_path / "x.txt")
+        download(None, tmp_path / "x.txt")
     assert not (tmp_path / "x.txt").exists()

@@ -5,9 +5,9 @@ import math
 import pytest
 import torch
 
-from tst.models.fu_multi_decoder import MultiDecoder, classifier_loss, negative_entropy
+from tst.models.fu_multi_decoder import MultiDecoder
 from tst.models.fu_style_embedding import StyleEmbedding
-from tst.models.losses import nll
+from tst.models.losses import classifier_loss, negative_entropy, nll
 from tst.train.trainer import train
 from tst.vocab import Vocab
 
@@ -61,16 +61,20 @@ def test_fu_models_train_and_write_transfers(tmp_path, kind):
     s0 = [["bad", "food"], ["rude", "staff", "here"], ["cold", "soup"]] * 4
     s1 = [["good", "food"], ["kind", "staff", "here"], ["warm", "soup"]] * 4
     vocab = Vocab.build(s0 + s1)
-    cfg = {"model": kind, "emb_dim": 6, "content_dim": 8, "style_dim": 4, "cls_hidden": 4, "batch_size": 4,
-           "epochs": 1}
-    train(cfg, {"lambda_cyc": 1.0}, vocab, [s0, s1], [s0[:3], s1[:3]], tmp_path, seed=1, device="cpu",
-          progress=False)
+    cfg = {"emb_dim": 6, "content_dim": 8, "style_dim": 4, "cls_hidden": 4, "batch_size": 4, "epochs": 1}
+    model = train(cfg, {"model": kind, "lambda_cyc": 1.0}, vocab, [s0, s1], [s0[:3], s1[:3]], tmp_path,
+                  seed=1, device="cpu", progress=False)
     rows = (tmp_path / "losses.csv").read_text().splitlines()
     header = rows[0].split(",")
     first = dict(zip(header, rows[1].split(",")))
     assert len(rows) == 1 + 3 and first["d0"] and first["adv"] and first["cyc"] and not first["adv2"]
     assert float(first["adv"]) < 0  # a sum of two negative entropies
     assert len((tmp_path / "transfers" / "dev.ep1.0.1.txt").read_text().splitlines()) == 3
+    assert type(model) is {"multi_decoder": MultiDecoder, "style_embedding": StyleEmbedding}[kind]
     with pytest.raises(ValueError, match="lambda_adv2"):
-        train(cfg, {"lambda_adv2": 1.0}, vocab, [s0, s1], [s0, s1], tmp_path / "x", seed=1, device="cpu",
-              progress=False)
+        train(cfg, {"model": kind, "lambda_adv2": 1.0}, vocab, [s0, s1], [s0, s1], tmp_path / "x", seed=1,
+              device="cpu", progress=False)
+    # the model is named by the variant, never by the settings
+    with pytest.raises(ValueError, match="variant"):
+        train({**cfg, "model": kind}, {"lambda_cyc": 1.0}, vocab, [s0, s1], [s0, s1], tmp_path / "y", seed=1,
+              device="cpu", progress=False)

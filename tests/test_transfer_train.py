@@ -10,7 +10,8 @@ from torch import nn
 
 from tst.io import read_lines
 from tst.train.batching import epoch_plan, pad_batch, steps_per_epoch
-from tst.train.trainer import NonFiniteLoss, load_for_transfer, train
+from tst.train.checkpoint import load_for_transfer
+from tst.train.trainer import NonFiniteLoss, train
 from tst.vocab import Vocab
 
 torch.set_num_threads(1)
@@ -234,7 +235,9 @@ def test_rerun_with_other_settings_trains_from_scratch_but_longer_training_resum
 def test_bf16_mixed_precision_step_matches_fp32_on_cpu():
     # the CUDA path (precision auto -> bf16 autocast) run on CPU: every M7 term stays finite and within
     # bf16's ~3 significant digits of the fp32 step; the parameters stay fp32
-    from tst.train.trainer import DEFAULTS, LAMBDAS, build_model, train_step, use_bf16
+    from tst.models.registry import build_model
+    from tst.train.trainer import DEFAULTS, train_step, use_bf16
+    from tst.variants import resolve
 
     assert use_bf16("auto", torch.device("cuda")) and not use_bf16("auto", torch.device("cpu"))
     assert use_bf16("bf16", torch.device("cpu")) and not use_bf16("fp32", torch.device("cuda"))
@@ -242,7 +245,7 @@ def test_bf16_mixed_precision_step_matches_fp32_on_cpu():
         use_bf16("fp16", torch.device("cpu"))
     vocab, train_s, _, para = setup()
     cfg = {**DEFAULTS, **CFG}
-    lam = {**LAMBDAS, **M7}
+    lam = resolve(M7)
     b0 = [vocab.encode(s) for s in train_s[0][:8]]
     b1 = [vocab.encode(s) for s in train_s[1][:8]]
     para_ids = [[(vocab.encode(u), vocab.encode(v)) for u, v in para[t]] for t in (0, 1)]

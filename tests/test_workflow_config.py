@@ -32,7 +32,8 @@ def overlay(tmp_path, text):
 def test_default_config_dry_run_plans_the_whole_dag(repo_root, tmp_path):
     result = dry_run(repo_root, tmp_path)
     assert result.returncode == 0, result.stderr + result.stdout
-    for rule in ("prepare_data", "train_style_cnn", "train_lm", "train_transfer", "score", "report_tables"):
+    for rule in ("prepare_data", "train_classifier", "train_lm", "train_transfer", "transfer_test", "score_ours",
+                 "score_external", "report_tables"):
         assert rule in result.stdout, f"{rule} missing from the default DAG"
 
 
@@ -49,6 +50,17 @@ def test_slurm_profile_dry_run(repo_root, tmp_path):
         ("datasets:\n  demo:\n    length: {max_words: fifteen}\n", "fifteen"),  # wrong type
         ("run: [nosuchdata]\n", "nosuchdata"),  # unknown dataset
         ("datasets:\n  demo:\n    ner: {enabled: true, backend_typo: 1}\n", "backend_typo"),
+        # names that would reach a shell, a path or a regex stop at load, the key named
+        ("datasets:\n  demo:\n    systems: {'x$(touch PWNED)': {file: a}}\n", "datasets.demo.systems.x$(touch PWNED)"),
+        ("transfer:\n  variants: {'../../x': {model: cross_aligned}}\n  run_variants: ['../../x']\n",
+         "transfer.variants.../../x"),
+        ("run: ['de.*mo']\ndatasets:\n  'de.*mo': {styles: [a, b], source: {kind: demo}}\n", "datasets.de.*mo"),
+        ("transfer:\n  run_variants: [M9]\n", "transfer.run_variants[0]"),
+        ("transfer:\n  variants: {X: {model: multi_decoder, lambda_adv2: 1}}\n", "lambda_adv2"),
+        ("transfer:\n  model: multi_decoder\n", "transfer.variants.<name>.model"),
+        ("transfer:\n  epochs: 0.5\n", "0.5"),
+        ("transfer:\n  test_checkpoints: [ep9.0]\n  epochs: 1\n", "transfer.test_checkpoints[0]"),
+        ("score:\n  naturalness: {lr: json, nm: pt}\n", "score.naturalness.nm"),
     ],
 )
 def test_bad_config_stops_with_the_key_named(repo_root, tmp_path, text, expected):
@@ -56,3 +68,5 @@ def test_bad_config_stops_with_the_key_named(repo_root, tmp_path, text, expected
     assert result.returncode != 0
     message = result.stderr + result.stdout
     assert expected in message, message[-2000:]
+    assert "Job stats" not in message  # stopped before planning any job
+    assert not (tmp_path / "PWNED").exists() and not (tmp_path.parent / "x").exists()

@@ -1,8 +1,10 @@
-"""The whole workflow on a tiny demo config: every stage runs, a second run has nothing to do, and a change
-to one dataset's config reruns only that dataset's jobs."""
+"""The whole workflow on a tiny demo config: every stage runs, and the cache tells the truth: a second run has
+nothing to do, nor does a moved clone or a touched script; a change of code, config or data reruns exactly
+the jobs that read it."""
 
 import copy
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -73,8 +75,10 @@ def test_every_stage_produces_its_artifacts(finished_run):
     for name in ("style_cnn.pt", "lm_joint.pt", "glove.kv", "idf.json", "style_lexicon.json"):
         assert (ds / "evaluators" / name).stat().st_size > 0
     scores = json.loads((ds / "scores" / "M0.seed1" / "test.ep1.0.json").read_text())
-    for metric in ("acc", "sim", "pp_joint", "gm", "bleu_self_corpus", "bleu_ref_corpus", "wmd_masked"):
+    for metric in ("acc", "sim", "pp_joint", "bleu_self_corpus", "bleu_ref_corpus", "wmd_masked"):
         assert metric in scores["metrics"], f"{metric} missing from the score file"
+    # GM is derived in the report from the stored corpus scores (so changing score.gm_t reloads no evaluator)
+    assert "gm" not in scores["metrics"] and "GM" in (ds / "tables" / "metrics_all.md").read_text()
     # word2vec_masked.kv was trained on text masked with the token the masked WMD uses
     assert scores["metrics"]["wmd_masked"]["details"]["mask_in_vocab"] is True
     copy_scores = json.loads((ds / "scores" / "source" / "test.final.json").read_text())
@@ -89,6 +93,44 @@ def test_every_stage_produces_its_artifacts(finished_run):
 def test_second_run_has_nothing_to_do(finished_run, repo_root):
     result = snakemake(finished_run, repo_root, "-n")
     assert planned_jobs(result.stdout) == {}, result.stdout[-3000:]
+
+
+@pytest.fixture()
+def moved_clone(repo_root, tmp_path):
+    """A copy of the workflow and its package elsewhere (what a moved or second clone is)."""
+    clone = tmp_path / "clone"
+    for name in ("Snakefile", "config.yaml", "rules", "scripts", "tst", "envs", "schemas", "profiles", "report"):
+        src = repo_root / name
+        if src.is_dir():
+            shutil.copytree(src, clone / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(src, clone / name)
+    return clone
+
+
+def test_moved_clone_and_touched_scripts_plan_nothing(finished_run, moved_clone):
+    assert planned_jobs(snakemake(finished_run, moved_clone, "-n").stdout) == {}
+    for script in (moved_clone / "scripts").glob("*.py"):
+        script.touch()
+    result = snakemake(finished_run, moved_clone, "-n")
+    assert planned_jobs(result.stdout) == {}, result.stdout[-3000:]
+
+
+def test_metric_code_change_reruns_exactly_scores_and_reports(finished_run, moved_clone):
+    bleu = moved_clone / "tst" / "metrics" / "bleu.py"
+    bleu.write_text(bleu.read_text() + "\n# an edit\n")
+    jobs = planned_jobs(snakemake(finished_run, moved_clone, "-n").stdout)
+    assert set(jobs) == {"score_ours", "score_external", "report_tables", "report_plots", "all"}, jobs
+    assert jobs["score_ours"] == 2 and jobs["score_external"] == 2  # M0, M2; source, reference
+
+
+def test_gm_thresholds_rerun_no_job_that_loads_an_evaluator(finished_run, repo_root, tmp_path):
+    cfg = yaml.safe_load((finished_run / "config.yaml").read_text())
+    cfg["score"]["gm_t"] = [50, 60, 150, -30]
+    overlay = tmp_path / "overlay.yaml"
+    overlay.write_text(yaml.safe_dump(cfg))
+    jobs = planned_jobs(snakemake(finished_run, repo_root, "-n", "--configfile", str(overlay)).stdout)
+    assert set(jobs) == {"report_tables", "report_plots", "all"}, jobs
 
 
 def test_report_setting_reruns_only_the_report(finished_run, repo_root, tmp_path):

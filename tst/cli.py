@@ -9,8 +9,6 @@ import re
 import sys
 from pathlib import Path
 
-from tst.io import read_jsonl, read_lines
-
 SCORE_HELP = """\
 Score one system's transfers with every metric whose evaluator exists in the dataset's evaluators/
 folder (the others are listed under "skipped" with the reason) and print the score JSON on stdout.
@@ -19,12 +17,8 @@ Each --outputs file is aligned line by line with the --sources file at the same 
 a pair share one source style (0 or 1), the target style being 1 - style. Text is tokenized, one
 sentence per line, tokens separated by spaces (use the word-level .raw.txt files of BPE datasets).
 
-Metrics (keys of the JSON): acc, sti (style_cnn.pt); transfer_strength (style_lstm.pt); sim (glove.kv +
-idf.json); cp, cp_random (glove.kv, words of --cp-lexicon removed); pp_joint (lm_joint.pt); pp_target
-(lm_style0.pt + lm_style1.pt); wmd_masked (word2vec_masked.kv + style_lexicon.json), wmd_removed
-(word2vec.kv + style_lexicon.json); naturalness_lr / naturalness_nn (naturalness/{system}.{lr,nn}.*);
-bleu_self_corpus, bleu_self_sentence (always); bleu_ref_corpus, bleu_ref_sentence (with --references);
-gm (acc + sim + pp_joint); attribute_hit (with --lists).
+Metrics (JSON key, label in the tables, evaluator files in the evaluators folder or what else it needs):
+{metrics}
 
 example:
   tst score --dataset-dir results/yelp --system M0.seed1 \\
@@ -42,7 +36,10 @@ def _style_of(path: str) -> int:
 
 
 def _add_score(sub) -> None:
-    p = sub.add_parser("score", help="score a system's transfers (JSON on stdout)", description=SCORE_HELP,
+    from tst.metrics.registry import CP_LEXICONS, DEFAULT_OPTIONS, help_lines
+
+    p = sub.add_parser("score", help="score a system's transfers (JSON on stdout)",
+                       description=SCORE_HELP.format(metrics="\n".join(help_lines())),
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--dataset-dir", required=True,
                    help="results/{dataset}: its evaluators/ folder holds the evaluators (see --evaluators-dir)")
@@ -62,9 +59,9 @@ def _add_score(sub) -> None:
     p.add_argument("--dataset", help="dataset name for the JSON header (default: the dataset dir's name)")
     p.add_argument("--split", default="test", help="split for the JSON header (default: test)")
     p.add_argument("--checkpoint", default="final", help="checkpoint for the JSON header (default: final)")
-    p.add_argument("--cp-lexicon", default="vader", choices=("vader", "style_lexicon", "none"),
+    p.add_argument("--cp-lexicon", default=DEFAULT_OPTIONS["cp_lexicon"], choices=CP_LEXICONS,
                    help="words removed before content preservation (default: vader = VADER sentiment lexicon)")
-    p.add_argument("--cp-seed", type=int, default=0, help="seed of the random pairs of cp_random (default 0)")
+    p.add_argument("--cp-seed", type=int, default=DEFAULT_OPTIONS["cp_seed"], help="seed of the random pairs of cp_random (default 0)")
     p.add_argument("--gm-t", nargs=4, type=float, default=None, metavar=("T1", "T2", "T3", "T4"),
                    help="GM thresholds (default Pang & Gimpel's 63 71 97 -37)")
     p.add_argument("--metrics", nargs="*", help="compute only these metric keys")
@@ -74,59 +71,21 @@ def _add_score(sub) -> None:
     p.set_defaults(func=cmd_score)
 
 
-def _lists_by_text(list_paths, text_paths, sources) -> list[list[str]]:
-    """Attribute lists of the sources, looked up by exact sentence text in (text file, attributes.jsonl)
-    pairs; a source found in none of them gets an empty list (left out of attribute hit and counted)."""
-    by_text = {}
-    for list_path, text_path in zip(list_paths, text_paths):
-        text, rec = read_lines(text_path), read_jsonl(list_path)
-        if len(rec) != len(text):
-            raise SystemExit(f"{list_path} has {len(rec)} records but {text_path} has {len(text)} lines")
-        for line, r in zip(text, rec):
-            by_text.setdefault(line, r["independent"])
-    return [by_text.get(s, []) for s in sources]
-
-
 def cmd_score(args) -> dict:
-    from tst.score import GM_T, read_references, score_meta, score_system, write_score_json, write_score_tsv
+    from tst.metrics.gm import DEFAULT_T
+    from tst.score import InputError, score_files, score_meta
 
-    if len(args.sources) != len(args.outputs):
-        raise SystemExit(f"{len(args.sources)} --sources but {len(args.outputs)} --outputs")
-    styles = args.source_styles or [_style_of(p) for p in args.sources]
-    if len(styles) != len(args.sources):
-        raise SystemExit(f"{len(styles)} --source-styles for {len(args.sources)} --sources")
-    if args.lists and len(args.lists) != len(args.lists_text or args.sources):
-        raise SystemExit(f"{len(args.lists)} --lists for {len(args.lists_text or args.sources)} files")
-    sources, outputs, source_styles, lists = [], [], [], [] if args.lists else None
-    for k, (sp, op, st) in enumerate(zip(args.sources, args.outputs, styles)):
-        src, out = read_lines(sp), read_lines(op)
-        if len(src) != len(out):
-            raise SystemExit(f"{op} has {len(out)} lines but {sp} has {len(src)}")
-        sources += src
-        outputs += out
-        source_styles += [st] * len(src)
-        if args.lists and not args.lists_text:
-            rec = read_jsonl(args.lists[k])
-            if len(rec) != len(src):
-                raise SystemExit(f"{args.lists[k]} has {len(rec)} records but {sp} has {len(src)} lines")
-            lists += [r["independent"] for r in rec]
-    if args.lists and args.lists_text:
-        lists = _lists_by_text(args.lists, args.lists_text, sources)
-    references = read_references(args.references, sources) if args.references else None
     dataset_dir = Path(args.dataset_dir)
-    scores = score_system(sources, outputs, source_styles, args.evaluators_dir or dataset_dir / "evaluators",
-                          references=references, lists=lists, system=args.system, cp_lexicon=args.cp_lexicon,
-                          cp_seed=args.cp_seed, gm_t=tuple(args.gm_t) if args.gm_t else GM_T,
-                          only=set(args.metrics) if args.metrics else None)
-    meta = score_meta(args.dataset or dataset_dir.name, args.system or "unnamed", args.split, args.checkpoint)
-    if args.json_out:
-        obj = write_score_json(args.json_out, scores, meta, len(outputs))
-    else:
-        from tst.score import score_json
-
-        obj = score_json(scores, meta, len(outputs))
-    if args.tsv:
-        write_score_tsv(args.tsv, scores, source_styles)
+    try:
+        obj = score_files(
+            args.evaluators_dir or dataset_dir / "evaluators", args.sources, args.outputs,
+            args.source_styles or [_style_of(p) for p in args.sources], args.references, args.lists,
+            args.lists_text, meta=score_meta(args.dataset or dataset_dir.name, args.system or "unnamed", args.split,
+                                             args.checkpoint),
+            options={"cp_lexicon": args.cp_lexicon, "cp_seed": args.cp_seed}, only=args.metrics or None,
+            gm_t=tuple(args.gm_t) if args.gm_t else DEFAULT_T, json_out=args.json_out, tsv_out=args.tsv)
+    except InputError as e:
+        raise SystemExit(f"tst score: {e}") from None
     json.dump(obj, sys.stdout, indent=2)
     sys.stdout.write("\n")
     return obj

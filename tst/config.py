@@ -1,23 +1,37 @@
-"""Checks of the workflow config that a JSON schema cannot express, with messages that name the fix."""
+"""The workflow config beyond its JSON schema: checks with messages that name the key and the fix, and the
+settings each stage reads (decided here once; rules/common.smk passes them to the scripts as params)."""
 
 from __future__ import annotations
+
+from pathlib import Path
+
+from tst import names, variants
+from tst.data.sources import corpus_files, data_file, missing_downloads, style_path, url_for
+
+# Keys of the `transfer` section that steer the workflow rather than the trainer.
+TRANSFER_WORKFLOW_KEYS = ("variants", "run_variants", "seeds", "test_checkpoints", "resources", "datasets")
+# Systems every dataset gets without training (scripts/derived_systems.py).
+DERIVED_SYSTEMS = ("source", "reference")
 
 
 class ConfigError(ValueError):
     pass
 
 
+def _name(value, key: str) -> str:
+    if not names.is_safe_name(value):
+        raise ConfigError(
+            f"config key {key}: {value!r} is not a safe name (it becomes a folder, a wildcard and a table row); "
+            f"use letters, digits, '_', '-' and '.', starting with a letter or digit, no '..'"
+        )
+    return value
+
+
 def check_config(config: dict) -> None:
     """Raise ConfigError naming the key and what is allowed (run after snakemake.utils.validate)."""
     datasets = config.get("datasets") or {}
-    for name in config.get("run", []):
-        if name not in datasets:
-            allowed = ", ".join(sorted(datasets)) or "(none defined)"
-            raise ConfigError(
-                f"config key run: unknown dataset {name!r}; allowed: {allowed}. "
-                f"Define it under datasets: or pass its overlay, e.g. --configfile configs/{name}.yaml"
-            )
     for name, ds in datasets.items():
+        _name(name, f"datasets.{name}")
         styles = ds.get("styles", [])
         if len(styles) != 2:
             raise ConfigError(f"config key datasets.{name}.styles: exactly two style names are needed, got {styles}")
@@ -26,3 +40,180 @@ def check_config(config: dict) -> None:
             raise ConfigError(
                 f"config key datasets.{name}.length: min_words {length['min_words']} > max_words {length['max_words']}"
             )
+        for system in ds.get("systems") or {}:
+            _name(system, f"datasets.{name}.systems.{system}")
+            if names.parse_system(system) or system in DERIVED_SYSTEMS:
+                raise ConfigError(f"config key datasets.{name}.systems.{system}: the name is reserved for "
+                                  f"{'our trained models (variant.seedN)' if names.parse_system(system) else 'a system every dataset gets'}; rename it")
+        for i, system in enumerate(ds.get("human_systems") or []):
+            _name(system, f"datasets.{name}.human_systems[{i}]")
+    for name in config.get("run", []):
+        if name not in datasets:
+            allowed = ", ".join(sorted(datasets)) or "(none defined)"
+            raise ConfigError(
+                f"config key run: unknown dataset {name!r}; allowed: {allowed}. "
+                f"Define it under datasets: or pass its overlay, e.g. --configfile configs/{name}.yaml"
+            )
+    _check_transfer(config.get("transfer") or {}, datasets)
+    score = config.get("score") or {}
+    for kind, ext in (score.get("naturalness") or {}).items():
+        if names.NATURALNESS_KINDS.get(kind) != ext:
+            allowed = ", ".join(f"{k}: {e}" for k, e in names.NATURALNESS_KINDS.items())
+            raise ConfigError(f"config key score.naturalness.{kind}: {kind}: {ext} is not a naturalness "
+                              f"classifier; allowed: {allowed}")
+
+
+def _check_transfer(tr: dict, datasets: dict) -> None:
+    if "model" in tr:
+        raise ConfigError("config key transfer.model: the model is now part of each variant; move it into "
+                          "transfer.variants.<name>.model (cross_aligned | multi_decoder | style_embedding)")
+    defined = tr.get("variants") or {}
+    for name, variant in defined.items():
+        _name(name, f"transfer.variants.{name}")
+        for problem in variants.problems(variant):
+            raise ConfigError(f"config key transfer.variants.{name}: {problem}")
+    for i, name in enumerate(tr.get("run_variants") or []):
+        if name not in defined:
+            raise ConfigError(f"config key transfer.run_variants[{i}]: unknown variant {name!r}; defined: "
+                              f"{', '.join(defined) or '(none)'} (add it under transfer.variants)")
+    for i, name in enumerate(tr.get("datasets") or []):
+        if name not in datasets:
+            raise ConfigError(f"config key transfer.datasets[{i}]: unknown dataset {name!r}; allowed: "
+                              f"{', '.join(sorted(datasets))}")
+    labels = names.checkpoint_labels(tr.get("epochs", 20))
+    for i, label in enumerate(tr.get("test_checkpoints") or []):
+        if label not in labels:
+            raise ConfigError(f"config key transfer.test_checkpoints[{i}]: {label} is not a checkpoint of a "
+                              f"{tr.get('epochs', 20)}-epoch run ({labels[0]} ... {labels[-1]})")
+
+
+# ---- settings each stage reads ----
+
+def transfer_settings(config: dict) -> dict:
+    """The `transfer` section minus the workflow keys: what tst.train.trainer reads."""
+    return {k: v for k, v in (config.get("transfer") or {}).items() if k not in TRANSFER_WORKFLOW_KEYS}
+
+
+def checkpoints(config: dict) -> list[str]:
+    """Half-epoch checkpoint labels of our models (config transfer.epochs)."""
+    return names.checkpoint_labels((config.get("transfer") or {}).get("epochs", 20))
+
+
+def test_checkpoints(config: dict) -> list[str]:
+    """Checkpoints whose test transfers are written and scored (transfer.test_checkpoints; default every one,
+    which the checkpoint selection of Tables 2/3 and the several checkpoints of Table 6 need)."""
+    return list((config.get("transfer") or {}).get("test_checkpoints") or checkpoints(config))
+
+
+def trained_datasets(config: dict) -> list[str]:
+    """Datasets of `run` that the transfer models train on (transfer.datasets; default all of them)."""
+    chosen = (config.get("transfer") or {}).get("datasets")
+    return [d for d in config.get("run", []) if chosen is None or d in chosen]
+
+
+def evaluator_settings(config: dict, section: str, dataset: str) -> dict:
+    """Model + training settings of one evaluator section; the vocabulary min_count defaults to the dataset's,
+    the device to evaluators.device."""
+    ev = config.get("evaluators") or {}
+    ds = (config.get("datasets") or {})[dataset]
+    out = {"min_count": (ds.get("vocab") or {}).get("min_count", 1), **(ev.get(section) or {})}
+    if ev.get("device"):
+        out["device"] = ev["device"]
+    return out
+
+
+def our_models(config: dict, dataset: str) -> list[tuple[str, int]]:
+    """(variant, seed) of every model the main job trains on a dataset."""
+    if dataset not in trained_datasets(config):
+        return []
+    tr = config.get("transfer") or {}
+    return [(v, int(s)) for v in tr.get("run_variants") or [] for s in tr.get("seeds") or [1]]
+
+
+def has_references(config: dict, dataset: str) -> bool:
+    """Human rewrites of the test set exist: configured reference files, or the demo corpus's own."""
+    ds = config["datasets"][dataset]
+    return bool(ds.get("references")) or ds["source"]["kind"] == "demo"
+
+
+def external_systems(config: dict, dataset: str) -> list[str]:
+    """Every system of a dataset that is not ours: its configured systems, `source` (the untransferred
+    input) and `reference` (the human references, when there are some and no system is called `human`)."""
+    systems = list(config["datasets"][dataset].get("systems") or {})
+    systems.append("source")
+    if "human" not in systems and has_references(config, dataset):
+        systems.append("reference")
+    return systems
+
+
+def corpus_paths(config: dict, dataset: str, data_dir) -> list[str]:
+    """Released files prepare_data reads (none for the generated demo corpus)."""
+    ds = config["datasets"][dataset]
+    if ds["source"]["kind"] == "demo":
+        return []
+    return [data_file(data_dir, f) for f in corpus_files(ds)]
+
+
+def system_path(config: dict, dataset: str, system: str, style: int, data_dir) -> str:
+    ds = config["datasets"][dataset]
+    return data_file(data_dir, style_path(ds["systems"][system]["file"], style, ds["styles"]))
+
+
+def naturalness_source(config: dict, system: str) -> tuple[str, str]:
+    """(split, checkpoint) of the outputs a system's naturalness classifier learns from: by default `dev` for
+    our models (so test outputs stay unseen) at their last half epoch, and `test` `final` for external
+    systems (the only outputs they publish; the classifier is then cross-fitted)."""
+    nat = (config.get("evaluators") or {}).get("naturalness") or {}
+    if names.parse_system(system):
+        return nat.get("split") or "dev", nat.get("checkpoint") or checkpoints(config)[-1]
+    return nat.get("split") or "test", names.FINAL
+
+
+def naturalness_settings(config: dict, kind: str) -> dict:
+    """Settings of one naturalness classifier kind (lr | nn): the shared keys plus the kind's own."""
+    ev = config.get("evaluators") or {}
+    nat = ev.get("naturalness") or {}
+    out = {k: v for k, v in nat.items() if k not in (*names.NATURALNESS_KINDS, "split", "checkpoint")}
+    out.update(nat.get(kind) or {})
+    if kind == "nn" and ev.get("device"):
+        out["device"] = ev["device"]
+    return out
+
+
+# Li et al. 2018's rated systems (output-file suffixes)
+LI_SYSTEMS = ["fader", "human", "label", "mit", "multi_decoder", "orgin", "retrieval", "rule_base"]
+
+
+def human_systems(config: dict, dataset: str) -> list[str]:
+    return list(config["datasets"][dataset].get("human_systems") or LI_SYSTEMS)
+
+
+def human_outputs_dir(config: dict, dataset: str, data_dir) -> Path:
+    """Folder of the rated outputs (sentiment.test.{0,1}.<system>): human_outputs, else ../outputs beside
+    the ratings folder."""
+    ds = config["datasets"][dataset]
+    if ds.get("human_outputs"):
+        return Path(data_file(data_dir, ds["human_outputs"]))
+    return Path(data_file(data_dir, ds["human_ratings"])).parent.parent / "outputs"
+
+
+def lookup_tables(config: dict) -> dict:
+    """Per-wildcard settings as nested dicts, for Snakemake's lookup(dpath=..., within=...):
+    evaluators/{dataset}/{cnn|lstm|lm}, embeddings/{glove|word2vec|word2vec_masked}, naturalness/{lr|nn},
+    variants/{name} (resolved: model and every lambda)."""
+    ev = config.get("evaluators") or {}
+    return {
+        "evaluators": {ds: {s: evaluator_settings(config, s, ds) for s in ("cnn", "lstm", "lm")}
+                       for ds in config.get("datasets") or {}},
+        "embeddings": {emb: ev.get("glove" if emb == "glove" else "word2vec") or {}
+                       for emb in names.EMBEDDINGS},
+        "naturalness": {kind: naturalness_settings(config, kind) for kind in names.NATURALNESS_KINDS},
+        "variants": {n: variants.resolve(v) for n, v in ((config.get("transfer") or {}).get("variants") or {}).items()},
+    }
+
+
+def downloads(config: dict, data_dir) -> dict[str, str]:
+    """Configured corpus files that are missing under data_dir and have a public URL -> that URL: the only
+    files the download rule may produce (an existing file is never a rule output, never re-fetched)."""
+    datasets = config.get("datasets") or {}
+    return {rel: url_for(datasets, rel) for rel in missing_downloads(datasets, data_dir)}

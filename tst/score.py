@@ -1,26 +1,35 @@
-"""Score one system's transfers with every metric whose evaluator is available; write JSON + TSV."""
+"""Score one system's transfers with every metric of the registry (tst.metrics.registry) whose evaluator is
+available; write JSON + TSV.
+
+score_files: files in, score JSON out (what `tst score` and the workflow's score script run);
+score_system: one loop over the registry's computed metrics on aligned lists; derived metrics (GM) are added
+from the stored corpus scores by tst.metrics.registry.add_derived (by score_files when given gm_t, and by the
+report with the config's t, so that changing t reloads no evaluator).
+"""
 
 from __future__ import annotations
 
 import logging
 import math
-import re
 from pathlib import Path
 
 from tst.evaluators.classifiers import load_classifier
 from tst.evaluators.embeddings import load_embeddings
 from tst.evaluators.language_model import load_lm
 from tst.evaluators.naturalness import load_naturalness
-from tst.evaluators.style_lexicon import style_words
-from tst.io import read_json, read_lines, sha256_of, write_json, write_lines
-from tst.metrics.attribute_hit import attribute_hit
-from tst.metrics.base import MetricResult
-from tst.metrics.gm import DEFAULT_T, gm
-from tst.nlp.vader import vader_words
+from tst.io import read_json, read_jsonl, read_lines, sha256_of, write_json, write_lines
+from tst.metrics.bleu import read_references
+from tst.metrics.registry import INPUTS, METRICS, Context, Skip, add_derived, check_keys, resolve_options
+from tst.names import CLASSIFIERS, EMBEDDINGS, LANGUAGE_MODELS, parse_checkpoint, parse_system
 
 log = logging.getLogger(__name__)
 
-GM_T = DEFAULT_T  # Pang & Gimpel 2019 §3.3
+__all__ = ["Evaluators", "InputError", "Scores", "add_derived", "score_files", "score_json", "score_meta",
+           "score_system", "write_score_json", "write_score_tsv"]
+
+
+class InputError(ValueError):
+    """Input files that do not fit together (counts, alignment); `tst score` reports it without a traceback."""
 
 
 class Scores(dict):
@@ -32,172 +41,128 @@ class Scores(dict):
         self.evaluators: dict[str, Path] = {}  # file name relative to the evaluators dir -> path
 
 
-class _Evaluators:
-    """Loads each evaluator file at most once; remembers which were used."""
+def loader_for(name: str):
+    """The function that loads evaluator file `name` (relative to the evaluators folder; docs/interfaces.md).
+    Looked up when called, so tests can replace this module's loaders."""
+    if name.startswith("naturalness/"):
+        return load_naturalness
+    if name in CLASSIFIERS.values():
+        return load_classifier
+    if name in LANGUAGE_MODELS.values():
+        return load_lm
+    if name in EMBEDDINGS.values() or name.endswith(".kv"):
+        return load_embeddings
+    if name.endswith(".json"):
+        return read_json
+    raise ValueError(f"no loader for evaluator file {name!r}")
 
-    def __init__(self, directory, scores: Scores):
+
+class Evaluators:
+    """The evaluator files of one folder, each loaded at most once however many score_system calls use
+    them (a workflow job scores every checkpoint of a system with one instance); `used` = the files loaded
+    so far, name -> path."""
+
+    def __init__(self, directory):
         self.dir = Path(directory)
-        self.scores = scores
-        self.cache: dict[str, object] = {}
+        self.used: dict[str, Path] = {}
+        self._cache: dict[str, object] = {}
 
-    def find(self, name: str) -> Path | None:
-        path = self.dir / name
-        return path if path.is_file() else None
+    def path(self, name: str) -> Path:
+        return self.dir / name
 
-    def load(self, name: str, loader=read_json):
-        if name not in self.cache:
-            path = self.dir / name
-            self.cache[name] = loader(path)
-            self.scores.evaluators[name] = path
-        return self.cache[name]
+    def has(self, name: str) -> bool:
+        return self.path(name).is_file()
 
-
-def _split_ours(system: str) -> tuple[str, int | None]:
-    m = re.fullmatch(r"(.+)\.seed(\d+)", system)
-    return (m.group(1), int(m.group(2))) if m else (system, None)
+    def load(self, name: str):
+        if name not in self._cache:
+            log.info("loading evaluator %s", self.path(name))
+            self._cache[name] = loader_for(name)(self.path(name))
+            self.used[name] = self.path(name)
+        return self._cache[name]
 
 
 def score_meta(dataset: str, system: str, split: str, checkpoint: str) -> dict:
-    """The header of a score file: `M0.seed1` -> variant M0, seed 1; `ep1.5` -> epoch 1.5; `final` -> None."""
-    variant, seed = _split_ours(system)
-    m = re.fullmatch(r"ep(\d+(?:\.\d+)?)", checkpoint)
+    """The header of a score file: `M0.seed1` -> variant M0, seed 1; `ep1.5` -> epoch 1.5; `final` -> None.
+    An external system's variant is its name, its seed None."""
+    ours = parse_system(system)
+    variant, seed = ours if ours else (system, None)
     return {"dataset": dataset, "system": system, "variant": variant, "seed": seed,
-            "checkpoint": checkpoint, "epoch": float(m.group(1)) if m else None, "split": split}
+            "checkpoint": checkpoint, "epoch": parse_checkpoint(checkpoint), "split": split}
 
 
-def score_system(sources, outputs, source_styles, evaluators_dir, references=None, lists=None, *,
-                 system: str | None = None, cp_lexicon: str = "vader", cp_seed: int = 0,
-                 gm_t=GM_T, only=None) -> Scores:
-    """Every metric whose evaluator file exists in `evaluators_dir`; the rest go to `.skipped` with a reason.
+def _why_not(metric, ctx: Context, ev: Evaluators) -> str | None:
+    """Why `metric` cannot be computed here (a missing input or evaluator file), or None."""
+    for name in metric.inputs:
+        if getattr(ctx, name) is None:
+            return INPUTS[name]
+    missing = [f for f in metric.files(ctx.system, ctx.options) if not ev.has(f)]
+    return f"missing evaluator file(s): {', '.join(missing)}" if missing else None
+
+
+def score_system(sources, outputs, source_styles, evaluators, references=None, lists=None, *,
+                 system: str | None = None, options: dict | None = None, only=None) -> Scores:
+    """Every computed (non-derived) metric of the registry whose inputs and evaluator files exist; the rest
+    go to `.skipped` with a reason.
 
     sources, outputs: aligned lists of tokenized strings; source_styles: the style (0/1) of each source
-    (target = 1 - style); references: per sentence a list of reference strings (None where a sentence has
-    none), or None; lists: per-source attribute lists for attribute hit (Yu et al. 2021), or None;
-    system: names the naturalness classifiers `naturalness/{system}.{lr,nn}.*`; cp_lexicon: words removed
-    before CP ("vader" = VADER's sentiment lexicon, "style_lexicon" = style_lexicon.json, "none");
-    only: optional collection of metric keys to compute.
+    (target = 1 - style); evaluators: an Evaluators (reuse one across calls) or the evaluators folder;
+    references: per sentence a list of reference strings (None where a sentence has none), or None; lists:
+    per-source attribute lists for attribute hit (Yu et al. 2021), or None; system: names the naturalness
+    classifiers (tst.names.naturalness_file); options: {"cp_lexicon": "vader" | "style_lexicon" | "none",
+    "cp_seed": int} (tst.metrics.registry.DEFAULT_OPTIONS); only: optional collection of metric keys.
     """
-    from tst.metrics import acc, bleu, content_preservation, naturalness, perplexity, sim, sti, wmd
-
     n = len(outputs)
     if len(sources) != n or len(source_styles) != n:
-        raise ValueError(f"{len(sources)} sources, {n} outputs, {len(source_styles)} styles: must be equal")
-    targets = [1 - int(s) for s in source_styles]
+        raise InputError(f"{len(sources)} sources, {n} outputs, {len(source_styles)} styles: must be equal")
+    for what, given in (("references", references), ("lists", lists)):
+        if given is not None and len(given) != n:
+            raise InputError(f"{len(given)} {what} for {n} outputs")
+    if only is not None:
+        only = set(check_keys(only))
+    ev = evaluators if isinstance(evaluators, Evaluators) else Evaluators(evaluators)
     scores = Scores()
-    ev = _Evaluators(evaluators_dir, scores)
 
-    def want(key):
-        return only is None or key in only
+    def load(name: str):
+        obj = ev.load(name)
+        scores.evaluators[name] = ev.path(name)
+        return obj
 
-    def run(key, files, compute):
-        """Compute metric `key` when every file in `files` exists, else record why it was skipped."""
-        if not want(key):
-            return
-        missing = [f for f in files if ev.find(f) is None]
-        if missing:
-            scores.skipped[key] = f"missing evaluator file(s): {', '.join(missing)}"
-            return
-        scores[key] = compute()
-        log.info("%s: %s", key, scores[key].score if key in scores else scores.skipped[key])
-
-
-    run("acc", ["style_cnn.pt"], lambda: acc.accuracy(outputs, targets, ev.load("style_cnn.pt", load_classifier)))
-    run("transfer_strength", ["style_lstm.pt"], lambda: acc.accuracy(
-        outputs, targets, ev.load("style_lstm.pt", load_classifier), name="transfer_strength",
-        variant="Fu et al. 2018 transfer strength: share of outputs the LSTM-sigmoid puts in the target style"))
-    run("sti", ["style_cnn.pt"], lambda: sti.sti(sources, outputs, targets, ev.load("style_cnn.pt", load_classifier)))
-    run("sim", ["glove.kv", "idf.json"], lambda: sim.sim(
-        sources, outputs, ev.load("glove.kv", load_embeddings), ev.load("idf.json")))
-
-    lex_files = {"vader": [], "none": [], "style_lexicon": ["style_lexicon.json"]}
-    if cp_lexicon not in lex_files:
-        raise ValueError(f"cp_lexicon must be one of {sorted(lex_files)}, not {cp_lexicon!r}")
-
-    def cp_words():
-        if cp_lexicon == "vader":
-            return vader_words()
-        if cp_lexicon == "style_lexicon":
-            return style_words(ev.load("style_lexicon.json"))
-        return frozenset()
-
-    run("cp", ["glove.kv", *lex_files[cp_lexicon]], lambda: content_preservation.content_preservation(
-        sources, outputs, ev.load("glove.kv", load_embeddings), cp_words(), lexicon_name=cp_lexicon))
-    run("cp_random", ["glove.kv", *lex_files[cp_lexicon]],
-        lambda: content_preservation.random_pair_content_preservation(
-            sources, outputs, ev.load("glove.kv", load_embeddings), cp_words(), seed=cp_seed, lexicon_name=cp_lexicon))
-
-    run("pp_joint", ["lm_joint.pt"], lambda: perplexity.perplexity(outputs, ev.load("lm_joint.pt", load_lm)))
-    run("pp_target", ["lm_style0.pt", "lm_style1.pt"], lambda: perplexity.perplexity_by_style(
-        outputs, targets, {s: ev.load(f"lm_style{s}.pt", load_lm) for s in (0, 1)}))
-
-    for mode, kv in (("masked", "word2vec_masked.kv"), ("removed", "word2vec.kv")):
-        run(f"wmd_{mode}", ["style_lexicon.json", kv], lambda mode=mode, kv=kv: wmd.wmd(
-            sources, outputs, ev.load(kv, load_embeddings), style_words(ev.load("style_lexicon.json")), mode))
-
-    for kind in ("lr", "nn"):
-        key = f"naturalness_{kind}"
-        if not want(key):
+    ctx = Context(list(sources), list(outputs), list(source_styles), load, references, lists, system,
+                  resolve_options(options))
+    for key, metric in METRICS.items():
+        if metric.derived or (only is not None and key not in only):
             continue
-        found = sorted((ev.dir / "naturalness").glob(f"{system}.{kind}.*")) if system else []
-        if not found:
-            scores.skipped[key] = ("no system name given" if not system
-                                   else f"missing evaluator file: naturalness/{system}.{kind}.json|pt")
-            continue
-        name = f"naturalness/{found[0].name}"
-        run(key, [name], lambda name=name, key=key: naturalness.naturalness(
-            outputs, ev.load(name, load_naturalness), name=key))
-
-    for kind in ("corpus", "sentence"):
-        if want(f"bleu_self_{kind}"):
-            scores[f"bleu_self_{kind}"] = bleu.self_bleu(sources, outputs, kind)
-        if not want(f"bleu_ref_{kind}"):
-            continue
-        have = [i for i in range(n) if references is not None and references[i]]
-        if not have:
-            scores.skipped[f"bleu_ref_{kind}"] = "no human references given"
-            continue
-        r = bleu.ref_bleu([outputs[i] for i in have], [references[i] for i in have], kind)
-        r.details["n_with_reference"] = len(have)
-        if r.per_sentence:  # back onto the full corpus, None where a sentence has no reference
-            full = [None] * n
-            for i, v in zip(have, r.per_sentence):
-                full[i] = v
-            r.per_sentence = full
-        scores[f"bleu_ref_{kind}"] = r
-
-    if want("gm"):
-        _add_gm(scores, gm_t)
-    if want("attribute_hit"):
-        _add_attribute_hit(scores, lists, outputs)
-    for key, why in scores.skipped.items():
-        log.warning("skipped %s: %s", key, why)
+        why = _why_not(metric, ctx, ev)
+        if why is None:
+            try:
+                scores[key] = metric.compute(ctx)
+            except Skip as e:
+                why = str(e)
+        if why is None:
+            log.info("%s: %s", key, scores[key].score)
+        else:
+            scores.skipped[key] = why
+            log.warning("skipped %s: %s", key, why)
     return scores
 
 
-def _add_gm(scores: Scores, t) -> None:
-    need = [k for k in ("acc", "sim", "pp_joint") if k not in scores or scores[k].score is None]
-    if need:
-        scores.skipped["gm"] = f"needs {', '.join(need)}"
-        return
-    a, s, p = scores["acc"].score, scores["sim"].score, scores["pp_joint"].score
-    value = float(gm(a, s, p, t=tuple(t)))
-    scores["gm"] = MetricResult("gm", f"Pang & Gimpel 2019 eq. 1 on corpus Acc, Sim, PP (joint LM), t={list(t)}",
-                                value, [], True, {"t": list(t)})
+_SHA256: dict[tuple, str] = {}
 
 
-def _add_attribute_hit(scores: Scores, lists, outputs) -> None:
-    if lists is None:
-        scores.skipped["attribute_hit"] = "no attribute lists given"
-        return
-    tokens = [o.split() if isinstance(o, str) else list(o) for o in outputs]
-    scores["attribute_hit"] = attribute_hit(lists, tokens)
+def _sha256(path: Path) -> str:
+    """sha256 of an evaluator file, computed once per file version (a job writes ~40 score files)."""
+    st = Path(path).stat()
+    key = (str(Path(path).resolve()), st.st_size, st.st_mtime_ns)
+    if key not in _SHA256:
+        _SHA256[key] = sha256_of(path)
+    return _SHA256[key]
 
 
 def score_json(scores: Scores, meta: dict, n_sentences: int) -> dict:
     """The score-file object of docs/interfaces.md, with each used evaluator's sha256 and the skip reasons."""
     return {**meta, "n_sentences": n_sentences,
             "metrics": {k: r.to_json() for k, r in scores.items()},
-            "evaluators": {name: sha256_of(path) for name, path in sorted(scores.evaluators.items())},
+            "evaluators": {name: _sha256(path) for name, path in sorted(scores.evaluators.items())},
             "skipped": dict(scores.skipped)}
 
 
@@ -226,16 +191,78 @@ def write_score_tsv(path, scores: Scores, source_styles) -> list[str]:
     return cols
 
 
-def read_references(paths, sources) -> list[list[str] | None]:
-    """References per source from `source<TAB>reference[<TAB>reference2...]` files, matched on the exact
-    source text (None where a source has no line); a source listed twice gets all its references."""
-    table: dict[str, list[str]] = {}
-    for path in paths:
-        for line in read_lines(path):
-            if not line.strip():
-                continue
-            cols = line.split("\t")
-            if len(cols) < 2:
-                raise ValueError(f"{path}: expected source<TAB>reference, got {line!r}")
-            table.setdefault(cols[0].strip(), []).extend(c.strip() for c in cols[1:] if c.strip())
-    return [table.get(s.strip()) for s in sources]
+def _lists_by_text(list_paths, text_paths, sources) -> list[list[str]]:
+    """Attribute lists of the sources, looked up by exact sentence text in (text file, attributes.jsonl)
+    pairs; a source found in none of them gets an empty list (left out of attribute hit and counted)."""
+    by_text = {}
+    for list_path, text_path in zip(list_paths, text_paths):
+        text, rec = read_lines(text_path), read_jsonl(list_path)
+        if len(rec) != len(text):
+            raise InputError(f"{list_path} has {len(rec)} records but {text_path} has {len(text)} lines")
+        for line, r in zip(text, rec):
+            by_text.setdefault(line, r["independent"])
+    return [by_text.get(s, []) for s in sources]
+
+
+def score_files(evaluators, sources, outputs, source_styles, references=(), lists=(), lists_text=(), *,
+                meta: dict, options: dict | None = None, only=None, gm_t=None, json_out=None,
+                tsv_out=None) -> dict:
+    """Score the transfers in files; returns the score JSON object (docs/interfaces.md).
+
+    evaluators: an Evaluators or the evaluators folder; sources[i] / outputs[i]: the i-th source file and
+    the output file aligned with it line by line, all of whose sources have style source_styles[i];
+    references: `source<TAB>reference...` files matched on the source text; lists: attributes.jsonl files
+    aligned with the sources, or with `lists_text` when given (then matched on the exact text); meta: the
+    header (score_meta), whose `system` names the naturalness classifiers; options: see score_system; only:
+    metric keys (a derived key brings its factors); gm_t: when given, derived metrics (GM) are added with
+    these thresholds (the CLI; the workflow leaves them to the report); json_out / tsv_out: also write the
+    JSON / the per-sentence TSV there.
+    """
+    if len(sources) != len(outputs):
+        raise InputError(f"{len(sources)} source files but {len(outputs)} output files")
+    if len(source_styles) != len(sources):
+        raise InputError(f"{len(source_styles)} source styles for {len(sources)} source files")
+    if lists and len(lists) != len(lists_text or sources):
+        raise InputError(f"{len(lists)} attribute lists files for {len(lists_text or sources)} files")
+    if lists_text and not lists:
+        raise InputError("lists_text given without lists")
+    wanted = None
+    if only is not None:
+        try:
+            wanted = set(check_keys(only))
+        except ValueError as e:
+            raise InputError(str(e)) from None
+        only = wanted | {f for k in wanted for f in METRICS[k].derived_from}
+    src_all, out_all, styles_all, list_all = [], [], [], [] if lists else None
+    for k, (sp, op, st) in enumerate(zip(sources, outputs, source_styles)):
+        src, out = read_lines(sp), read_lines(op)
+        if len(src) != len(out):
+            raise InputError(f"{op} has {len(out)} lines but {sp} has {len(src)}")
+        if int(st) not in (0, 1):
+            raise InputError(f"source style of {sp} must be 0 or 1, not {st!r}")
+        src_all += src
+        out_all += out
+        styles_all += [int(st)] * len(src)
+        if lists and not lists_text:
+            rec = read_jsonl(lists[k])
+            if len(rec) != len(src):
+                raise InputError(f"{lists[k]} has {len(rec)} records but {sp} has {len(src)} lines")
+            list_all += [r["independent"] for r in rec]
+    if lists and lists_text:
+        list_all = _lists_by_text(lists, lists_text, src_all)
+    refs = read_references(references, src_all) if references else None
+    scores = score_system(src_all, out_all, styles_all, evaluators, references=refs, lists=list_all,
+                          system=meta.get("system"), options=options, only=only)
+    obj = score_json(scores, meta, len(out_all))
+    if gm_t is not None:
+        derived = add_derived(obj["metrics"], gm_t)  # computed metrics plus derived ones, registry order
+        obj["metrics"] = {k: v for k, v in derived.items() if k in obj["metrics"] or wanted is None or k in wanted}
+        for key, why in derived.skipped.items():
+            if wanted is None or key in wanted:
+                obj["skipped"][key] = why
+                log.warning("skipped %s: %s", key, why)
+    if json_out:
+        write_json(json_out, obj)
+    if tsv_out:
+        write_score_tsv(tsv_out, scores, styles_all)
+    return obj

@@ -101,3 +101,29 @@ def missing_downloads(datasets: dict, data_dir: str | Path) -> list[str]:
             if not (Path(data_dir) / rel).exists() and url_for(datasets, rel) and rel not in out:
                 out.append(rel)
     return out
+
+
+def data_file(data_dir: str | Path, rel: str) -> str:
+    """A released file as the workflow names it: the real absolute path, so that the same file reached
+    through another spelling ($TST_DATA_DIR, a symlink, a relative data_dir) is the same input."""
+    return os.path.realpath(Path(data_dir) / rel)
+
+
+def download(url: str | None, out: str | Path, timeout: float = 60.0) -> int:
+    """Download url to out via a temporary file (a failed or empty download leaves nothing); returns bytes."""
+    import urllib.request
+
+    if not url:
+        raise ValueError(f"no download URL is configured for {out}: add it to datasets.<name>.source.urls "
+                         f"or place the file there by hand")
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".part")
+    with urllib.request.urlopen(url, timeout=timeout) as r, open(tmp, "wb") as f:
+        data = r.read()
+        f.write(data)
+    if not data:
+        tmp.unlink()
+        raise ValueError(f"empty download from {url}")
+    tmp.replace(out)
+    return len(data)

@@ -54,3 +54,9 @@ def import_system(spec: dict, cfg: dict, data_dir: Path, style: int, name: str =
     counts = Counter(lines=len(outputs), empty_outputs=sum(1 for o in outputs if not o),
                      copied=sum(1 for s, o in zip(sources, outputs) if s == o))
     return sources, outputs, dict(counts)
+
+
+def references_as_system(lines: list[str]) -> tuple[list[str], list[str]]:
+    """references.{style}.tsv lines `source<TAB>rewrite[<TAB>rewrite...]` -> (sources, first rewrites)."""
+    rows = [line.split("\t") for line in lines if line]
+    return [row[0] for row in rows], [row[1] if len(row) > 1 else "" for row in rows]

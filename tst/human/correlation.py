@@ -11,12 +11,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-CONTENT = ("sim", "cp", "wmd_masked", "wmd_removed", "bleu_self_sentence", "attribute_hit")
-STYLE = ("acc", "transfer_strength", "sti")
-FLUENCY = ("pp_joint", "pp_target", "naturalness_lr", "naturalness_nn")
-ASPECT_OF_METRIC = {**{m: "topic" for m in CONTENT}, **{m: "sentiment" for m in STYLE},
-                    **{m: "grammaticality" for m in FLUENCY}}
-LOWER_IS_BETTER = {"pp_joint", "pp_target", "wmd_masked", "wmd_removed"}
+from tst.metrics.registry import HUMAN_ASPECT, METRICS
+
+# From the metric registry: each metric's aspect (content -> topic, style -> sentiment, fluency ->
+# grammaticality), grouped by aspect in that order, registry order within an aspect.
+ASPECT_OF_METRIC = {k: m.human_aspect for aspect in HUMAN_ASPECT for k, m in METRICS.items()
+                    if m.aspect == aspect and m.human_aspect}
+LOWER_IS_BETTER = {k for k, m in METRICS.items() if not m.higher_is_better}
 
 
 def join_metrics(ratings: pd.DataFrame, metrics_by_system: dict[str, pd.DataFrame],

@@ -161,3 +161,8 @@ def preference_pairs(table: pd.DataFrame, score=overall_score, min_diff: float =
                          "score_plus": p["_score"], "score_minus": m["_score"],
                          "held_out": held_out_source(source, held_out, salt)})
     return pd.DataFrame(rows)
+
+
+def system_output_files(outputs_dir: str | Path, split: str = "test") -> list[str]:
+    """The files read_system_outputs reads (the rules declare them as inputs)."""
+    return [str(p) for p in sorted(Path(outputs_dir).glob(f"sentiment.{split}.[01].*"))]

@@ -19,6 +19,7 @@ import numpy as np
 from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
 from sacrebleu.metrics import BLEU
 
+from tst.io import read_lines
 from tst.metrics.base import MetricResult
 
 CORPUS_VARIANT = ("corpus BLEU-4, multi-bleu.perl-compatible (sacrebleu tokenize=none force=True, "
@@ -95,3 +96,39 @@ def ref_bleu(outputs, references, kind: str = "corpus") -> MetricResult:
     if kind == "corpus":
         return corpus_bleu(outputs, references, name="bleu_ref_corpus")
     return sentence_bleu_mean(outputs, references, name="bleu_ref_sentence")
+
+
+def read_references(paths, sources) -> list[list[str] | None]:
+    """References per source from `source<TAB>reference[<TAB>reference2...]` files, matched on the exact
+    source text (None where a source has no line); a source listed twice gets all its references."""
+    table: dict[str, list[str]] = {}
+    for path in paths:
+        for line in read_lines(path):
+            if not line.strip():
+                continue
+            cols = line.split("\t")
+            if len(cols) < 2:
+                raise ValueError(f"{path}: expected source<TAB>reference, got {line!r}")
+            table.setdefault(cols[0].strip(), []).extend(c.strip() for c in cols[1:] if c.strip())
+    return [table.get(s.strip()) for s in sources]
+
+
+def ref_bleu_where_given(outputs, references, kind: str = "corpus") -> MetricResult | None:
+    """ref-BLEU over the sentences that have references (`references[i]` a list, or None/empty where
+    sentence i has none); per-sentence values are put back onto the full corpus, None where a sentence has
+    no reference; details["n_with_reference"] counts them. None when no sentence has a reference."""
+    if references is None:
+        return None
+    if len(references) != len(outputs):
+        raise ValueError(f"{len(outputs)} outputs but {len(references)} reference entries")
+    have = [i for i, r in enumerate(references) if r]
+    if not have:
+        return None
+    r = ref_bleu([outputs[i] for i in have], [references[i] for i in have], kind)
+    r.details["n_with_reference"] = len(have)
+    if r.per_sentence:
+        full = [None] * len(outputs)
+        for i, v in zip(have, r.per_sentence):
+            full[i] = v
+        r.per_sentence = full
+    return r

@@ -9,8 +9,14 @@ The same formula serves a corpus (corpus Acc, mean Sim, corpus PP, as in Table 2
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import torch
+
+from tst.metrics.base import MetricResult
+
+if TYPE_CHECKING:  # torch is imported by gm_torch only: the scorer and the report stay torch-free
+    import torch
 
 DEFAULT_T = (63.0, 71.0, 97.0, -37.0)  # Pang & Gimpel's t learned from 300 human preferences (Sec. 3.3)
 
@@ -22,6 +28,21 @@ def gm(acc: float, sim: float, pp: float, t=DEFAULT_T) -> float:
     s = max(100.0 * sim - t2, 0.0)
     p = min(max(t3 - pp, 0.0), max(pp - t4, 0.0))
     return float((a * s * p) ** (1.0 / 3.0))
+
+
+def gm_thresholds(t=DEFAULT_T) -> tuple[float, float, float, float]:
+    """t as four floats (a config may give ints; the variant string always prints floats)."""
+    t = tuple(float(x) for x in t)
+    if len(t) != 4:
+        raise ValueError(f"GM needs four thresholds t1..t4, not {list(t)}")
+    return t
+
+
+def gm_result(acc: float, sim: float, pp: float, t=DEFAULT_T) -> MetricResult:
+    """The score-file entry `gm`: eq. 1 on a corpus' Acc, Sim and PP (joint LM) with thresholds t."""
+    t = gm_thresholds(t)
+    return MetricResult("gm", f"Pang & Gimpel 2019 eq. 1 on corpus Acc, Sim, PP (joint LM), t={list(t)}",
+                        float(gm(acc, sim, pp, t=t)), [], True, {"t": list(t)})
 
 
 def gm_array(acc, sim, pp, t=DEFAULT_T) -> np.ndarray:
@@ -44,6 +65,8 @@ def gm_torch(acc: torch.Tensor, sim: torch.Tensor, pp: torch.Tensor, t: torch.Te
     is exactly 0 with zero gradient, as with [.]_+; factors are clamped away from 0 only inside the
     unused branch so no NaN gradient leaks from x^(1/3) or x^a at 0.
     """
+    import torch
+
     tiny = 1e-12
     a = 100.0 * acc - t[0]
     s = 100.0 * sim - t[1]

@@ -1,11 +1,11 @@
 """Fu et al. (2018) multi-decoder model: a GRU encoder gives the content c; an adversarial MLP classifier
 tries to read the style from c (eq. 8) while the encoder maximizes the classifier's entropy (eq. 9);
-one GRU decoder per style regenerates the sentence from c (eq. 10). Total loss: eq. 11."""
+one GRU decoder per style regenerates the sentence from c (eq. 10). Total loss: eq. 11. The losses of
+eqs. 8-9 are tst.models.losses.classifier_loss / negative_entropy."""
 
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 from tst.models.cross_aligned import GRUDecoding
@@ -26,18 +26,6 @@ class ContentEncoder(nn.Module):
                                                    enforce_sorted=False)
         _, h = self.gru(packed)
         return h[0]
-
-
-def classifier_loss(logits: torch.Tensor, style: int) -> torch.Tensor:
-    """Eq. 8: -log p(l | Encoder(x)) for the classifier (mean over the batch)."""
-    labels = torch.full((logits.size(0),), style, dtype=torch.long, device=logits.device)
-    return F.cross_entropy(logits.float(), labels)
-
-
-def negative_entropy(logits: torch.Tensor) -> torch.Tensor:
-    """Eq. 9 for the encoder: -H(p(. | Encoder(x))) (mean over the batch); minimal when p is uniform."""
-    logp = F.log_softmax(logits.float(), dim=-1)
-    return (logp.exp() * logp).sum(-1).mean()
 
 
 class MultiDecoder(GRUDecoding):

@@ -1,5 +1,6 @@
-"""Loss terms of Pang & Gimpel (2019) §4 (eqs. 2-7) and Yu et al. (2021) §5.2, written once for any
-model exposing encode / teacher_force / soft_decode / greedy (see tst/models/cross_aligned.py)."""
+"""Every loss term of the transfer models, written once: Pang & Gimpel (2019) §4 (eqs. 2-7), Fu et al.'s
+(2018) adversarial content classifier (eqs. 8-9) and Yu et al. (2021) §5.2; for any model exposing
+encode / teacher_force / soft_decode / greedy (see tst/models/cross_aligned.py)."""
 
 from __future__ import annotations
 
@@ -51,6 +52,20 @@ def wgan_critic_loss(critic, real: torch.Tensor, fake: torch.Tensor, xi: float =
 def wgan_g_loss(critic, real: torch.Tensor, fake: torch.Tensor) -> torch.Tensor:
     """E and G minimize -L_adv' (§4.6) without the penalty: mean D'(h) - mean D'(h~)."""
     return critic(real).float().mean() - critic(fake).float().mean()
+
+
+def classifier_loss(logits: torch.Tensor, style: int) -> torch.Tensor:
+    """Fu et al. eq. 8, the adversarial classifier's loss: -log p(l | Encoder(x)) with l the style of x
+    (mean over the batch); logits [B, 2] = MLP(c)."""
+    labels = torch.full((logits.size(0),), style, dtype=torch.long, device=logits.device)
+    return F.cross_entropy(logits.float(), labels)
+
+
+def negative_entropy(logits: torch.Tensor) -> torch.Tensor:
+    """Fu et al. eq. 9, the encoder's adversarial loss: -H(p(. | Encoder(x))) = sum_l p log p (mean over the
+    batch); minimal (-log 2) when the classifier cannot tell the style from c."""
+    logp = F.log_softmax(logits.float(), dim=-1)
+    return (logp.exp() * logp).sum(-1).mean()
 
 
 def strip_eos(ids: torch.Tensor):

@@ -44,10 +44,11 @@ def settings(report_config: dict | None) -> dict:
 
 
 def build_tables(score_paths, out_dir, report_config: dict | None = None, variants: list[str] | None = None,
-                 correlation_csv=None, aggregate_json=None) -> list[Path]:
-    """Write results/{dataset}/tables/{name}.{csv,md,tex} for every name in TABLES."""
+                 correlation_csv=None, aggregate_json=None, gm_t=None) -> list[Path]:
+    """Write results/{dataset}/tables/{name}.{csv,md,tex} for every name in TABLES. gm_t: when given, GM is
+    recomputed from each score file's corpus Acc, Sim and PP with these thresholds (see load_scores)."""
     s = settings(report_config)
-    frame, info = load_scores(score_paths)
+    frame, info = load_scores(score_paths, gm_t)
     out = [
         tables.pang_gimpel_table(frame, info, s["target_acc"], s["tolerance"], variants, s["acc_key"],
                                  s["sim_key"], s["pp_key"], s["gm_key"]),
@@ -65,10 +66,10 @@ def _first(info, candidates: list[str]) -> str:
 
 
 def build_plots(score_paths, out_dir, report_config: dict | None = None,
-                variants: list[str] | None = None) -> list[Path]:
-    """Write results/{dataset}/plots/{name}.{png,svg} for every name in PLOTS."""
+                variants: list[str] | None = None, gm_t=None) -> list[Path]:
+    """Write results/{dataset}/plots/{name}.{png,svg} for every name in PLOTS (gm_t: as build_tables)."""
     s = settings(report_config)
-    frame, info = load_scores(score_paths)
+    frame, info = load_scores(score_paths, gm_t)
     given = list(variants or [])
     colors = plots.variant_colors(given + [v for v in variant_order(frame) if v not in given])
     out_dir = Path(out_dir)

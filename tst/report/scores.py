@@ -14,45 +14,18 @@ from pathlib import Path
 import pandas as pd
 
 from tst.io import read_json
+from tst.metrics.registry import METRICS, add_derived, order_key
 
 log = logging.getLogger(__name__)
 
 META = ["dataset", "system", "variant", "seed", "checkpoint", "epoch", "split", "n_sentences"]
 
-# Short names as the papers print them; unknown keys are shown as they are.
-LABELS = {
-    "acc": "Acc",
-    "transfer_strength": "TS",
-    "sim": "Sim",
-    "cp": "CP",
-    "cp_random": "CP-random",
-    "pp_joint": "PP",
-    "pp_target": "PP-target",
-    "gm": "GM",
-    "sti": "STI",
-    "wmd_masked": "WMD-masked",
-    "wmd_removed": "WMD-removed",
-    "naturalness_lr": "Nat-LR",
-    "naturalness_nn": "Nat-NN",
-    "bleu_self_corpus": "self-BLEU",
-    "bleu_self_sentence": "self-BLEU-sent",
-    "bleu_ref_corpus": "ref-BLEU",
-    "bleu_ref_sentence": "ref-BLEU-sent",
-    "attribute_hit": "Hit",
-}
-ORDER = list(LABELS)  # canonical column order of the metric tables
-# Decimals per metric as the papers print them (Pang & Gimpel: Acc 0.818, PP 37.3, GM 10.0, BLEU 22.3).
-DIGITS = {"pp_joint": 1, "pp_target": 1, "gm": 2, "bleu_self_corpus": 1, "bleu_self_sentence": 1,
-          "bleu_ref_corpus": 1, "bleu_ref_sentence": 1}
-
-
-# Units of the axis labels.
-UNITS = {"acc": "share of outputs", "transfer_strength": "share of outputs", "sim": "cosine", "cp": "cosine",
-         "cp_random": "cosine", "pp_joint": "perplexity", "pp_target": "perplexity", "gm": "geometric mean",
-         "sti": "EMD", "wmd_masked": "WMD", "wmd_removed": "WMD", "naturalness_lr": "share judged human",
-         "naturalness_nn": "share judged human", "bleu_self_corpus": "BLEU, 0-100",
-         "bleu_self_sentence": "BLEU, 0-100", "bleu_ref_corpus": "BLEU, 0-100", "bleu_ref_sentence": "BLEU, 0-100",
-         "attribute_hit": "share of attribute words"}
+# Short names as the papers print them (unknown keys are shown as they are), the canonical column order,
+# decimals (Pang & Gimpel: Acc 0.818, PP 37.3, GM 10.0, BLEU 22.3) and axis units: from the metric registry.
+LABELS = {k: m.label for k, m in METRICS.items()}
+ORDER = list(METRICS)
+DIGITS = {k: m.digits for k, m in METRICS.items()}
+UNITS = {k: m.unit for k, m in METRICS.items()}
 
 
 @dataclass
@@ -85,23 +58,30 @@ class MetricInfo:
 
 
 def digits(key: str) -> int:
-    return DIGITS.get(key, 3)
+    return DIGITS.get(key, 3)  # unknown keys: 3 decimals, the registry's default
 
 
-def load_scores(paths) -> tuple[pd.DataFrame, dict[str, MetricInfo]]:
+def load_scores(paths, gm_t=None) -> tuple[pd.DataFrame, dict[str, MetricInfo]]:
     """Read score JSONs. Returns (frame, info): frame has the META columns plus one float column per
-    metric key (NaN where a file lacks it); info maps metric key -> MetricInfo, keys in ORDER."""
+    metric key (NaN where a file lacks it); info maps metric key -> MetricInfo, keys in ORDER.
+
+    gm_t: when given, the derived metrics (GM) of every file are (re)computed from its stored corpus
+    scores (acc, sim, pp_joint) with these thresholds (tst.metrics.registry.add_derived); a file lacking a
+    factor gets none. Without it, GM is what the files hold."""
     rows, variants, better = [], {}, {}
     for path in paths:
         rec = read_json(path)
         row = {k: rec.get(k) for k in META}
-        for key, m in rec.get("metrics", {}).items():
+        metrics = rec.get("metrics", {})
+        if gm_t is not None:
+            metrics = add_derived(metrics, gm_t)
+        for key, m in metrics.items():
             row[key] = float("nan") if m.get("score") is None else float(m["score"])
             variants.setdefault(key, set()).add(str(m.get("variant")))
             better.setdefault(key, set()).add(bool(m.get("higher_is_better", True)))
         rows.append(row)
     info = {}
-    for key in sorted(variants, key=lambda k: (ORDER.index(k) if k in ORDER else len(ORDER), k)):
+    for key in sorted(variants, key=order_key):
         if len(variants[key]) > 1:
             log.warning("metric %s has several variants across score files: %s", key, sorted(variants[key]))
         if len(better[key]) > 1:

@@ -2,20 +2,18 @@
 (2) an encoder/generator update on
     L_total = l_rec L_rec + l_para L_para + l_cyc L_cyc + l_lm L_lang - l_adv (L_adv0 + L_adv1)
               - l_adv2 2^-ep (L_adv'0 + L_adv'1).
-Fu et al.'s models (model: multi_decoder | style_embedding) use the same loop: the "discriminator" is the
-MLP style classifier on the content c (eq. 8) and L_adv is the encoder's negative entropy (eq. 9), so
-l_rec L_gen + l_adv L_adv2 is their eq. 11 / 12; cyc, para and lm can be added to them as well.
-Every half epoch: a checkpoint (plain dict) and greedy dev transfers. Rerun: resumes from the last one when
-it was trained with the same settings, data and vocabulary (`epochs` may grow), else starts afresh."""
+Fu et al.'s models (a variant's model: multi_decoder | style_embedding) use the same loop: the
+"discriminator" is the MLP style classifier on the content c (eq. 8) and L_adv is the encoder's negative
+entropy (eq. 9), so l_rec L_gen + l_adv L_adv2 is their eq. 11 / 12; cyc, para and lm can be added as well.
+Every half epoch: a checkpoint (tst.train.checkpoint) and greedy dev transfers. Rerun: resumes from the last
+one when it was trained with the same settings, variant, data and vocabulary (`epochs` may grow), else starts
+afresh. train_files: the same from files (the workflow's entry point)."""
 
 from __future__ import annotations
 
 import csv
-import hashlib
-import json
 import logging
 import math
-import os
 from pathlib import Path
 
 import numpy as np
@@ -23,17 +21,22 @@ import torch
 from tqdm import tqdm
 
 from tst.device import pick_device
+from tst.io import read_jsonl, read_sentences, write_json
 from tst.models import losses as L
-from tst.models.fu_multi_decoder import classifier_loss, negative_entropy
+from tst.models.registry import build_model
+from tst.names import epoch_label
+from tst.train import checkpoint
 from tst.train.batching import epoch_plan, pad_batch, steps_per_epoch
-from tst.train.transfer import transfer_sentences, write_transfers
+from tst.train.paraphrase import load_paraphrases
+from tst.train.transfer import per_style, transfer_sentences, unmasked_path, write_transfers
+from tst.variants import NEEDS, needs, problems, resolve
 from tst.vocab import Vocab
 
 log = logging.getLogger(__name__)
 
 # Defaults = Pang & Gimpel §5.2 and Shen et al.'s code; the workflow's config `transfer:` overrides them.
+# The model is not a setting: each variant names its own (tst.variants).
 DEFAULTS = {
-    "model": "cross_aligned",
     "emb_dim": 100, "style_dim": 200, "content_dim": 500, "dropout": 0.5,
     "disc_widths": [3, 4, 5], "disc_filters": 128, "disc2_widths": [1, 2, 3],
     "batch_size": 64, "epochs": 20, "lr": 1e-4, "betas": [0.5, 0.999],
@@ -44,28 +47,34 @@ DEFAULTS = {
     "para_batch_size": 64, "dev_batch_size": 128, "decode_extra": 5,
     "precision": "auto",  # auto: bf16 autocast on CUDA, fp32 on CPU | bf16 | fp32
 }
-LAMBDAS = {"lambda_rec": 1.0, "lambda_para": 0.0, "lambda_cyc": 0.0, "lambda_lm": 0.0,
-           "lambda_adv": 1.0, "lambda_adv2": 0.0, "lambda_attr": 0.0}
 TERMS = ["total", "rec", "adv", "adv2", "cyc", "para", "lm", "attr", "d0", "d1", "d2_0", "d2_1"]
 
+# What each extra input of tst.variants.NEEDS is, for the error when a variant needs it and it is missing.
+INPUTS = {"paraphrase": "same-style paraphrase pairs (eq. 5)",
+          "lm": "the two frozen style language models (eq. 6)",
+          "attributes": "the attribute lists of the training sentences (Yu et al. §5.2)"}
 
-def build_model(cfg: dict, vocab_size: int, lam: dict):
-    kind = cfg["model"]
-    if kind == "cross_aligned":
-        from tst.models.cross_aligned import CrossAligned
-        return CrossAligned(vocab_size, cfg["emb_dim"], cfg["style_dim"], cfg["content_dim"], cfg["dropout"],
-                            cfg["disc_widths"], cfg["disc_filters"], cfg["disc2_widths"],
-                            use_disc2=lam["lambda_adv2"] > 0)
-    if lam["lambda_adv2"] > 0:
-        raise ValueError(f"lambda_adv2 (D' of eq. 7) needs the cross_aligned model, not {kind}")
-    if kind == "multi_decoder":
-        from tst.models.fu_multi_decoder import MultiDecoder
-        return MultiDecoder(vocab_size, cfg["emb_dim"], cfg["content_dim"], cfg["dropout"], cfg["cls_hidden"])
-    if kind == "style_embedding":
-        from tst.models.fu_style_embedding import StyleEmbedding
-        return StyleEmbedding(vocab_size, cfg["emb_dim"], cfg["content_dim"], cfg["style_dim"],
-                              cfg["dropout"], cfg["cls_hidden"])
-    raise ValueError(f"unknown transfer model {kind!r}")
+
+def with_defaults(settings: dict) -> dict:
+    """The training settings over DEFAULTS; a `model` key is refused (it belongs in the variant)."""
+    if "model" in settings:
+        raise ValueError(f"transfer setting model: {settings['model']!r} is no longer a setting: name the "
+                         "model in each variant instead, e.g. {model: multi_decoder, lambda_adv: 1}")
+    return {**DEFAULTS, **settings}
+
+
+def check_variant(variant: dict, **given) -> dict:
+    """The resolved variant; ValueError when it cannot be trained (tst.variants.problems) or when an input it
+    needs (tst.variants.needs: paraphrase, lm, attributes) is missing or empty in `given`."""
+    bad = problems(variant)
+    if bad:
+        raise ValueError(f"transfer variant {variant}: {'; '.join(bad)}")
+    v = resolve(variant)
+    term = {need: key for key, need in NEEDS.items()}
+    missing = [f"{term[n]} = {v[term[n]]:g} > 0 needs {n}: {INPUTS[n]}" for n in needs(v) if not given.get(n)]
+    if missing:
+        raise ValueError(f"transfer variant {variant}: {'; '.join(missing)}, which was not given")
+    return v
 
 
 def use_bf16(precision: str, device: torch.device) -> bool:
@@ -73,40 +82,6 @@ def use_bf16(precision: str, device: torch.device) -> bool:
     if precision not in ("auto", "bf16", "fp32"):
         raise ValueError(f"transfer.precision must be auto, bf16 or fp32, not {precision!r}")
     return precision == "bf16" or (precision == "auto" and device.type == "cuda")
-
-
-def epoch_label(e: float) -> str:
-    return f"ep{e:.1f}"
-
-
-# Settings a rerun may change and still resume: the length of training and how dev sets are decoded.
-RESUMABLE_CHANGES = ("epochs", "dev_batch_size", "decode_extra")
-
-
-def run_signature(cfg: dict, lam: dict, vocab: Vocab, ids, seed: int) -> str:
-    """What a checkpoint must have been trained with to be resumed from: every other setting, the lambdas,
-    the seed, the vocabulary and the training sentences (as ids), as one SHA-256."""
-    fixed = {k: v for k, v in cfg.items() if k not in RESUMABLE_CHANGES}
-    blob = json.dumps([fixed, lam, seed, list(vocab.itos), ids], sort_keys=True)
-    return hashlib.sha256(blob.encode()).hexdigest()
-
-
-def _latest_checkpoint(ckpt_dir: Path) -> Path | None:
-    found = sorted(ckpt_dir.glob("ep*.pt"), key=lambda p: float(p.stem[2:]))
-    return found[-1] if found else None
-
-
-def _rng_state() -> dict:
-    state = {"cpu": torch.get_rng_state()}
-    if torch.cuda.is_available():
-        state["cuda"] = torch.cuda.get_rng_state()
-    return state
-
-
-def _set_rng_state(state: dict) -> None:
-    torch.set_rng_state(state["cpu"])
-    if "cuda" in state and torch.cuda.is_available():
-        torch.cuda.set_rng_state(state["cuda"])
 
 
 class NonFiniteLoss(FloatingPointError):
@@ -124,7 +99,8 @@ def _check_finite(step: int, terms: dict) -> None:
 
 def train_step(model, opt_g, opt_d, b0, b1, lam: dict, cfg: dict, epoch: int, step: int, seed: int,
                paraphrase=None, lms=None, device=None, amp: bool = False, attrs=None) -> dict:
-    """One alternating update on a two-style batch (step counts from 1); returns every loss term as float."""
+    """One alternating update on a two-style batch (step counts from 1); lam: the resolved variant, cfg: the
+    settings over DEFAULTS. Returns every loss term as float."""
     model.train()
     gamma = max(cfg["gamma_min"], cfg["gamma_init"] * cfg["gamma_decay"] ** epoch)
     l_adv2 = lam["lambda_adv2"] * cfg["adv2_decay"] ** epoch
@@ -151,7 +127,7 @@ def train_step(model, opt_g, opt_d, b0, b1, lam: dict, cfg: dict, epoch: int, st
         d_terms = {}
         if lam["lambda_adv"] > 0 and fu:  # Fu et al. eq. 8: the classifier learns the style of c
             for t in (0, 1):
-                d_terms[f"d{t}"] = classifier_loss(model.classify(zs[t].detach()), t)
+                d_terms[f"d{t}"] = L.classifier_loss(model.classify(zs[t].detach()), t)
         elif lam["lambda_adv"] > 0:
             for t in (0, 1):
                 d_terms[f"d{t}"] = L.gan_d_loss(model.disc[t](h_real[t].detach()),
@@ -171,7 +147,7 @@ def train_step(model, opt_g, opt_d, b0, b1, lam: dict, cfg: dict, epoch: int, st
     with autocast:
         total = lam["lambda_rec"] * rec
         if lam["lambda_adv"] > 0 and fu:  # eq. 9: the encoder maximizes the classifier's entropy
-            terms["adv"] = sum(negative_entropy(model.classify(zs[t])) for t in (0, 1))
+            terms["adv"] = sum(L.negative_entropy(model.classify(zs[t])) for t in (0, 1))
             total = total + lam["lambda_adv"] * terms["adv"]
         elif lam["lambda_adv"] > 0:
             terms["adv"] = sum(L.gan_g_loss(model.disc[t](h_real[t]), model.disc[t](h_fake[1 - t]))
@@ -229,22 +205,18 @@ def _bag(W: torch.Tensor, lists) -> tuple[torch.Tensor, torch.Tensor]:
     return reps, has
 
 
-def train(cfg: dict, variant: dict, vocab: Vocab, train_sents, dev_sents, out_dir, seed: int,
+def train(settings: dict, variant: dict, vocab: Vocab, train_sents, dev_sents, out_dir, seed: int,
           paraphrase=None, lms=None, dev_entities=None, device=None, stop_after_step: int | None = None,
           progress: bool = True, attributes=None):
-    """Train one variant. train_sents / dev_sents: [style-0 token lists, style-1 token lists];
+    """Train one variant (its model and lambdas, tst.variants) with `settings` (over DEFAULTS).
+    train_sents / dev_sents: [style-0 token lists, style-1 token lists];
     paraphrase: [pairs of style 0, pairs of style 1] as (u tokens, v tokens); lms: [LM_0, LM_1] frozen models
-    with forward_soft; dev_entities: per style, NER entities aligned with dev (writes unmasked copies too).
+    with forward_soft; attributes: per style, (independent word lists, dependent word lists) aligned with
+    train; dev_entities: per style, NER entities aligned with dev (writes unmasked copies too).
     Writes {out}/checkpoints/ep{E}.pt, {out}/transfers/dev.ep{E}.{style}.txt and {out}/losses.csv.
     Returns the trained model."""
-    cfg = {**DEFAULTS, **cfg}
-    lam = {**LAMBDAS, **{k: v for k, v in variant.items() if k in LAMBDAS}}
-    if lam["lambda_para"] > 0 and not paraphrase:
-        raise ValueError("lambda_para > 0 needs paraphrase pairs")
-    if lam["lambda_lm"] > 0 and not lms:
-        raise ValueError("lambda_lm > 0 needs the two frozen style language models")
-    if lam["lambda_attr"] > 0 and not attributes:
-        raise ValueError("lambda_attr > 0 needs the attribute lists of the training sentences")
+    cfg = with_defaults(settings)
+    lam = check_variant(variant, paraphrase=paraphrase, lm=lms, attributes=attributes)
     device = pick_device(device)
     amp = use_bf16(cfg["precision"], device)
     out = Path(out_dir)
@@ -275,22 +247,8 @@ def train(cfg: dict, variant: dict, vocab: Vocab, train_sents, dev_sents, out_di
     spe = steps_per_epoch(len(ids[0]), len(ids[1]), cfg["batch_size"])
     total_steps = cfg["epochs"] * spe
 
-    step = 0
-    signature = run_signature(cfg, lam, vocab, ids, seed)
-    last = _latest_checkpoint(ckpt_dir)
-    ck = torch.load(last, map_location=device, weights_only=True) if last is not None else None
-    if ck is not None and ck.get("signature") != signature:
-        log.warning("%s: checkpoints of a run with other settings, data or vocabulary; training from scratch "
-                    "(the stale ep*.pt files are removed)", ckpt_dir)
-        for path in ckpt_dir.glob("ep*.pt"):
-            path.unlink()
-        ck = None
-    if ck is not None:  # resume
-        model.load_state_dict(ck["model"])
-        opt_g.load_state_dict(ck["opt_g"])
-        opt_d.load_state_dict(ck["opt_d"])
-        _set_rng_state(ck["rng"])
-        step = ck["step"]
+    signature = checkpoint.run_signature(cfg, lam, vocab, ids, seed)
+    step = checkpoint.resume(ckpt_dir, signature, model, opt_g, opt_d, device)
     _backfill_dev_transfers(ckpt_dir, tr_dir, vocab, dev_sents, dev_entities, cfg, device)
     csv_path = out / "losses.csv"
     rows = []
@@ -323,50 +281,76 @@ def train(cfg: dict, variant: dict, vocab: Vocab, train_sents, dev_sents, out_di
             if local + 1 in (half, spe):  # half epoch or end of epoch: checkpoint + dev transfers
                 f.flush()
                 e = epoch + (0.5 if local + 1 == half and half != spe else 1.0)
-                _save(ckpt_dir / f"{epoch_label(e)}.pt", model, opt_g, opt_d, step, e, vocab, cfg, lam, signature)
+                checkpoint.save(checkpoint.path_of(ckpt_dir, e), model, opt_g, opt_d, step, e, vocab, cfg,
+                                lam, signature)
                 _write_dev(model, vocab, dev_sents, dev_entities, cfg, device, tr_dir, e)
     return model
+
+
+_train = train  # train_files' parameter `train` (the training files) hides the function
 
 
 def _write_dev(model, vocab, dev_sents, dev_entities, cfg, device, tr_dir: Path, e: float) -> None:
     for t in (0, 1):
         outs = transfer_sentences(model, vocab, dev_sents[t], t, cfg["dev_batch_size"], device,
                                   cfg["decode_extra"])
-        write_transfers(tr_dir / f"dev.{epoch_label(e)}.{t}.txt", outs,
-                        dev_entities[t] if dev_entities else None,
-                        tr_dir / f"dev.{epoch_label(e)}.{t}.unmasked.txt")
+        path = tr_dir / f"dev.{epoch_label(e)}.{t}.txt"
+        write_transfers(path, outs, dev_entities[t] if dev_entities else None, unmasked_path(path))
 
 
 def _backfill_dev_transfers(ckpt_dir, tr_dir, vocab, dev_sents, dev_entities, cfg, device) -> None:
     """Dev transfers of existing checkpoints that are missing (a workflow manager removes a killed job's
     declared outputs, but not the checkpoints it resumes from) are rewritten from those checkpoints."""
-    for path in sorted(ckpt_dir.glob("ep*.pt")):
-        e = float(path.stem[2:])
+    for e, path in checkpoint.checkpoints(ckpt_dir):
         if all((tr_dir / f"dev.{epoch_label(e)}.{t}.txt").exists() for t in (0, 1)):
             continue
         with torch.random.fork_rng(devices=[]):  # building a model draws random inits: keep the run's RNG
-            model, _ = load_for_transfer(path, device)
+            model, _ = checkpoint.load_for_transfer(path, device)
         _write_dev(model, vocab, dev_sents, dev_entities, cfg, device, tr_dir, e)
 
 
-def _save(path: Path, model, opt_g, opt_d, step, epoch, vocab, cfg, lam, signature: str) -> None:
-    """A plain dict (loads with weights_only=True); written to a temporary name, then renamed."""
-    ck = {"kind": "transfer", "model": model.state_dict(), "opt_g": opt_g.state_dict(),
-          "opt_d": opt_d.state_dict(), "rng": _rng_state(), "step": step, "epoch": epoch,
-          "vocab": list(vocab.itos), "config": cfg, "lambdas": lam, "signature": signature}
-    tmp = path.with_suffix(".tmp")
-    torch.save(ck, tmp)
-    os.replace(tmp, path)
+def train_files(settings: dict, variant: dict, seed: int, out_dir, train: list, dev: list, vocab,
+                min_count: int, paraphrase: list | None = None, lm: list | None = None,
+                attributes: list | None = None, dev_entities: list | None = None, device=None,
+                threads: int | None = None, progress: bool = False):
+    """The workflow's entry point (scripts/train_transfer.py): train `variant` (tst.variants: its model and
+    lambdas) for `seed` into out_dir, reading every input from files.
 
-
-def load_for_transfer(path, device=None):
-    """A checkpoint file -> (model in eval mode, Vocab)."""
-    return model_from_checkpoint(torch.load(path, map_location=device or "cpu", weights_only=True), device)
-
-
-def model_from_checkpoint(ck: dict, device=None):
-    """A loaded checkpoint dict -> (model in eval mode, Vocab)."""
-    vocab = Vocab(ck["vocab"][4:])
-    model = build_model(ck["config"], len(vocab), ck["lambdas"])
-    model.load_state_dict(ck["model"])
-    return model.to(device or "cpu").eval(), vocab
+    settings: the config's `transfer` section minus the workflow keys (variants, run_variants, seeds,
+    test_checkpoints, resources, datasets). train / dev: [style-0 file, style-1 file] of tokenized sentences;
+    vocab: the dataset's `token<TAB>count` file, cut at min_count and settings' max_vocab. The inputs a
+    variant needs (tst.variants.needs; ValueError naming the one not given), one file per style each:
+    paraphrase (`u<TAB>v` pairs, settings' paraphrase_pairs sampled with `seed`), lm (the frozen style LMs of
+    eq. 6, over the same vocabulary), attributes (attributes.jsonl aligned with train). dev_entities: NER
+    entities aligned with dev (unmasked dev transfers too). Resumes from the last checkpoint in out_dir;
+    writes {out_dir}/train.done.json at the end. Returns the trained model."""
+    with_defaults(settings)  # a `model` setting is refused before any file is read
+    v = check_variant(variant, paraphrase=paraphrase, lm=lm, attributes=attributes)
+    if threads:
+        torch.set_num_threads(threads)
+    voc = Vocab.load(vocab, min_count, settings.get("max_vocab"))
+    train_sents = [read_sentences(p) for p in per_style(train, "train")]
+    dev_sents = [read_sentences(p) for p in per_style(dev, "dev")]
+    para = None
+    if v["lambda_para"] > 0:
+        n_pairs = settings.get("paraphrase_pairs")
+        para = [load_paraphrases(p, n_pairs, seed) for p in per_style(paraphrase, "paraphrase")]
+    lms = None
+    if v["lambda_lm"] > 0:
+        from tst.evaluators.language_model import load_lm
+        lms = []
+        for p in per_style(lm, "lm"):
+            loaded = load_lm(p)
+            if list(loaded.vocab.itos) != voc.itos:
+                raise ValueError(f"{p}: its vocabulary differs from {vocab} (min_count {min_count}), the "
+                                 "vocabulary of the transfer model")
+            lms.append(loaded.model)
+    attrs = None
+    if v["lambda_attr"] > 0:
+        from tst.nlp.attributes import load_attribute_lists
+        attrs = [load_attribute_lists(p, surface=True) for p in per_style(attributes, "attributes")]
+    entities = [read_jsonl(p) for p in per_style(dev_entities, "dev_entities")] if dev_entities else None
+    model = _train(settings, v, voc, train_sents, dev_sents, out_dir, seed, paraphrase=para, lms=lms,
+                   dev_entities=entities, device=device, progress=progress, attributes=attrs)
+    write_json(Path(out_dir) / "train.done.json", {"config": settings, "variant": v, "seed": seed})
+    return model

@@ -1,0 +1,230 @@
+"""The metric registry (tst.metrics.registry): its table, evaluator_files, add_derived (GM from stored corpus
+scores), the Evaluators cache across score_system calls and the GM wiring of score_files."""
+
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tst.score as score_mod
+from tst.io import write_json, write_lines
+from tst.metrics.gm import DEFAULT_T
+from tst.metrics.registry import ASPECTS, METRICS, add_derived, evaluator_files, resolve_options
+from tst.score import Evaluators, score_files, score_meta, score_system
+
+# Short names as Pang & Gimpel, Fu et al., Mir et al. and Yu et al. print them.
+LABELS = {"acc": "Acc", "transfer_strength": "TS", "sim": "Sim", "cp": "CP", "cp_random": "CP-random",
+          "pp_joint": "PP", "pp_target": "PP-target", "gm": "GM", "sti": "STI", "wmd_masked": "WMD-masked",
+          "wmd_removed": "WMD-removed", "naturalness_lr": "Nat-LR", "naturalness_nn": "Nat-NN",
+          "bleu_self_corpus": "self-BLEU", "bleu_self_sentence": "self-BLEU-sent", "bleu_ref_corpus": "ref-BLEU",
+          "bleu_ref_sentence": "ref-BLEU-sent", "attribute_hit": "Hit"}
+LOWER_IS_BETTER = {"pp_joint", "pp_target", "wmd_masked", "wmd_removed"}  # perplexities and distances
+
+
+def test_every_metric_is_fully_described():
+    assert list(METRICS) == list(LABELS)  # the canonical table order
+    for key, m in METRICS.items():
+        assert m.key == key and m.label == LABELS[key]
+        assert isinstance(m.unit, str) and m.unit
+        assert m.higher_is_better is (key not in LOWER_IS_BETTER)
+        assert m.aspect in ASPECTS
+        assert isinstance(m.digits, int)
+        assert (m.compute is None) == m.derived == (m.derive is not None)
+    assert METRICS["gm"].derived_from == ("acc", "sim", "pp_joint")
+    assert METRICS["pp_joint"].digits == 1 and METRICS["gm"].digits == 2 and METRICS["acc"].digits == 3
+
+
+def test_human_aspects_follow_li_et_al():
+    from tst.human.correlation import ASPECT_OF_METRIC
+
+    assert ASPECT_OF_METRIC == {"sim": "topic", "cp": "topic", "wmd_masked": "topic", "wmd_removed": "topic",
+                                "bleu_self_sentence": "topic", "attribute_hit": "topic", "acc": "sentiment",
+                                "transfer_strength": "sentiment", "sti": "sentiment",
+                                "pp_joint": "grammaticality", "pp_target": "grammaticality",
+                                "naturalness_lr": "grammaticality", "naturalness_nn": "grammaticality"}
+
+
+def test_evaluator_files():
+    assert evaluator_files(["acc"]) == ["style_cnn.pt"]
+    assert evaluator_files(["sim"]) == ["glove.kv", "idf.json"]
+    assert evaluator_files(["gm"]) == ["style_cnn.pt", "lm_joint.pt", "glove.kv", "idf.json"]
+    assert evaluator_files(["bleu_self_corpus", "attribute_hit"]) == []
+    assert evaluator_files(["cp"]) == ["glove.kv"]
+    assert evaluator_files(["cp"], options={"cp_lexicon": "style_lexicon"}) == ["glove.kv", "style_lexicon.json"]
+    assert evaluator_files(["naturalness_lr", "naturalness_nn"]) == []  # named after the system
+    assert evaluator_files(["naturalness_lr", "naturalness_nn"], system="M0.seed1") == [
+        "naturalness/M0.seed1.lr.json", "naturalness/M0.seed1.nn.pt"]
+    every = evaluator_files()
+    assert len(every) == len(set(every)) == 10 and every[0] == "style_cnn.pt"
+    with pytest.raises(ValueError, match="unknown metric"):
+        evaluator_files(["bleu"])
+
+
+def test_options_are_checked():
+    assert resolve_options(None) == {"cp_lexicon": "vader", "cp_seed": 0}
+    with pytest.raises(ValueError, match="cp_lexicon"):
+        resolve_options({"cp_lexicon": "afinn"})
+    with pytest.raises(ValueError, match="unknown scoring options"):
+        resolve_options({"gm_t": [1, 2, 3, 4]})
+
+
+def test_registry_import_is_cheap():
+    code = ("import sys, tst.metrics.registry; "
+            "print(sorted(m for m in ('torch', 'gensim', 'ot', 'nltk', 'sacrebleu', 'pandas') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def _stored(acc=None, sim=None, pp=None, **more) -> dict:
+    m = {k: {"score": v, "variant": "v", "higher_is_better": k != "pp_joint"}
+         for k, v in (("acc", acc), ("sim", sim), ("pp_joint", pp)) if v is not None}
+    return {**m, **more}
+
+
+@pytest.mark.parametrize("row", [("M0", 0.818, 0.719, 37.3, 10.0), ("M3", 0.807, 0.796, 28.4, 21.5),
+                                 ("M7", 0.818, 0.805, 29.0, 22.8)], ids=lambda r: r[0])
+def test_add_derived_reproduces_pang_gimpel_table2(row):
+    # Pang & Gimpel 2019 Table 2 (Yelp): Acc, Sim, PP -> GM as printed (one decimal); M3 and M7 have PP
+    # below 30, where min{[97 - PP]+, [PP + 37]+} takes the lower threshold
+    _, acc, sim, pp, printed = row
+    out = add_derived(_stored(acc, sim, pp), DEFAULT_T)
+    assert round(out["gm"]["score"], 1) == pytest.approx(printed)
+    assert out["gm"]["variant"] == ("Pang & Gimpel 2019 eq. 1 on corpus Acc, Sim, PP (joint LM), "
+                                    "t=[63.0, 71.0, 97.0, -37.0]")
+    assert out["gm"]["higher_is_better"] is True and out["gm"]["details"] == {"t": [63.0, 71.0, 97.0, -37.0]}
+    assert out.skipped == {}
+    # integer thresholds (as a YAML config gives them) name the same variant
+    assert add_derived(_stored(acc, sim, pp), (63, 71, 97, -37))["gm"] == out["gm"]
+
+
+def test_add_derived_skips_without_a_factor():
+    stale = {"score": 99.0, "variant": "old t", "higher_is_better": True}
+    out = add_derived(_stored(0.818, 0.719, gm=stale), DEFAULT_T)
+    assert "gm" not in out and out.skipped == {"gm": "needs pp_joint"}
+    assert list(out) == ["acc", "sim"]
+    undefined = _stored(0.818, 0.719, 37.3)
+    undefined["acc"]["score"] = None  # e.g. no sentence could be classified
+    assert add_derived(undefined, DEFAULT_T).skipped == {"gm": "needs acc"}
+    # GM sits in the registry order, after pp_target and before sti
+    order = list(add_derived(_stored(0.818, 0.719, 37.3, sti={"score": 0.1}, pp_target={"score": 40.0})))
+    assert order == ["acc", "sim", "pp_joint", "pp_target", "gm", "sti"]
+
+
+# ---- score_system / score_files with fake evaluators ----
+
+class Clf:
+    """P(style 1) = 0.9 when "good" is in the sentence, else 0.1."""
+
+    def predict_proba(self, sentences):
+        p1 = np.array([0.9 if "good" in s else 0.1 for s in sentences])
+        return np.stack([1 - p1, p1], axis=1)
+
+
+class Emb:
+    dim = 2
+
+    def __init__(self):
+        self.table = {"good": [1.0, 0.0], "bad": [1.0, 0.0], "food": [0.0, 1.0], "service": [0.0, 1.0],
+                      "fine": [3.0, 4.0]}
+
+    def get(self, w):
+        v = self.table.get(w)
+        return None if v is None else np.array(v)
+
+
+class UniformLM:
+    def token_nll(self, sentences):
+        return [np.full(len(s) + 1, math.log(50.0)) for s in sentences]
+
+
+@pytest.fixture
+def fake_evaluators(tmp_path, monkeypatch):
+    d = tmp_path / "evaluators"
+    d.mkdir()
+    for name in ("style_cnn.pt", "lm_joint.pt", "glove.kv"):
+        (d / name).write_text(f"fake {name}")
+    write_json(d / "idf.json", {"idf": {}, "n_docs": 3, "default": 1.0})
+    loads = []
+
+    def counting(obj):
+        def load(path):
+            loads.append(path.name)
+            return obj
+        return load
+
+    monkeypatch.setattr(score_mod, "load_classifier", counting(Clf()))
+    monkeypatch.setattr(score_mod, "load_lm", counting(UniformLM()))
+    monkeypatch.setattr(score_mod, "load_embeddings", counting(Emb()))
+    return d, loads
+
+
+SOURCES = {0: ["bad food", "bad"], 1: ["good service"]}
+OUTPUTS = {0: ["good food", "fine"], 1: ["bad service"]}
+
+
+def test_evaluators_load_each_file_once_across_calls(fake_evaluators):
+    d, loads = fake_evaluators
+    ev = Evaluators(d)
+    src, out = SOURCES[0] + SOURCES[1], OUTPUTS[0] + OUTPUTS[1]
+    first = score_system(src, out, [0, 0, 1], ev, only={"acc", "sti"})
+    second = score_system(out, src, [1, 1, 0], ev, only={"acc"})
+    assert loads == ["style_cnn.pt"]  # one load for two metrics and two calls
+    # first: "fine" misses its target 1; second (sources as outputs, targets 0, 0, 1): all right
+    assert first["acc"].score == pytest.approx(2 / 3) and second["acc"].score == pytest.approx(1.0)
+    # each call lists the files it used (for the sha256 list of its score file)
+    assert list(first.evaluators) == list(second.evaluators) == ["style_cnn.pt"]
+    assert score_system(src, out, [0, 0, 1], ev, only={"bleu_self_corpus"}).evaluators == {}
+    assert list(ev.used) == ["style_cnn.pt"]
+
+
+def test_score_files_gm_from_acc_sim_pp(fake_evaluators, tmp_path):
+    """Every factor of eq. 1 is above its threshold (Acc, Sim) or below it (PP), so a wrong factor, a
+    swapped argument or the wrong PP branch would change the value."""
+    d, loads = fake_evaluators
+    files = {}
+    for style in (0, 1):
+        files[f"src{style}"], files[f"out{style}"] = tmp_path / f"src.{style}.txt", tmp_path / f"out.{style}.txt"
+        write_lines(files[f"src{style}"], SOURCES[style])
+        write_lines(files[f"out{style}"], OUTPUTS[style])
+    # one Evaluators for every call, as a workflow job scoring all checkpoints of a system uses it
+    args = (Evaluators(d), [files["src0"], files["src1"]], [files["out0"], files["out1"]], [0, 1])
+    meta = score_meta("toy", "M0.seed1", "test", "ep1.0")
+    obj = score_files(*args, meta=meta, only=["gm"], gm_t=DEFAULT_T, json_out=tmp_path / "s.json")
+    # Acc: targets 1, 1, 0; "good food" -> 1 (right), "fine" -> 0 (wrong), "bad service" -> 0 (right): 2/3.
+    # Sim: "bad food"/"good food" and "good service"/"bad service" have equal mean vectors (cos 1);
+    # "bad" = (1, 0) vs "fine" = (3, 4): cos 3/5. Sim = 2.6 / 3. PP: uniform LM over 50 words -> 50.
+    m = obj["metrics"]
+    assert list(m) == ["acc", "sim", "pp_joint", "gm"]  # gm brings its factors
+    assert m["acc"]["score"] == pytest.approx(2 / 3)
+    assert m["sim"]["score"] == pytest.approx(2.6 / 3)
+    assert m["pp_joint"]["score"] == pytest.approx(50.0)
+    # eq. 1: [100 Acc - 63]+ = 11/3, [100 Sim - 71]+ = 47/3, min{[97 - 50]+, [50 + 37]+} = 47
+    assert m["gm"]["score"] == pytest.approx((11 / 3 * 47 / 3 * 47) ** (1 / 3), rel=1e-9)
+    assert (tmp_path / "s.json").read_text().count('"gm"') == 1
+    assert sorted(obj["evaluators"]) == ["glove.kv", "idf.json", "lm_joint.pt", "style_cnn.pt"]
+    assert (obj["variant"], obj["seed"], obj["epoch"], obj["n_sentences"]) == ("M0", 1, 1.0, 3)
+    # other thresholds: [66.67 - 60]+ = 20/3, [86.67 - 80]+ = 20/3, min{[90 - 50]+, [50 - 40]+} = 10
+    t = (60, 80, 90, 40)
+    assert score_files(*args, meta=meta, only=["gm"], gm_t=t)["metrics"]["gm"]["score"] == pytest.approx(
+        (20 / 3 * 20 / 3 * 10) ** (1 / 3), rel=1e-9)
+    # without gm_t (the workflow): no derived metric; the report adds GM from the stored scores
+    plain = score_files(*args, meta=meta)
+    assert "gm" not in plain["metrics"] and "gm" not in plain["skipped"]
+    assert add_derived(plain["metrics"], DEFAULT_T)["gm"] == m["gm"]
+    assert plain["skipped"]["pp_target"] == "missing evaluator file(s): lm_style0.pt, lm_style1.pt"
+    assert sorted(loads) == ["glove.kv", "lm_joint.pt", "style_cnn.pt"]  # once over three score_files calls
+
+
+def test_score_files_checks_its_inputs(fake_evaluators, tmp_path):
+    d, _ = fake_evaluators
+    write_lines(tmp_path / "src.0.txt", ["a b", "c"])
+    write_lines(tmp_path / "out.0.txt", ["a b"])
+    meta = score_meta("toy", "mit", "test", "final")
+    with pytest.raises(score_mod.InputError, match="has 1 lines but"):
+        score_files(d, [tmp_path / "src.0.txt"], [tmp_path / "out.0.txt"], [0], meta=meta)
+    with pytest.raises(score_mod.InputError, match="1 source files but 2 output files"):
+        score_files(d, [tmp_path / "src.0.txt"], [tmp_path / "out.0.txt"] * 2, [0], meta=meta)
+    with pytest.raises(score_mod.InputError, match="unknown metric"):
+        score_files(d, [tmp_path / "src.0.txt"], [tmp_path / "src.0.txt"], [0], meta=meta, only=["bleu"])

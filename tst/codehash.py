@@ -1,0 +1,68 @@
+"""A content hash of the code a workflow script runs: the script and every `tst` module it imports,
+directly or through other `tst` modules (imports inside functions included).
+
+Rules carry it as a param, so a job reruns when that code changes and never because a file was touched,
+the clone moved or another module changed. Torch-free: it reads source text, it imports nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from functools import cache
+from pathlib import Path
+
+PACKAGE = "tst"
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def _module_file(name: str, package_dir: Path) -> Path | None:
+    """tst.a.b -> <package_dir>/a/b.py or <package_dir>/a/b/__init__.py (None if neither exists)."""
+    parts = name.split(".")[1:]
+    base = package_dir.joinpath(*parts)
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _imported(path: Path) -> set[str]:
+    """Names of the tst modules a file imports (`from tst.x import y` may name a module y or a symbol y)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+            names.update(f"{node.module}.{a.name}" for a in node.names)
+    return {n for n in names if n == PACKAGE or n.startswith(PACKAGE + ".")}
+
+
+def modules_of(script: str | Path, package_dir: Path = PACKAGE_DIR) -> dict[str, Path]:
+    """Every tst module the script runs (with the packages' __init__ files), name -> file."""
+    found: dict[str, Path] = {}
+    todo = list(_imported(Path(script)))
+    while todo:
+        name = todo.pop()
+        parts = name.split(".")
+        for i in range(1, len(parts) + 1):  # importing tst.a.b runs tst/__init__ and tst/a/__init__ too
+            prefix = ".".join(parts[:i])
+            if prefix in found:
+                continue
+            path = _module_file(prefix, package_dir)
+            if path is None:  # a symbol, not a module
+                continue
+            found[prefix] = path
+            todo.extend(_imported(path))
+    return found
+
+
+@cache
+def code_hash(script: str | Path, package_dir: Path = PACKAGE_DIR) -> str:
+    """SHA-256 (first 16 hex digits) over the script's text and that of every tst module it runs, keyed by
+    module name, so the clone's location and file times never enter it."""
+    h = hashlib.sha256()
+    h.update(Path(script).read_bytes())
+    for name, path in sorted(modules_of(script, package_dir).items()):
+        h.update(b"\0" + name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()[:16]

@@ -1,0 +1,55 @@
+"""GM thresholds t, exponents alpha and a small MLP learned from Li et al.'s human preferences
+(Pang & Gimpel 2019 §3.3; Pang 2019 §4.1), with their agreement on training and held-out pairs."""
+
+from __future__ import annotations
+
+import torch
+
+from tst.human.correlation import load_rated_metrics
+from tst.human.ratings import preference_pairs
+from tst.metrics.aggregate import (
+    learn_gm_multistart,
+    learn_mlp,
+    mlp_state,
+    pair_agreement,
+    pair_features,
+    score_gm,
+    wide_start,
+)
+from tst.metrics.gm import DEFAULT_T
+
+
+def learn_aggregate(ratings_csv, outputs_dir, score_tsvs: dict, columns=("acc", "sim", "pp_joint"),
+                    held_out: float = 0.3, exclude_systems=(), steps: int = 500, lr: float = 0.5,
+                    mlp_hidden: int = 8, seed: int = 0) -> dict:
+    """The aggregate.json object. score_tsvs: {system: per-sentence score TSV}; columns: Acc, Sim, PP keys;
+    lr: Adam step for t (percent points / PP units)."""
+    torch.manual_seed(seed)
+    torch.set_num_threads(1)
+    columns, exclude_systems = list(columns), list(exclude_systems)
+    table, joined, report = load_rated_metrics(ratings_csv, outputs_dir, score_tsvs)
+    pairs = preference_pairs(table, exclude_systems=exclude_systems, held_out=held_out)
+    xp, xm, keep = pair_features(pairs, joined, columns)
+    held = pairs["held_out"].to_numpy()[keep]
+    tr, te = ~held, held
+
+    def agree(score_fn) -> dict:
+        return {"train": pair_agreement(score_fn(xp[tr]), score_fn(xm[tr])),
+                "held_out": pair_agreement(score_fn(xp[te]), score_fn(xm[te]))}
+
+    # two starts (Pang & Gimpel's t and one where every rewrite is alive), best training agreement kept
+    starts = [DEFAULT_T, wide_start(xp[tr], xm[tr])]
+    t_fit = learn_gm_multistart(xp[tr], xm[tr], starts, steps=steps, lr=lr)
+    ta_fit = learn_gm_multistart(xp[tr], xm[tr], starts, alpha=True, steps=steps, lr=lr)
+    mlp, mlp_fit = learn_mlp(xp[tr], xm[tr], hidden=mlp_hidden, steps=steps, seed=seed)
+    return {
+        "columns": {"acc": columns[0], "sim": columns[1], "pp": columns[2]},
+        "overall_human_score": "mean of grammaticality, sentiment, topic (1-5); ties dropped",
+        "ratings": report,
+        "pairs": {"total": len(pairs), "with_metrics": int(keep.sum()), "train": int(tr.sum()),
+                  "held_out": int(te.sum()), "held_out_share": held_out, "excluded_systems": exclude_systems},
+        "default_t": {"t": list(DEFAULT_T), "agreement": agree(lambda x: score_gm(x, DEFAULT_T))},
+        "learned_t": {**t_fit, "agreement": agree(lambda x: score_gm(x, t_fit["t"]))},
+        "learned_t_alpha": {**ta_fit, "agreement": agree(lambda x: score_gm(x, ta_fit["t"], ta_fit["alpha"]))},
+        "mlp": {**mlp_fit, "hidden": mlp_hidden, "agreement": agree(mlp.score), "state_dict": mlp_state(mlp)},
+    }

@@ -1,0 +1,33 @@
+"""Logging of a workflow script: everything it logs or writes to stderr goes to the rule's log file."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from contextlib import contextmanager, redirect_stderr
+from pathlib import Path
+
+
+@contextmanager
+def log_to(path):
+    """Log (INFO) and stderr into `path` (the rule's `log:`) for the duration of the block; with no path,
+    log to stderr."""
+    if not path:
+        logging.basicConfig(level=logging.INFO, stream=sys.stderr, force=True,
+                            format="%(levelname)s %(name)s: %(message)s")
+        yield
+        return
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f, redirect_stderr(f):
+        logging.basicConfig(level=logging.INFO, stream=f, force=True,
+                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        try:
+            yield
+        except BaseException:
+            logging.getLogger("tst").exception("failed")
+            raise
+        finally:
+            root = logging.getLogger()
+            for handler in list(root.handlers):
+                handler.flush()
+                root.removeHandler(handler)

@@ -1,0 +1,122 @@
+"""Checkpoints of a transfer run: {out}/checkpoints/ep{E}.pt, one every half epoch (tst.names.epoch_label).
+
+A checkpoint is a plain dict (loads with weights_only=True): "kind": "transfer", "model", "opt_g", "opt_d"
+(state dicts), "rng", "step", "epoch", "vocab" (itos), "config" (the full training settings), "variant" (the
+resolved variant: model name and every lambda) and "signature" (run_signature). A rerun resumes from the
+latest one only when its signature matches, else it trains afresh."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from pathlib import Path
+
+import torch
+
+from tst.models.registry import build_model
+from tst.names import epoch_label, parse_checkpoint
+from tst.variants import resolve
+from tst.vocab import Vocab
+
+log = logging.getLogger(__name__)
+
+# Settings a rerun may change and still resume: the length of training and how dev sets are decoded.
+RESUMABLE_CHANGES = ("epochs", "dev_batch_size", "decode_extra")
+
+
+def run_signature(settings: dict, variant: dict, vocab: Vocab, ids, seed: int) -> str:
+    """What a checkpoint must have been trained with to be resumed from: every other setting, the resolved
+    variant (the model and every lambda), the seed, the vocabulary and the training sentences (as ids), as
+    one SHA-256."""
+    fixed = {k: v for k, v in settings.items() if k not in RESUMABLE_CHANGES}
+    blob = json.dumps([fixed, resolve(variant), seed, list(vocab.itos), ids], sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def path_of(ckpt_dir, epoch: float) -> Path:
+    return Path(ckpt_dir) / f"{epoch_label(epoch)}.pt"
+
+
+def checkpoints(ckpt_dir) -> list[tuple[float, Path]]:
+    """(epoch, path) of every ep{E}.pt in ckpt_dir, by epoch."""
+    found = ((parse_checkpoint(p.stem), p) for p in Path(ckpt_dir).glob("ep*.pt"))
+    return sorted((e, p) for e, p in found if e is not None)
+
+
+def latest(ckpt_dir) -> Path | None:
+    found = checkpoints(ckpt_dir)
+    return found[-1][1] if found else None
+
+
+def rng_state() -> dict:
+    state = {"cpu": torch.get_rng_state()}
+    if torch.cuda.is_available():
+        state["cuda"] = torch.cuda.get_rng_state()
+    return state
+
+
+def set_rng_state(state: dict) -> None:
+    torch.set_rng_state(state["cpu"])
+    if "cuda" in state and torch.cuda.is_available():
+        torch.cuda.set_rng_state(state["cuda"])
+
+
+def save(path, model, opt_g, opt_d, step: int, epoch: float, vocab: Vocab, settings: dict, variant: dict,
+         signature: str) -> None:
+    """Write a checkpoint (with the torch RNG state) to a temporary name, then rename it."""
+    path = Path(path)
+    ck = {"kind": "transfer", "model": model.state_dict(), "opt_g": opt_g.state_dict(),
+          "opt_d": opt_d.state_dict(), "rng": rng_state(), "step": step, "epoch": epoch,
+          "vocab": list(vocab.itos), "config": settings, "variant": resolve(variant), "signature": signature}
+    tmp = path.with_suffix(".tmp")
+    torch.save(ck, tmp)
+    os.replace(tmp, path)
+
+
+def load(path, device=None) -> dict:
+    """A checkpoint file -> its dict (tensors on `device`, default cpu)."""
+    return torch.load(path, map_location=device or "cpu", weights_only=True)
+
+
+def resume(ckpt_dir, signature: str, model, opt_g, opt_d, device=None) -> int:
+    """Load the latest checkpoint of ckpt_dir into model, optimizers and the torch RNG when it has
+    `signature`; returns its step (0 when there is none). Checkpoints of another run (other settings, data or
+    vocabulary) are removed, so the run trains from scratch."""
+    last = latest(ckpt_dir)
+    if last is None:
+        return 0
+    ck = load(last, device)
+    if ck.get("signature") != signature:
+        log.warning("%s: checkpoints of a run with other settings, data or vocabulary; training from scratch "
+                    "(the stale ep*.pt files are removed)", ckpt_dir)
+        for _, path in checkpoints(ckpt_dir):
+            path.unlink()
+        return 0
+    model.load_state_dict(ck["model"])
+    opt_g.load_state_dict(ck["opt_g"])
+    opt_d.load_state_dict(ck["opt_d"])
+    set_rng_state(ck["rng"])
+    return ck["step"]
+
+
+def variant_of(ck: dict) -> dict:
+    """The resolved variant a checkpoint was trained with (checkpoints written before variants named their
+    model kept it in the settings and the lambdas apart)."""
+    if "variant" in ck:
+        return resolve(ck["variant"])
+    return resolve({**ck["lambdas"], "model": ck["config"].get("model", "cross_aligned")})
+
+
+def model_from_checkpoint(ck: dict, device=None):
+    """A loaded checkpoint dict -> (its variant's model with the trained weights, in eval mode; Vocab)."""
+    vocab = Vocab(ck["vocab"][4:])
+    model = build_model(ck["config"], len(vocab), variant_of(ck))
+    model.load_state_dict(ck["model"])
+    return model.to(device or "cpu").eval(), vocab
+
+
+def load_for_transfer(path, device=None):
+    """A checkpoint file -> (model in eval mode, Vocab)."""
+    return model_from_checkpoint(load(path, device), device)
