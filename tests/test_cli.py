@@ -39,9 +39,16 @@ def test_score_command_prints_json_and_writes_tsv(tmp_path, capsys):
     assert obj["metrics"]["bleu_ref_corpus"]["details"]["n_with_reference"] == 1
     assert "style_cnn.pt" in obj["skipped"]["acc"]
     rows = [r.split("\t") for r in read_lines(d / "s.tsv")]
-    assert rows[0] == ["i", "source_style", "bleu_self_sentence", "bleu_ref_sentence"]
+    # one column per metric with per-sentence values (only evaluator-free ones here), in registry order
+    from tst.metrics.registry import ORDER
+
+    cols = rows[0][2:]
+    assert rows[0][:2] == ["i", "source_style"] and cols == sorted(cols, key=ORDER.index)
+    assert {"bleu_self_sentence", "bleu_ref_sentence"} <= set(cols) <= set(obj["metrics"])
+    assert "bleu_self_corpus" not in cols  # corpus-only metrics have no per-sentence column
     assert [r[1] for r in rows[1:]] == ["0", "0", "1"]
-    assert rows[1][3] == "" and float(rows[3][3]) == pytest.approx(100.0)
+    col = rows[0].index("bleu_ref_sentence")
+    assert rows[1][col] == "" and float(rows[3][col]) == pytest.approx(100.0)
 
 
 def test_score_command_with_saved_embeddings(tmp_path, capsys):

@@ -99,6 +99,7 @@ def test_second_run_has_nothing_to_do(finished_run, repo_root):
 def moved_clone(repo_root, tmp_path):
     """A copy of the workflow and its package elsewhere (what a moved or second clone is)."""
     clone = tmp_path / "clone"
+    clone.mkdir()
     for name in ("Snakefile", "config.yaml", "rules", "scripts", "tst", "envs", "schemas", "profiles", "report"):
         src = repo_root / name
         if src.is_dir():
