@@ -87,3 +87,22 @@ def test_references_of_li_yelp_match_every_test_source(shared_data, tmp_path):
     # Li et al.'s "human" system output is the reference itself: ref-BLEU 100
     human = [line.split("\t")[1] for line in (li / "outputs" / "sentiment.test.0.human").read_text().splitlines()]
     assert ref_bleu(human, refs, "corpus").score == pytest.approx(100.0)
+
+
+def test_style_transformer_bleu_by_hand():
+    """fastnlp/style-transformer's evaluator: lowercased, word_tokenize, nltk sentence_bleu without smoothing.
+    "The cat sat on the mat ." vs "the cat sat on a mat .": clipped matches 6/7, 4/6, 2/5, 1/4 for n = 1..4,
+    equal lengths (BP 1): 100 (6/7 * 4/6 * 2/5 * 1/4)^(1/4) = 100 (2/35)^(1/4) = 48.892. A pair without a
+    4-gram match scores 0 (no smoothing), so the mean over the two is 24.446."""
+    from tst.metrics.bleu import ref_bleu, self_bleu
+
+    r = ref_bleu(["The cat sat on the mat .", "Great food !"], [["the cat sat on a mat ."], ["great food ."]], "st")
+    assert r.name == "bleu_ref_st" and "Style Transformer" in r.variant and "without smoothing" in r.variant
+    assert r.per_sentence == pytest.approx([100 * (2 / 35) ** 0.25, 0.0], abs=1e-9)
+    assert r.score == pytest.approx(100 * (2 / 35) ** 0.25 / 2, abs=1e-9)  # 24.446
+    # the smoothed sentence BLEU is cased and gives the second pair a positive score: not this number
+    smoothed = ref_bleu(["The cat sat on the mat .", "Great food !"], [["the cat sat on a mat ."], ["great food ."]],
+                        "sentence")
+    assert "method1" in smoothed.variant and "Style Transformer" not in smoothed.variant
+    assert smoothed.per_sentence[1] > 0 and smoothed.per_sentence[0] < r.per_sentence[0]
+    assert self_bleu(["a b c d"], ["A B C D"], "st").score == pytest.approx(100.0)

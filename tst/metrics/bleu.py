@@ -5,10 +5,16 @@ Two named variants:
   force=True, no lowercasing, no smoothing): BP * exp(1/4 sum_n log p_n), p_n = clipped n-gram matches /
   hypothesis n-grams summed over the corpus, BP = exp(1 - r/c) if c < r else 1, r = sum of the reference
   lengths closest to each hypothesis length (ties -> the shorter); 0 when some p_n = 0.
-- sentence: mean sentence BLEU-4 x 100 as in the Style Transformer evaluator (Dai et al. 2019), nltk
-  sentence_bleu with SmoothingFunction().method1: a p_n whose numerator is 0 becomes 0.1 / (number of
-  hypothesis n-grams); uniform weights; BP from the closest reference length.
-Both treat text as already tokenized (split on spaces).
+- sentence: mean sentence BLEU-4 x 100, nltk sentence_bleu with SmoothingFunction().method1: a p_n whose
+  numerator is 0 becomes 0.1 / (number of hypothesis n-grams); uniform weights; BP from the closest
+  reference length. Text as already tokenized (split on spaces), cased. Smoothed, so it is NOT the Style
+  Transformer evaluator's number; that one is:
+- st: the Style Transformer evaluator (Dai et al. 2019; fastnlp/style-transformer evaluator/evaluator.py,
+  nltk_bleu / self_bleu_b / yelp_ref_bleu): each line lowercased and stripped, nltk word_tokenize, nltk
+  sentence_bleu with its defaults (BLEU-4, no smoothing: 0 when some n-gram order has no match), x 100,
+  mean over all sentences. word_tokenize's sentence splitter (punkt) is a download, so the line is split by
+  its word tokenizer alone (word_tokenize(..., preserve_line=True)); on one-sentence lines the tokens are
+  the same.
 """
 
 from __future__ import annotations
@@ -78,8 +84,23 @@ def sentence_bleu_mean(outputs, references, name: str = "bleu_ref_sentence",
     with warnings.catch_warnings():  # nltk warns on every sentence without a 4-gram match
         warnings.simplefilter("ignore", UserWarning)
         per = [_sentence(o, refs, fn) for o, refs in zip(outputs, references)]
-    variant = (f"mean sentence BLEU-4 x 100, nltk sentence_bleu, smoothing {smoothing} "
-               f"(Style Transformer evaluator), tokenized text")
+    variant = f"mean sentence BLEU-4 x 100, nltk sentence_bleu, smoothing {smoothing}, tokenized text, cased"
+    return MetricResult(name, variant, float(np.mean(per)) if per else None, per, True, {"n": len(per)})
+
+
+def style_transformer_bleu(outputs, references, name: str) -> MetricResult:
+    """Mean sentence BLEU x 100 as the Style Transformer evaluator computes it (see the module docstring)."""
+    from nltk.tokenize import word_tokenize
+
+    def tok(text) -> list[str]:
+        return word_tokenize(_line(text).lower().strip(), preserve_line=True)
+
+    _check(outputs, references)
+    with warnings.catch_warnings():  # nltk warns on every sentence without a 4-gram match
+        warnings.simplefilter("ignore", UserWarning)
+        per = [100.0 * float(sentence_bleu([tok(r) for r in refs], tok(o))) for o, refs in zip(outputs, references)]
+    variant = ("mean sentence BLEU-4 x 100 as the Style Transformer evaluator (fastnlp/style-transformer): "
+               "lowercased, nltk word_tokenize, nltk sentence_bleu without smoothing")
     return MetricResult(name, variant, float(np.mean(per)) if per else None, per, True, {"n": len(per)})
 
 
@@ -88,6 +109,8 @@ def self_bleu(sources, outputs, kind: str = "corpus") -> MetricResult:
     refs = [[s] for s in sources]
     if kind == "corpus":
         return corpus_bleu(outputs, refs, name="bleu_self_corpus")
+    if kind == "st":
+        return style_transformer_bleu(outputs, refs, name="bleu_self_st")
     return sentence_bleu_mean(outputs, refs, name="bleu_self_sentence")
 
 
@@ -95,6 +118,8 @@ def ref_bleu(outputs, references, kind: str = "corpus") -> MetricResult:
     """BLEU of each output against its human reference(s) (ref-BLEU)."""
     if kind == "corpus":
         return corpus_bleu(outputs, references, name="bleu_ref_corpus")
+    if kind == "st":
+        return style_transformer_bleu(outputs, references, name="bleu_ref_st")
     return sentence_bleu_mean(outputs, references, name="bleu_ref_sentence")
 
 

@@ -274,6 +274,9 @@ METRICS: dict[str, Metric] = {m.key: m for m in [
            inputs=("references",), vs_human=False),
     Metric("bleu_ref_sentence", "ref-BLEU-sent", _BLEU, "content", True, (), _ref_bleu("sentence"), digits=1,
            inputs=("references",), vs_human=False),
+    Metric("bleu_self_st", "self-BLEU-ST", _BLEU, "content", True, (), _self_bleu("st"), digits=1),
+    Metric("bleu_ref_st", "ref-BLEU-ST", _BLEU, "content", True, (), _ref_bleu("st"), digits=1,
+           inputs=("references",), vs_human=False),
     Metric("attribute_hit", "Hit", "share of attribute words", "content", True, (), _attribute_hit,
            inputs=("lists",)),
 ]}
