@@ -1,7 +1,5 @@
-# Config checks, wildcard constraints, path patterns, input functions and targets of the workflow.
-# Every decision (names, variants, settings, the files a metric reads) is imported from the tst package;
-# a rule passes what it needs as params, and `code` (a content hash of its script and the tst modules that
-# script imports) so that a job reruns when, and only when, its inputs, params or code change.
+# Config checks, wildcard constraints, path patterns, input functions and targets. Every decision is made in
+# tst/; rules pass `code` (tst.codehash) so a job reruns when its inputs, params or code change, and only then.
 from pathlib import Path
 
 from snakemake.utils import validate
@@ -20,17 +18,14 @@ settings.check_config(config)
 
 DATASETS = list(config["run"])
 STYLES = ["0", "1"]
+SPLITS = ["train", "dev", "test"]
 DATA_DIR = str(resolve_data_dir(config.get("data_dir")).resolve())
 TRANSFER = config["transfer"]
 TABLE = settings.lookup_tables(config)
 CHECKPOINTS = settings.checkpoints(config)
-# the (split, checkpoint) runs scored for each of our systems; external systems have only test.final
-OUR_RUNS = [("dev", c) for c in CHECKPOINTS]
-OUR_RUNS += [("test", c) for c in settings.test_checkpoints(config)]
+OUR_RUNS = settings.our_runs(config)  # (split, checkpoint) scored per model of ours
 EXTERNAL_RUNS = [("test", names.FINAL)]
-SCORE_OPTIONS = {
-    k: config["score"][k] for k in ("cp_lexicon", "cp_seed") if k in config["score"]
-}
+SCORE_OPTIONS = settings.score_options(config)
 EV_RESOURCES = config["evaluators"].get("resources") or {}
 TRANSFER_RESOURCES = TRANSFER.get("resources") or {}
 
@@ -101,9 +96,7 @@ def torch_evaluator_inputs(wildcards):
     inputs = {sp: [f"{data}/{sp}.{s}.txt" for s in styles] for sp in ("train", "dev")}
     inputs["vocab"] = f"{data}/vocab.txt"
     if (config["evaluators"].get("content_mask") or {}).get("enabled"):
-        inputs["content"] = (
-            EVALUATORS.format(dataset=wildcards.dataset) + "/content_words.json"
-        )
+        inputs["content"] = f"results/{wildcards.dataset}/evaluators/content_words.json"
     return inputs
 
 
@@ -240,28 +233,16 @@ def report_human(wildcards):
 
 
 def all_targets():
-    """Per dataset: prepared data, evaluators, attribute lists, our models' transfers, human-rating
-    analyses, and the tables and plots (which pull in every score)."""
+    """Per dataset: prepared data, evaluators, attribute lists, human-rating analyses, and the tables and
+    plots, which pull in every model of ours and every score."""
     targets = []
     for ds in DATASETS:
-        targets += [f"results/{ds}/data/report.json"]
-        targets += [f"results/{ds}/evaluators/{f}" for f in names.EVALUATOR_FILES]
-        targets += [
-            f"results/{ds}/attributes/{sp}.{s}.attributes.jsonl"
-            for sp in ("train", "dev", "test")
-            for s in STYLES
-        ]
-        targets += [
-            f"results/{ds}/models/{v}/seed{seed}/transfers/{sp}.{c}.{s}.txt"
-            for v, seed in settings.our_models(config, ds)
-            for sp, c in OUR_RUNS
-            for s in STYLES
-        ]
-        targets += human_targets(ds)
-        targets += [
-            f"results/{ds}/tables/{t}.{x}" for t in TABLES for x in ("csv", "md", "tex")
-        ]
-        targets += [
-            f"results/{ds}/plots/{p}.{x}" for p in PLOTS for x in ("png", "svg")
-        ]
+        d = f"results/{ds}"
+        targets += [f"{d}/data/report.json", *human_targets(ds)]
+        targets += expand(f"{d}/evaluators/{{f}}", f=names.EVALUATOR_FILES)
+        targets += expand(
+            f"{d}/attributes/{{sp}}.{{s}}.attributes.jsonl", sp=SPLITS, s=STYLES
+        )
+        targets += expand(f"{d}/tables/{{t}}.{{x}}", t=TABLES, x=("csv", "md", "tex"))
+        targets += expand(f"{d}/plots/{{p}}.{{x}}", p=PLOTS, x=("png", "svg"))
     return targets

@@ -217,3 +217,15 @@ def downloads(config: dict, data_dir) -> dict[str, str]:
     files the download rule may produce (an existing file is never a rule output, never re-fetched)."""
     datasets = config.get("datasets") or {}
     return {rel: url_for(datasets, rel) for rel in missing_downloads(datasets, data_dir)}
+
+
+def our_runs(config: dict) -> list[tuple[str, str]]:
+    """The (split, checkpoint) runs scored for each of our models: dev at every half epoch (trajectories,
+    checkpoint selection), test at the test checkpoints. External systems have only ("test", "final")."""
+    return [("dev", c) for c in checkpoints(config)] + [("test", c) for c in test_checkpoints(config)]
+
+
+def score_options(config: dict) -> dict:
+    """The score section's metric options (cp_lexicon, cp_seed); gm_t goes to the report, which derives GM."""
+    score = config.get("score") or {}
+    return {k: score[k] for k in ("cp_lexicon", "cp_seed") if k in score}

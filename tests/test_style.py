@@ -1,0 +1,33 @@
+"""The code style the project keeps: ruff on the Python, snakefmt on the workflow, snakemake --lint."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+BIN = Path(sys.executable).parent
+
+
+def run(repo_root, *cmd):
+    return subprocess.run([str(BIN / cmd[0]), *cmd[1:]], cwd=repo_root, capture_output=True, text=True,
+                          timeout=300, check=False)
+
+
+def test_ruff(repo_root):
+    r = run(repo_root, "ruff", "check", ".")
+    assert r.returncode == 0, r.stdout[-3000:]
+
+
+def test_snakefmt(repo_root):
+    r = run(repo_root, "snakefmt", "--check", "Snakefile", "rules")
+    assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
+
+
+def test_snakemake_lint(repo_root, tmp_path):
+    (tmp_path / "config.yaml").write_bytes((repo_root / "config.yaml").read_bytes())
+    r = subprocess.run([str(BIN / "snakemake"), "-s", str(repo_root / "Snakefile"), "--lint"], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=300, check=False)
+    assert r.returncode == 0 and "Congratulations" in r.stdout + r.stderr, (r.stdout + r.stderr)[-3000:]
+
+
+def test_common_smk_stays_small(repo_root):
+    assert len((repo_root / "rules" / "common.smk").read_text().splitlines()) <= 250
