@@ -1,0 +1,84 @@
+"""The workflow's decisions as plain functions: names, checkpoint labels, variants, settings, the code hash."""
+
+import os
+
+import pytest
+import yaml
+
+from tst import config as settings
+from tst import names, variants
+from tst.codehash import code_hash, modules_of
+
+
+def test_names_and_labels():
+    assert names.checkpoint_labels(2) == ["ep0.5", "ep1.0", "ep1.5", "ep2.0"]
+    for bad in (0, 0.5, 1.5, True):
+        with pytest.raises(ValueError, match="whole number"):
+            names.checkpoint_labels(bad)
+    assert names.system_name("M0", "3") == "M0.seed3" and names.parse_system("M0.seed3") == ("M0", 3)
+    assert names.parse_system("rule_base") is None and names.parse_system("M2_attr.seed10") == ("M2_attr", 10)
+    assert names.parse_checkpoint("ep1.5") == 1.5 and names.parse_checkpoint("final") is None
+    assert [n for n in ("M0", "multi_decoder", "a-b.c", "x$(touch y)", "../x", "a/b", "de.*mo", ".x", "a..b", "")
+            if names.is_safe_name(n)] == ["M0", "multi_decoder", "a-b.c"]
+    assert names.alternatives(["a.b", "c"]) == r"a\.b|c" and names.alternatives([]) == "(?!)"
+    assert names.naturalness_file("M0.seed1", "nn") == "naturalness/M0.seed1.nn.pt"
+
+
+def test_variants_need_what_their_terms_need():
+    m5 = {"model": "cross_aligned", "lambda_para": 0.2, "lambda_cyc": 5, "lambda_lm": 0.001}
+    assert variants.needs(m5) == ["paraphrase", "lm"]
+    assert variants.needs({"model": "multi_decoder"}) == []
+    assert variants.resolve({"lambda_cyc": 5}) == {"model": "cross_aligned", **variants.LAMBDAS, "lambda_cyc": 5.0}
+    assert variants.problems({"model": "style_embedding", "lambda_adv2": 1}) == [
+        "lambda_adv2 (the WGAN-GP discriminators D' of P&G eq. 7) needs model cross_aligned"]
+    assert "model 'gpt' is not one of" in variants.problems({"model": "gpt"})[0]
+    assert "unknown variant keys ['lambda_xyz']" in variants.problems({"lambda_xyz": 1})[0]
+
+
+def test_settings_of_the_default_config(repo_root):
+    cfg = yaml.safe_load((repo_root / "config.yaml").read_text())
+    settings.check_config(cfg)
+    runs = settings.our_runs(cfg)
+    epochs = cfg["transfer"]["epochs"]
+    assert len(runs) == 2 * (2 * epochs) and runs[0] == ("dev", "ep0.5") and runs[-1] == ("test", f"ep{epochs}.0")
+    assert settings.external_systems(cfg, "demo") == ["source", "reference"]  # demo: own references
+    assert settings.our_models(cfg, "demo") == [(v, 1) for v in cfg["transfer"]["run_variants"]]
+    cfg["transfer"]["datasets"] = []
+    assert settings.our_models(cfg, "demo") == []
+    assert settings.score_options(cfg) == {"cp_lexicon": "vader", "cp_seed": 0}
+    assert "variants" not in settings.transfer_settings(cfg) and "lr" in settings.transfer_settings(cfg)
+    assert settings.naturalness_source(cfg, "M0.seed1") == ("dev", f"ep{epochs}.0")
+    assert settings.naturalness_source(cfg, "mit") == ("test", "final")
+    assert settings.lookup_tables(cfg)["variants"]["multi_decoder"]["model"] == "multi_decoder"
+
+
+def test_data_paths_are_named_by_their_real_path(tmp_path):
+    (tmp_path / "real").mkdir()
+    os.symlink(tmp_path / "real", tmp_path / "link")
+    assert settings.data_file(tmp_path / "link", "a.txt") == settings.data_file(tmp_path / "real", "a.txt")
+
+
+def _package(root, files: dict):
+    pkg = root / "tst"
+    for rel, text in files.items():
+        (pkg / rel).parent.mkdir(parents=True, exist_ok=True)
+        (pkg / rel).write_text(text)
+    return pkg
+
+
+def test_code_hash_follows_imports_and_only_content(tmp_path):
+    pkg = _package(tmp_path, {"__init__.py": "", "m/__init__.py": "", "m/a.py": "from tst.m.b import f\n",
+                              "m/b.py": "def f():\n    import tst.c\n", "c.py": "X = 1\n", "unrelated.py": ""})
+    script = tmp_path / "s.py"
+    script.write_text("from tst.m.a import f\n")
+    assert set(modules_of(script, pkg)) == {"tst", "tst.m", "tst.m.a", "tst.m.b", "tst.c"}  # function-level too
+    before = code_hash.__wrapped__(script, pkg)
+    os.utime(pkg / "c.py", (1, 1))  # a touch
+    (pkg / "unrelated.py").write_text("Y = 2\n")  # a module the script never imports
+    assert code_hash.__wrapped__(script, pkg) == before
+    (pkg / "c.py").write_text("X = 2\n")  # code the script runs, three imports away
+    edited = code_hash.__wrapped__(script, pkg)
+    assert edited != before
+    (tmp_path / "moved").mkdir()
+    pkg.rename(tmp_path / "moved" / "tst")  # the same files elsewhere (a moved clone)
+    assert code_hash.__wrapped__(script, tmp_path / "moved" / "tst") == edited
