@@ -76,12 +76,24 @@ def test_sti_two_styles_is_signed_change_of_target_probability():
     assert direction_corrected_emd([0.8, 0.2], [0.3, 0.7], 0) == pytest.approx(-0.5)
 
 
-def test_sti_ordinal_three_styles():
-    # all mass moves from class 0 to class 2: ground distance |0 - 2| = 2
-    assert direction_corrected_emd([1, 0, 0], [0, 0, 1], 2) == pytest.approx(2.0)
-    assert direction_corrected_emd([0, 0, 1], [1, 0, 0], 2) == pytest.approx(-2.0)
-    # half the mass moves one step: 0.5
+def test_sti_three_styles_uses_mirs_ground_distance():
+    # Mir et al.'s ground distance is 1 between any two distinct styles (np.ones with pyemd, which moves no
+    # mass within a bin): all mass moving from class 0 to class 2 costs 1, not |0 - 2| = 2
+    assert direction_corrected_emd([1, 0, 0], [0, 0, 1], 2) == pytest.approx(1.0)
+    assert direction_corrected_emd([0, 0, 1], [1, 0, 0], 2) == pytest.approx(-1.0)
+    # half the mass moves: 0.5; by hand 0.5 * (|0.2 - 0.5| + |0.5 - 0.1| + |0.3 - 0.4|) = 0.4
     assert direction_corrected_emd([0, 1, 0], [0, 0.5, 0.5], 2) == pytest.approx(0.5)
+    assert direction_corrected_emd([0.2, 0.5, 0.3], [0.5, 0.1, 0.4], 2) == pytest.approx(0.4)
+    # equal to POT's exact EMD with the 0/1 ground distance on random distributions
+    ot = pytest.importorskip("ot")
+    rng = np.random.default_rng(1)
+    for k in (2, 3, 5):
+        D = 1.0 - np.eye(k)
+        for _ in range(20):
+            p, q = rng.dirichlet(np.ones(k)), rng.dirichlet(np.ones(k))
+            t = int(rng.integers(k))
+            want = ot.emd2(p, q, D) * (1 if q[t] >= p[t] else -1)
+            assert direction_corrected_emd(p, q, t) == pytest.approx(want, abs=1e-9)
 
 
 def test_sti_corpus_mean_with_classifier():

@@ -19,6 +19,7 @@ Two named variants:
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -88,12 +89,19 @@ def sentence_bleu_mean(outputs, references, name: str = "bleu_ref_sentence",
     return MetricResult(name, variant, float(np.mean(per)) if per else None, per, True, {"n": len(per)})
 
 
-def style_transformer_bleu(outputs, references, name: str) -> MetricResult:
-    """Mean sentence BLEU x 100 as the Style Transformer evaluator computes it (see the module docstring)."""
+@functools.lru_cache(maxsize=200_000)
+def _st_tokens(text: str) -> tuple[str, ...]:
+    """The Style Transformer evaluator's tokens: nltk word_tokenize of the lowercased, stripped line (cached:
+    a scoring job tokenizes the same sources and references for every checkpoint)."""
     from nltk.tokenize import word_tokenize
 
-    def tok(text) -> list[str]:
-        return word_tokenize(_line(text).lower().strip(), preserve_line=True)
+    return tuple(word_tokenize(text.lower().strip(), preserve_line=True))
+
+
+def style_transformer_bleu(outputs, references, name: str) -> MetricResult:
+    """Mean sentence BLEU x 100 as the Style Transformer evaluator computes it (see the module docstring)."""
+    def tok(text) -> tuple[str, ...]:
+        return _st_tokens(_line(text))
 
     _check(outputs, references)
     with warnings.catch_warnings():  # nltk warns on every sentence without a 4-gram match
