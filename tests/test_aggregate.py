@@ -35,8 +35,9 @@ def pairs():
 
 
 def test_pair_agreement_counts():
+    # wins on pairs 1 and 4, a tie on pair 2: strict 2/4 (Pang & Gimpel's share), tie rate 1/4
     r = pair_agreement([3, 2, 1, 5], [1, 2, 4, 0])
-    assert r == {"n": 4, "agreement": 2.5 / 4, "strict": 0.5, "ties": 1}
+    assert r == {"n": 4, "agreement": 0.5, "ties": 1, "tie_rate": 0.25, "agreement_ties_half": 2.5 / 4}
 
 
 def test_learned_t_recovers_planted(pairs):
@@ -47,9 +48,11 @@ def test_learned_t_recovers_planted(pairs):
     r = learn_gm(tr_p, tr_m, t0=START, steps=1000)
     held = pair_agreement(score_gm(te_p, r["t"]), score_gm(te_m, r["t"]))
     assert held["agreement"] >= 0.99
-    # the reported training agreement is that of the returned t
+    # the reported training agreement and loss are those of the returned t
     train = pair_agreement(score_gm(tr_p, r["t"]), score_gm(tr_m, r["t"]))["agreement"]
     assert r["train_agreement"] == pytest.approx(train)
+    hinge = np.maximum(0, 1 - score_gm(tr_p, r["t"]) + score_gm(tr_m, r["t"])).mean()
+    assert r["loss"] == pytest.approx(hinge)
     # t1..t3 within 1.5 points; t4 only matters for PP < (t3 + t4) / 2 = 35, so it is less pinned: 3.
     np.testing.assert_allclose(r["t"][:3], PLANTED[:3], atol=1.5)
     assert abs(r["t"][3] - PLANTED[3]) <= 3.0

@@ -30,3 +30,17 @@ def accuracy(outputs, target_styles, classifier, name: str = "acc",
     right = (predicted == np.asarray(target_styles, dtype=int)).astype(float)
     return MetricResult(name, variant, float(right.mean()), right.tolist(), True,
                         {"n": len(outputs), "n_right": int(right.sum())})
+
+
+def target_probability(outputs, target_styles, classifier, name: str = "acc_prob",
+                       variant: str = "mean over outputs of the CNN's P(target style) (graded per-sentence Acc, "
+                       "the input of the learned aggregates; not Pang & Gimpel's Acc, which is the 0/1 decision)",
+                       ) -> MetricResult:
+    """Per sentence P(target style | output) from `classifier.predict_proba`; corpus score their mean."""
+    if len(outputs) != len(target_styles):
+        raise ValueError(f"{len(outputs)} outputs but {len(target_styles)} target styles")
+    if not outputs:
+        return MetricResult(name, variant, None, [], True, {"n": 0})
+    probs = np.asarray(classifier.predict_proba(_tokens(outputs)))
+    p = probs[np.arange(len(outputs)), np.asarray(target_styles, dtype=int)]
+    return MetricResult(name, variant, float(p.mean()), p.tolist(), True, {"n": len(outputs)})

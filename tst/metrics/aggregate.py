@@ -6,11 +6,14 @@ Forms (each scores one rewrite from its per-sentence Acc, Sim, PP; acc/sim fract
   * "mlp":      a small MLP f(Acc, Sim, log PP) (Pang 2019 Sec. 4.1, "a very small neural network").
 All are trained with the pairwise hinge loss of Pang & Gimpel (2019) Sec. 3.3,
     L = max(0, -f(y+) + f(y-) + delta),  delta = 1,
-averaged over pairs, full batch, Adam. Quality = agreement: the share of held-out pairs that f orders
-like the humans (ties in f count one half; `pair_agreement` also returns the strict count).
+averaged over pairs, full batch, Adam; the parameters returned are the iterate with the lowest training
+hinge loss (the minimiser of §3.3's objective). Quality = agreement, as Pang & Gimpel's 86%: the plain
+share of pairs f orders like the humans, f(y+) > f(y-) strictly; a tie in f is a disagreement and the
+tie rate is reported beside it (`agreement_ties_half` counts ties one half, for comparison only).
 
-Per-sentence inputs: Acc is the classifier's probability of the target style (graded, so GM does not
-drop to 0 for every misclassified sentence), Sim the sentence cosine, PP the sentence perplexity.
+Per-sentence inputs: Acc is the CNN's probability of the target style (score key `acc_prob`; graded, so
+GM does not drop to 0 for every misclassified sentence; the 0/1 decision `acc` may be chosen instead and
+is then named so in aggregate.json), Sim the sentence cosine, PP the sentence perplexity.
 """
 
 from __future__ import annotations
@@ -28,12 +31,14 @@ FEATURES = ("acc", "sim", "pp")
 
 
 def pair_agreement(score_plus, score_minus) -> dict:
-    """Share of pairs with f(y+) > f(y-); ties count 1/2 in `agreement`, 0 in `strict`."""
+    """`agreement`: share of pairs with f(y+) > f(y-) strictly (Pang & Gimpel's percentage); `ties`, `tie_rate`:
+    pairs with f(y+) == f(y-); `agreement_ties_half`: ties counted one half (not the paper's number)."""
     sp, sm = np.asarray(score_plus, float), np.asarray(score_minus, float)
     n = len(sp)
     wins, ties = int((sp > sm).sum()), int((sp == sm).sum())
-    return {"n": n, "agreement": (wins + 0.5 * ties) / n if n else float("nan"),
-            "strict": wins / n if n else float("nan"), "ties": ties}
+    nan = float("nan")
+    return {"n": n, "agreement": wins / n if n else nan, "ties": ties, "tie_rate": ties / n if n else nan,
+            "agreement_ties_half": (wins + 0.5 * ties) / n if n else nan}
 
 
 def _tensors(x) -> tuple[torch.Tensor, ...]:
@@ -46,7 +51,7 @@ def _hinge(fp: torch.Tensor, fm: torch.Tensor, delta: float) -> torch.Tensor:
 
 
 def _agree(fp: torch.Tensor, fm: torch.Tensor) -> float:
-    return ((fp > fm).double() + 0.5 * (fp == fm).double()).mean().item()
+    return (fp > fm).double().mean().item()
 
 
 def learn_gm(x_plus, x_minus, t0=DEFAULT_T, alpha: bool = False, delta: float = 1.0, steps: int = 500,
@@ -54,10 +59,12 @@ def learn_gm(x_plus, x_minus, t0=DEFAULT_T, alpha: bool = False, delta: float = 
     """Learn t (and alpha when `alpha`) from pairs; x_* are [n, 3] arrays of (acc, sim, pp).
 
     Adam on t in the metric's own units (percent points, perplexity), so lr is in those units per step;
-    alpha = exp(log_alpha) starts at 1. The hinge has a degenerate minimum: t that zeroes every GM has
-    loss exactly delta, lower than a poor ordering's, and no gradient once there. So the returned
-    parameters are the iterate with the best *training* agreement (ties: lower loss), not the last one.
-    Returns {"t", "alpha" (None without), "loss", "train_agreement", "best_step", "steps"}.
+    alpha = exp(log_alpha) starts at 1. The returned parameters are the iterate with the lowest training
+    hinge loss (Pang & Gimpel §3.3 choose t to minimise it), not the last one: Adam may overshoot.
+    Beware the hinge's degenerate point: t that zeroes every GM has loss exactly delta and no gradient;
+    `train_tie_rate` (share of training pairs f cannot order) shows when a fit sits there.
+    Returns {"t", "alpha" (None without), "loss", "train_agreement" (strict), "train_tie_rate", "best_step",
+    "steps"}.
     """
     ap, sp, pp_ = _tensors(x_plus)
     am, sm, pm = _tensors(x_minus)
@@ -72,17 +79,17 @@ def learn_gm(x_plus, x_minus, t0=DEFAULT_T, alpha: bool = False, delta: float = 
         a = log_alpha.exp() if alpha else None
         fp, fm = gm_torch(ap, sp, pp_, t, a), gm_torch(am, sm, pm, t, a)
         loss = _hinge(fp, fm, delta)
-        cand = (_agree(fp.detach(), fm.detach()), -loss.item())
-        if best is None or cand > best[0]:
-            best = (cand, step, t.detach().clone(), log_alpha.detach().exp().clone())
+        if best is None or loss.item() < best[0]:
+            best = (loss.item(), step, t.detach().clone(), log_alpha.detach().exp().clone(),
+                    _agree(fp.detach(), fm.detach()), (fp == fm).double().mean().item())
         if step == steps:
             break
         opt.zero_grad()
         loss.backward()
         opt.step()
-    (agree, neg_loss), best_step, t_best, a_best = best
-    return {"t": t_best.tolist(), "alpha": a_best.tolist() if alpha else None, "loss": -neg_loss,
-            "train_agreement": agree, "best_step": best_step, "steps": steps}
+    loss_best, best_step, t_best, a_best, agree, tie_rate = best
+    return {"t": t_best.tolist(), "alpha": a_best.tolist() if alpha else None, "loss": loss_best,
+            "train_agreement": agree, "train_tie_rate": tie_rate, "best_step": best_step, "steps": steps}
 
 
 def wide_start(x_plus, x_minus) -> tuple[float, float, float, float]:
@@ -93,9 +100,12 @@ def wide_start(x_plus, x_minus) -> tuple[float, float, float, float]:
 
 
 def learn_gm_multistart(x_plus, x_minus, starts, **kw) -> dict:
-    """learn_gm from each start; the fit with the best training agreement, with its "start"."""
+    """learn_gm from each start; the fit with the lowest training hinge loss, with its "start" and, under
+    "fits", every start's (start, t, alpha, loss, train_agreement, train_tie_rate). On noisy preferences the
+    lowest loss can be a near-degenerate t (most GMs 0, loss just under delta): see the tie rates."""
     fits = [{**learn_gm(x_plus, x_minus, t0=t0, **kw), "start": [float(v) for v in t0]} for t0 in starts]
-    return max(fits, key=lambda f: (f["train_agreement"], -f["loss"]))
+    keys = ("start", "t", "alpha", "loss", "train_agreement", "train_tie_rate")
+    return {**min(fits, key=lambda f: f["loss"]), "fits": [{k: f[k] for k in keys} for f in fits]}
 
 
 def score_gm(x, t=DEFAULT_T, alpha=None) -> np.ndarray:
@@ -133,8 +143,8 @@ class MLPAggregator(nn.Module):
 
 def learn_mlp(x_plus, x_minus, hidden: int = 8, delta: float = 1.0, steps: int = 500, lr: float = 0.01,
               weight_decay: float = 1e-3, seed: int = 0) -> tuple[MLPAggregator, dict]:
-    """Train MLPAggregator on pairs with the same hinge loss, keeping the iterate with the best training
-    agreement; returns (model, {"loss", "train_agreement", "best_step", "steps"})."""
+    """Train MLPAggregator on pairs with the same hinge loss, keeping the iterate with the lowest training
+    loss; returns (model, {"loss", "train_agreement" (strict), "best_step", "steps"})."""
     torch.manual_seed(seed)
     model = MLPAggregator(hidden)
     fp, fm = model.features(x_plus), model.features(x_minus)
@@ -146,17 +156,16 @@ def learn_mlp(x_plus, x_minus, hidden: int = 8, delta: float = 1.0, steps: int =
     for step in range(steps + 1):
         sp, sm = model(fp), model(fm)
         loss = _hinge(sp, sm, delta)
-        cand = (_agree(sp.detach(), sm.detach()), -loss.item())
-        if best is None or cand > best[0]:
-            best = (cand, step, copy.deepcopy(model.state_dict()))
+        if best is None or loss.item() < best[0]:
+            best = (loss.item(), step, copy.deepcopy(model.state_dict()), _agree(sp.detach(), sm.detach()))
         if step == steps:
             break
         opt.zero_grad()
         loss.backward()
         opt.step()
-    (agree, neg_loss), best_step, state = best
+    loss_best, best_step, state, agree = best
     model.load_state_dict(state)
-    return model, {"loss": -neg_loss, "train_agreement": agree, "best_step": best_step, "steps": steps}
+    return model, {"loss": loss_best, "train_agreement": agree, "best_step": best_step, "steps": steps}
 
 
 def mlp_state(model: MLPAggregator) -> dict:
@@ -164,7 +173,7 @@ def mlp_state(model: MLPAggregator) -> dict:
     return {k: v.tolist() for k, v in model.state_dict().items()}
 
 
-def pair_features(pairs: pd.DataFrame, joined: pd.DataFrame, columns=("acc", "sim", "pp_joint")):
+def pair_features(pairs: pd.DataFrame, joined: pd.DataFrame, columns=("acc_prob", "sim", "pp_joint")):
     """(x_plus, x_minus, keep) for preference pairs: per-sentence (acc, sim, pp) of each side, looked up in
     `joined` (ratings rows with metric columns, tst.human.correlation.join_metrics) by (system, source,
     source_style). `keep` marks pairs whose two sides both have finite values; x_* hold those pairs only."""

@@ -123,6 +123,12 @@ def _acc(ctx: Context):
     return accuracy(ctx.outputs, ctx.targets, ctx.load(CNN))
 
 
+def _acc_prob(ctx: Context):
+    from tst.metrics.acc import target_probability
+
+    return target_probability(ctx.outputs, ctx.targets, ctx.load(CNN))
+
+
 def _transfer_strength(ctx: Context):
     from tst.metrics.acc import accuracy
 
@@ -247,6 +253,7 @@ _NAT = "share judged human"
 
 METRICS: dict[str, Metric] = {m.key: m for m in [
     Metric("acc", "Acc", "share of outputs", "style", True, (CNN,), _acc),
+    Metric("acc_prob", "Acc-P", "P(target style)", "style", True, (CNN,), _acc_prob),
     Metric("transfer_strength", "TS", "share of outputs", "style", True, (LSTM,), _transfer_strength),
     Metric("sim", "Sim", "cosine", "content", True, (GLOVE, IDF), _sim),
     Metric("cp", "CP", "cosine", "content", True, (GLOVE,), _cp, more_evaluators=_cp_lexicon_file,
