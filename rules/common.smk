@@ -115,17 +115,8 @@ def embeddings_lexicon(wildcards):
 
 
 def naturalness_outputs(wildcards):
-    """The outputs a system's naturalness classifier learns from (tst.config.naturalness_source)."""
-    split, ckpt = settings.naturalness_source(config, wildcards.system)
-    ours = names.parse_system(wildcards.system)
-    folder = (
-        f"models/{ours[0]}/seed{ours[1]}/transfers"
-        if ours
-        else f"systems/{wildcards.system}"
-    )
-    return per_style(
-        f"results/{wildcards.dataset}/{folder}/{split}.{ckpt}.{{style}}.txt"
-    )
+    """A system's inputs and outputs: the naturalness classifier's two classes."""
+    return settings.naturalness_files(config, wildcards.dataset, wildcards.system)
 
 
 def naturalness_cross_fit(wildcards):

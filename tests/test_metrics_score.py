@@ -89,7 +89,8 @@ def test_every_metric_with_every_evaluator(evaluators):
     assert s["wmd_removed"].per_sentence == [0.0, 0.0, 0.0]
     # VADER holds good/bad/great/awful: once removed the pairs are identical
     assert s["cp"].per_sentence == pytest.approx([1.0, 1.0, 1.0])
-    assert s["naturalness_lr"].score == pytest.approx(1 / 3)
+    assert s["naturalness_lr"].score == pytest.approx((0.7 + 0.2 + 0.2) / 3)  # mean P(human) (Mir et al.)
+    assert s["naturalness_lr_inputs"].score == pytest.approx((0.7 + 0.2 + 0.2) / 3)  # "food" in source 1 only
     assert s["bleu_ref_corpus"].details["n_with_reference"] == 2
     assert s["bleu_ref_sentence"].per_sentence[1] is None
     assert s["bleu_ref_sentence"].per_sentence[0] == pytest.approx(100.0)
@@ -100,7 +101,7 @@ def test_every_metric_with_every_evaluator(evaluators):
     assert "gm" not in s and "gm" not in s.skipped  # score_system computes no derived metric
     expect_gm = ((100 - 63) * max(100 * s["sim"].score - 71, 0) * 47) ** (1 / 3)
     assert add_derived({k: r.to_json() for k, r in s.items()}, DEFAULT_T)["gm"]["score"] == pytest.approx(expect_gm)
-    assert "naturalness_nn" in s.skipped and "attribute_hit" in s.skipped
+    assert "naturalness_nn" in s.skipped and "naturalness_nn_inputs" in s.skipped and "attribute_hit" in s.skipped
     # every computed metric in one place, as the registry describes it
     assert sorted([*s, *s.skipped]) == sorted(k for k, m in METRICS.items() if not m.derived)
     assert list(s) == [k for k in METRICS if k in s]  # in registry order

@@ -169,6 +169,17 @@ def naturalness_source(config: dict, system: str) -> tuple[str, str]:
     return nat.get("split") or "test", names.FINAL
 
 
+def naturalness_files(config: dict, dataset: str, system: str) -> dict[str, list[str]]:
+    """{"outputs", "inputs"}: per style, the outputs a system's naturalness classifier learns from and the
+    inputs they rewrite (Mir et al. 2019: the system's inputs, human-written, vs its outputs)."""
+    split, ckpt = naturalness_source(config, system)
+    ours = names.parse_system(system)
+    folder = f"results/{dataset}/" + (f"models/{ours[0]}/seed{ours[1]}/transfers" if ours else f"systems/{system}")
+    inputs = f"results/{dataset}/data/{split}" if ours else f"{folder}/{split}.{ckpt}.sources"
+    return {"outputs": [f"{folder}/{split}.{ckpt}.{s}.txt" for s in (0, 1)],
+            "inputs": [f"{inputs}.{s}.raw.txt" if ours else f"{inputs}.{s}.txt" for s in (0, 1)]}
+
+
 def naturalness_settings(config: dict, kind: str) -> dict:
     """Settings of one naturalness classifier kind (lr | nn): the shared keys plus the kind's own."""
     ev = config.get("evaluators") or {}

@@ -1,6 +1,7 @@
-"""Adversarial naturalness classifiers (Mir et al. 2019, Sec. 5): trained to tell human-written text of the
-target style (label 1) from one system's outputs (label 0); naturalness of a text = P(human).
-(a) unigram logistic regression (binary features, saved as JSON); (b) a Kim CNN (torch dict)."""
+"""Adversarial naturalness classifiers (Mir et al. 2019 §4.4 and their code/naturalness.py): one per system,
+trained to tell the system's inputs (human-written, label 1) from its outputs (label 0), test samples
+excluded; naturalness of a text = P(human). (a) unigram logistic regression (binary word features, saved
+as JSON); (b) "nn": an LSTM classifier as Mir's (torch dict; `arch: cnn` gives a Kim CNN, named so)."""
 
 from __future__ import annotations
 
@@ -35,8 +36,13 @@ def split_data(human: list[list[str]], generated: list[list[str]], dev_fraction:
     return tr, tr_y, dv, dv_y
 
 
+CONTRAST = "the system's inputs (human, 1) vs its outputs (0)"
+
+
 class LRNaturalness:
     """P(human) = sigmoid(b + sum of weights of the distinct known words of the sentence)."""
+
+    description = "unigram logistic regression (binary word features)"
 
     def __init__(self, vocab: list[str], coef, intercept: float, metrics: dict | None = None):
         self.vocab, self.coef, self.intercept = list(vocab), np.asarray(coef, np.float64), float(intercept)
@@ -52,8 +58,12 @@ class LRNaturalness:
 
 
 class CNNNaturalness:
+    """A torch classifier (LSTM by default, or Kim CNN) with label 1 = human."""
+
     def __init__(self, classifier, metrics: dict | None = None):
         self.classifier, self.metrics = classifier, metrics or {}
+        self.description = {"lstm_classifier": "LSTM classifier", "text_cnn": "Kim CNN classifier"}.get(
+            classifier.kind, classifier.kind)
 
     def prob_human(self, sentences: list[list[str]]) -> np.ndarray:
         return self.classifier.predict_proba(sentences)[:, 1]
@@ -77,12 +87,14 @@ def train_naturalness_lr(human, generated, C: float = 1.0, dev_fraction: float =
 
 
 def train_naturalness_cnn(human, generated, model_cfg: dict | None = None, train_cfg: dict | None = None,
-                          dev_fraction: float = 0.1, min_count: int = 1, log=print) -> dict:
-    """Checkpoint dict of a Kim CNN (label 1 = human), vocabulary from its own training text."""
+                          dev_fraction: float = 0.1, min_count: int = 1, log=print, arch: str = "lstm") -> dict:
+    """Checkpoint dict of a torch classifier (label 1 = human; arch "lstm", Mir's, or "cnn"), vocabulary from
+    its own training text."""
     train_cfg = dict(train_cfg or {})
     tr, tr_y, dv, dv_y = split_data(human, generated, dev_fraction, train_cfg.get("seed", 1))
     vocab = Vocab.build(tr, min_count=min_count)
-    ckpt = train_classifier(tr, tr_y, dv, dv_y, vocab, "text_cnn", model_cfg, train_cfg, log)
+    kind = {"lstm": "lstm_classifier", "cnn": "text_cnn"}[arch]
+    ckpt = train_classifier(tr, tr_y, dv, dv_y, vocab, kind, model_cfg, train_cfg, log)
     ckpt["naturalness"] = True
     return ckpt
 
@@ -94,6 +106,7 @@ class CrossFitNaturalness:
 
     def __init__(self, folds: list, seen: list[list[str]]):
         self.folds, self.seen = folds, [set(s) for s in seen]
+        self.description = f"{getattr(folds[0], 'description', 'classifier')}, cross-fitted on {len(folds)} folds"
 
     def prob_human(self, sentences: list[list[str]]) -> np.ndarray:
         probs = np.stack([fold.prob_human(sentences) for fold in self.folds])  # [folds, n]

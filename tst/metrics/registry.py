@@ -213,7 +213,17 @@ def _naturalness(kind: str):
     def compute(ctx: Context):
         from tst.metrics.naturalness import naturalness
 
-        return naturalness(ctx.outputs, ctx.load(naturalness_file(ctx.system, kind)), name=f"naturalness_{kind}")
+        return naturalness(ctx.outputs, ctx.load(naturalness_file(ctx.system, kind)), name=f"naturalness_{kind}",
+                           sources=ctx.sources)
+    return compute
+
+
+def _naturalness_inputs(kind: str):
+    def compute(ctx: Context):
+        from tst.metrics.naturalness import naturalness_inputs
+
+        return naturalness_inputs(ctx.sources, ctx.load(naturalness_file(ctx.system, kind)),
+                                  name=f"naturalness_{kind}_inputs")
     return compute
 
 
@@ -249,7 +259,7 @@ def _gm(values: dict, gm_t):
 
 
 _BLEU = "BLEU, 0-100"
-_NAT = "share judged human"
+_NAT = "P(human)"
 
 METRICS: dict[str, Metric] = {m.key: m for m in [
     Metric("acc", "Acc", "share of outputs", "style", True, (CNN,), _acc),
@@ -273,6 +283,10 @@ METRICS: dict[str, Metric] = {m.key: m for m in [
            _wmd("removed", EMBEDDINGS["word2vec"])),
     *(Metric(f"naturalness_{kind}", f"Nat-{kind.upper()}", _NAT, "fluency", True, (), _naturalness(kind),
              inputs=("system",), more_evaluators=_naturalness_file(kind), note=naturalness_file("{system}", kind))
+      for kind in NATURALNESS_KINDS),
+    *(Metric(f"naturalness_{kind}_inputs", f"Nat-{kind.upper()}-inputs", _NAT, "fluency", True, (),
+             _naturalness_inputs(kind), inputs=("system",), more_evaluators=_naturalness_file(kind),
+             note=f"(the system's inputs) {naturalness_file('{system}', kind)}", vs_human=False)
       for kind in NATURALNESS_KINDS),
     Metric("bleu_self_corpus", "self-BLEU", _BLEU, "content", True, (), _self_bleu("corpus"), digits=1,
            vs_human=False),
