@@ -18,7 +18,6 @@ from tst.metrics.aggregate import (
 )
 from tst.metrics.gm import DEFAULT_T
 
-
 ACC_FORMS = {"acc_prob": "per-sentence Acc = the CNN's P(target style), graded (as Pang & Gimpel's aggregate needs)",
              "acc": "per-sentence Acc = the CNN's 0/1 decision (GM is 0 for every misclassified rewrite)"}
 
