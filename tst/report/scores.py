@@ -50,11 +50,13 @@ class MetricInfo:
         """Header for Markdown/LaTeX: the variant shortened (the full one goes to the table notes)."""
         return f"{self.label} {self.arrow} [{textwrap.shorten(self.variant, width, placeholder='…')}]"
 
-    def axis_label(self, width: int = 60) -> str:
-        """Plot axis label: name, arrow, unit and the exact variant, wrapped to stay readable."""
+    def axis_label(self) -> str:
+        """Plot axis label: short name, arrow and unit; the exact variant goes to the figure's footnote."""
         unit = f" ({UNITS[self.key]})" if self.key in UNITS else ""
-        variant = textwrap.shorten(self.variant, 100, placeholder="…")
-        return "\n".join(textwrap.wrap(f"{self.label} {self.arrow}{unit} [{variant}]", width))
+        return f"{self.label} {self.arrow}{unit}"
+
+    def definition(self) -> str:
+        return f"{self.label} {self.arrow}: {self.variant}"
 
 
 def digits(key: str) -> int:
