@@ -11,7 +11,7 @@ from tst.data.prepare import expected_outputs
 from tst.data.sources import data_file, resolve_data_dir
 from tst.human.ratings import system_output_files
 from tst.metrics.registry import evaluator_files
-from tst.report.build import PLOTS, TABLES
+from tst.report.build import PLOTS, TABLE_FORMATS, TABLES
 
 validate(config, schema="../schemas/config.schema.yaml")
 settings.check_config(config)
@@ -234,6 +234,6 @@ def all_targets():
         targets += expand(
             f"{d}/attributes/{{sp}}.{{s}}.attributes.jsonl", sp=SPLITS, s=STYLES
         )
-        targets += expand(f"{d}/tables/{{t}}.{{x}}", t=TABLES, x=("csv", "md", "tex"))
+        targets += expand(f"{d}/tables/{{t}}.{{x}}", t=TABLES, x=TABLE_FORMATS)
         targets += expand(f"{d}/plots/{{p}}.{{x}}", p=PLOTS, x=("png", "svg"))
     return targets

@@ -16,7 +16,7 @@ rule report_tables:
                 labels={"table": name, "format": ext},
             )
             for name in TABLES
-            for ext in ("csv", "md", "tex")
+            for ext in TABLE_FORMATS
         ],
     log:
         "logs/report_tables/{dataset}.log",

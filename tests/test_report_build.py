@@ -110,82 +110,6 @@ def test_select_tie_takes_earliest(tmp_path):
                                        "epoch": 0.5, "dev_acc": 0.25, "distance": 0.25, "within": True}]
 
 
-def test_tables(score_files, tmp_path):
-    corr = tmp_path / "correlation.csv"
-    corr.write_text("metric,aspect,level,n,spearman,spearman_p,pearson,kendall\n"
-                    "sim,topic,sentence,150,0.79,1.2e-30,0.75,0.61\npp_joint,grammaticality,system,8,-0.81,0.015,-0.7,-0.64\n")
-    agg = tmp_path / "aggregate.json"
-    agg.write_text(json.dumps({"columns": {"acc": "acc"}, "pairs": {"train": 200, "held_out": 50},
-                               "default_t": {"t": [63, 71, 97, -37], "agreement": {"train": 0.8, "held_out": 0.86}},
-                               "learned_t": {"t": [60.5, 70, 90, -30], "agreement": 0.875},
-                               "mlp": {"hidden": 8, "state_dict": {"w": [[1.0]]},
-                                       # as tst.metrics.aggregate writes it: counts beside each share
-                                       "agreement": {"train": {"n": 200, "agreement": 0.9, "ties": 0},
-                                                     "held_out": {"n": 50, "agreement": 0.84, "ties": 0}}}}))
-    out = tmp_path / "tables"
-    paths = build.build_tables(score_files, out, {"target_acc": 0.80, "tolerance": 0.02}, ["M0", "M2"],
-                               corr, agg)
-    assert sorted(p.name for p in paths) == sorted(f"{n}.{e}" for n in build.TABLES for e in ("csv", "md", "tex"))
-
-    # Tables 2/3: test scores of the selected checkpoints, mean ± sd over the two seeds.
-    pg = read_csv(out / "pang_gimpel.csv")
-    assert [r["Model"] for r in pg] == ["M0", "M2 †"]
-    m0, m2 = pg
-    assert list(m0)[1] == "Acc ↑ [style CNN, share of outputs classified as the target style]"
-    assert [k.split(" ")[0] for k in list(m0)[1:5]] == ["Acc", "Sim", "PP", "GM"]
-    assert list(m0)[3].startswith("PP ↓")
-    # M0: dev Acc 0.79 (seed1) and 0.78 (seed2) -> test Acc 0.80, 0.79: mean 0.795, sd 0.00707
-    mean, sd = num(col(m0, "Acc ↑"))
-    assert mean == pytest.approx(0.795, abs=6e-4) and sd == pytest.approx(0.007, abs=6e-4)
-    # Sim = 1 - 0.5 a: 0.605, 0.610 -> 0.6075 ± 0.0035; PP = 30 + 20 a: 45.8, 45.6 -> 45.7 ± 0.14
-    mean, sd = num(col(m0, "Sim ↑"))
-    assert mean == pytest.approx(0.6075, abs=6e-4) and sd == pytest.approx(0.0035, abs=6e-4)
-    mean, sd = num(col(m0, "PP ↓"))
-    assert mean == pytest.approx(45.7, abs=0.06) and sd == pytest.approx(0.1, abs=0.06)
-    # GM = 10 a: 7.9, 7.8 -> 7.85 ± 0.0707
-    mean, sd = num(col(m0, "GM ↑"))
-    assert mean == pytest.approx(7.85, abs=0.006) and sd == pytest.approx(0.07, abs=0.006)
-    # M2: both seeds at ep2.0 (dev 0.74, 0.81) -> test Acc 0.75, 0.82: 0.785 ± 0.0495
-    mean, sd = num(col(m2, "Acc ↑"))
-    assert mean == pytest.approx(0.785, abs=6e-4) and sd == pytest.approx(0.049, abs=1.1e-3)
-    assert m0["checkpoint (dev Acc)"] == "ep1.5 (0.790), ep1.0 (0.780)"
-    assert "STI ↑ [Mir EMD]" in m0 and "WMD-masked ↓ [WMD style-masked]" in m0
-    assert "†" in (out / "pang_gimpel.md").read_text()
-    tex = (out / "pang_gimpel.tex").read_text()
-    assert r"\begin{tabular}{l" + "r" * (len(m0) - 1) + "}" in tex and r"$\uparrow$" in tex
-    assert r"0.795 $\pm$ 0.007" in tex
-
-    # Table 6: externals (published, human, untransferred) then each model at the dev checkpoints closest
-    # to Acc 0.80 / 0.85 / 0.90: M0 s1 {ep1.5, ep2.0}, M0 s2 {ep1.0, ep1.5, ep2.0}, M2 s1 {ep2.0}, M2 s2 {ep2.0}
-    t6 = read_csv(out / "bleu_ref.csv")
-    assert [(r["Model"], r["checkpoint"]) for r in t6] == [
-        ("mit", "final"), ("multi_decoder", "final"), ("human", "final"), ("untransferred", "final"),
-        ("M0 (seed 1)", "ep1.5"), ("M0 (seed 1)", "ep2.0"), ("M0 (seed 2)", "ep1.0"), ("M0 (seed 2)", "ep1.5"),
-        ("M0 (seed 2)", "ep2.0"), ("M2 (seed 1)", "ep2.0"), ("M2 (seed 2)", "ep2.0")]
-    bleu_h = "ref-BLEU ↑ [corpus BLEU multi-bleu.perl]"
-    assert bleu_h in t6[0]
-    # untransferred 31.4; M0 seed1 ep1.5: BLEU 30 - 20 * 0.79 = 14.2, test Acc 0.80
-    assert t6[3][bleu_h] == "31.4"
-    assert t6[4][bleu_h] == "14.2" and col(t6[4], "Acc ↑") == "0.800" and t6[4]["dev Acc"] == "0.790"
-
-    # Yu Table 2 shape: 4 external systems + 2 variants, every metric a column.
-    sbs = read_csv(out / "metrics_all.csv")
-    assert [r["System"] for r in sbs] == ["mit", "multi_decoder", "human", "untransferred", "M0", "M2 †"]
-    assert len(sbs[0]) == 1 + len(INFO)
-    assert col(sbs[1], "PP ↓") == "60.0" and col(sbs[3], "Sim ↑") == "1.000"
-    assert num(col(sbs[4], "Acc ↑"))[0] == pytest.approx(0.795, abs=6e-4)
-
-    hv = read_csv(out / "metric_vs_human.csv")
-    assert [r["metric"].split(" ")[0] for r in hv] == ["Sim", "PP"]
-    assert hv[1]["Spearman ρ (metric vs rating)"] == "-0.810" and hv[0]["n"] == "150"
-    assert [r["Spearman ρ p-value"] for r in hv] == ["1.2e-30", "0.015"]
-    ag = read_csv(out / "aggregation.csv")
-    assert [r["agreement held-out ↑"] for r in ag] == ["0.860", "0.875", "0.840"]
-    assert [r["agreement train ↑"] for r in ag] == ["0.800", "", "0.900"]
-    assert ag[0]["parameters"] == "t=(63, 71, 97, -37)" and ag[2]["parameters"] == "hidden=8"
-    assert "200 training and 50 held-out" in (out / "aggregation.md").read_text()
-
-
 def test_selected_checkpoint_without_test_scores(score_files, tmp_path):
     """M2 seed1 is selected at ep2.0 on dev; without its test file the M2 row is seed 2 alone (no sd)."""
     kept = [p for p in score_files if not (p.parent.name == "M2.seed1" and p.name == "test.ep2.0.json")]
@@ -241,8 +165,10 @@ def test_plot_values(score_files):
     # M0 seed1 PP 42, 45, 45.8, 47.2 -> best Acc per bin 0.60, 0.79, 0.86
     # M0 seed2 PP 43, 45.6, 46.6, 48 -> best Acc per bin  -, 0.78, 0.90
     edges = np.array([40.0, 43.0, 46.0, 49.0])
+    # sample sd of two values a, b is |a - b| / sqrt(2); one seed in bin 0: no sd (no band there)
     mean, sd, n = plots.robust_curves(frame, info, edges, "M0", "pp_joint", "acc")
-    assert mean == pytest.approx([0.60, 0.785, 0.88]) and sd == pytest.approx([0.0, 0.005, 0.02])
+    assert mean == pytest.approx([0.60, 0.785, 0.88]) and np.isnan(sd[0])
+    assert sd[1:] == pytest.approx([0.01 / np.sqrt(2), 0.04 / np.sqrt(2)])
     assert list(n) == [1, 2, 2]
     # best Sim (1 - 0.5 a) is at the lowest Acc of each bin: seed1 0.70, 0.625, 0.57; seed2 -, 0.675, 0.585
     mean, _, _ = plots.robust_curves(frame, info, edges, "M0", "pp_joint", "sim")
@@ -261,7 +187,7 @@ def test_external_only_dataset_degrades(tmp_path):
         paths.append(write_score(tmp_path / "scores", system, "test", "final", m, variant=system))
     tabs = build.build_tables(paths, tmp_path / "tables")
     figs = build.build_plots(paths, tmp_path / "plots")
-    assert len(tabs) == 3 * len(build.TABLES) and len(figs) == 2 * len(build.PLOTS)
+    assert len(tabs) == len(build.TABLE_FORMATS) * len(build.TABLES) and len(figs) == 2 * len(build.PLOTS)
     assert read_csv(tmp_path / "tables" / "pang_gimpel.csv") == []
     assert "No trained models" in (tmp_path / "tables" / "pang_gimpel.md").read_text()
     assert len(read_csv(tmp_path / "tables" / "metrics_all.csv")) == 4
@@ -272,16 +198,6 @@ def test_external_only_dataset_degrades(tmp_path):
     fig = plots.tradeoff_figure(frame, info, {}, "wmd_masked", "sti")
     assert fig.axes[0].get_lines() == [] and "not available" in fig.axes[0].texts[0].get_text()
     plots.plt.close(fig)
-
-
-def test_write_table_escapes(tmp_path):
-    t = tables.Table("x_y", "a & b_c", ["Model", "PP ↓ [50% LM]"], [["M|1", "1.0 ± 0.1"]], ["note"])
-    csv_p, md_p, tex_p = tables.write_table(t, tmp_path)
-    assert read_csv(csv_p) == [{"Model": "M|1", "PP ↓ [50% LM]": "1.0 ± 0.1"}]
-    assert "| M\\|1 | 1.0 ± 0.1 |" in md_p.read_text()
-    tex = tex_p.read_text()
-    assert r"PP $\downarrow$ [50\% LM]" in tex and r"1.0 $\pm$ 0.1 \\" in tex
-    assert r"\caption{a \& b\_c note}" in tex and r"\label{tab:x-y}" in tex
 
 
 def test_gm_recomputed_from_stored_scores(tmp_path):
@@ -306,9 +222,38 @@ def test_build_tables_and_plots_pass_gm_t(score_files, tmp_path):
     # M0 test rows: seed1 Acc 0.80, Sim 0.605, PP 45.8; seed2 Acc 0.79, Sim 0.61, PP 45.6 (see test_tables);
     # eq. 1 with t = (63, 50, 97, -37): (17 * 10.5 * 51.2)^(1/3) and (16 * 11 * 51.4)^(1/3), not the stored 10 a
     gms = [(17 * 10.5 * 51.2) ** (1 / 3), (16 * 11 * 51.4) ** (1 / 3)]
-    mean, sd = num(col(m0, "GM ↑"))
-    assert mean == pytest.approx(np.mean(gms), abs=0.006) and sd == pytest.approx(np.std(gms, ddof=1), abs=0.006)
-    assert "t=[63.0, 50.0, 97.0, -37.0]" in list(m0)[4]
+    assert float(m0["gm"]) == pytest.approx(np.mean(gms)) and float(m0["gm_sd"]) == pytest.approx(np.std(gms, ddof=1))
+    assert "t=[63.0, 50.0, 97.0, -37.0]" in (out / "pang_gimpel.md").read_text()
     paths = build.build_plots(score_files, tmp_path / "plots", {"pp_bins": [40, 43, 46, 49]}, ["M0", "M2"],
                               gm_t=(63, 50, 97, -37))
     assert len(paths) == 2 * len(build.PLOTS)
+
+
+def test_plot_marks_band_and_caveat(score_files):
+    frame, info = load_scores(score_files)
+    colors = plots.variant_colors(["M0", "M2"])
+    # trajectory labels: the first point, every whole epoch, the last checkpoint (epochs 0.5, 1.0, 1.5, 2.0)
+    assert plots.epoch_marks([0.5, 1.0, 1.5, 2.0]) == {0: "ep0.5", 1: "ep1", 3: "ep2 (last)"}
+    fig = plots.trajectory_figure(frame, info, colors, ["M0", "M2"])
+    ax1 = fig.axes[0]
+    assert sorted(t.get_text() for t in ax1.texts) == sorted(["ep0.5", "ep1", "ep2 (last)"] * 2)
+    last = next(line for line in ax1.get_lines() if line.get_gid() == "a-last-M0")
+    # M0 at ep2.0: mean dev Acc (0.86 + 0.90) / 2 = 0.88 -> x = 0.12; Sim = 1 - 0.5 * 0.88 = 0.56
+    assert last.get_xdata()[0] == pytest.approx(0.12) and last.get_ydata()[0] == pytest.approx(0.56)
+    assert ax1.get_xlabel() == "1 − Acc (error rate) ↓"
+    plots.plt.close(fig)
+    # robust: with two seeds, a band of ± sample sd; bin [46, 49]: M0 best Acc 0.86, 0.90 -> 0.88 ± 0.04/sqrt 2
+    fig = plots.robust_figure(frame, info, colors, ["M0", "M2"], [40, 43, 46, 49])
+    band = next(c for c in fig.axes[0].collections if c.get_gid() == "a-spread-M0")
+    ys = np.concatenate([p.vertices[:, 1] for p in band.get_paths()])
+    assert ys.max() == pytest.approx(0.88 + 0.04 / np.sqrt(2)) and ys.min() == pytest.approx(0.785 - 0.01 / np.sqrt(2))
+    plots.plt.close(fig)
+    # one seed: no band
+    one = frame[frame["seed"] != 2]
+    fig = plots.robust_figure(one, info, colors, ["M0", "M2"], [40, 43, 46, 49])
+    assert not [c for c in fig.axes[0].collections if str(c.get_gid()).startswith("a-spread")]
+    plots.plt.close(fig)
+    # naturalness comes from a classifier per system: the axis says the values are not comparable
+    fig = plots.tradeoff_figure(frame, info, colors, "sti", "naturalness_nn", ["M0", "M2"])
+    assert "not comparable" in fig.axes[0].get_ylabel() and "not comparable" not in fig.axes[0].get_xlabel()
+    plots.plt.close(fig)

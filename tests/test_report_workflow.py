@@ -46,7 +46,7 @@ def test_report_rules(tmp_path):
     (human / "aggregate.json").write_text(json.dumps({"default_t": {"t": [63, 71, 97, -37], "agreement": 0.86}}))
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(toy_config()))
     targets = [f"results/toy/{kind}/{name}.{ext}" for kind, names, exts in
-               (("tables", build.TABLES, ("csv", "md", "tex")), ("plots", build.PLOTS, ("png", "svg")))
+               (("tables", build.TABLES, build.TABLE_FORMATS), ("plots", build.PLOTS, ("png", "svg")))
                for name in names for ext in exts]
     # only the report rules may run: the score and human files are the ones written above
     smk = [str(Path(sys.executable).with_name("snakemake")), "-s", str(REPO / "Snakefile"), "--cores", "1", *targets,
@@ -55,13 +55,14 @@ def test_report_rules(tmp_path):
     assert run.returncode == 0, run.stderr[-3000:]
     toy = tmp_path / "results" / "toy"
     for name in build.TABLES:
-        for ext in ("csv", "md", "tex"):
+        for ext in build.TABLE_FORMATS:
             assert (toy / "tables" / f"{name}.{ext}").stat().st_size > 0
     for name in build.PLOTS:
         assert (toy / "plots" / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     # the settings travelled through the rule: target 0.8 +- 0.02 selects M0 seed1 ep1.5, seed2 ep1.0
-    assert "ep1.5 (0.790), ep1.0 (0.780)" in (toy / "tables" / "pang_gimpel.csv").read_text()
-    assert "0.860" in (toy / "tables" / "aggregation.csv").read_text()
+    assert "ep1.5 (0.790), ep1.0 (0.780)" in (toy / "tables" / "pang_gimpel.md").read_text()
+    assert "M0,0.795," in (toy / "tables" / "pang_gimpel.csv").read_text()
+    assert "default_t,0.86," in (toy / "tables" / "aggregation.csv").read_text()
 
     run = subprocess.run(smk + ["--report", "report.html"], cwd=tmp_path, capture_output=True,
                          text=True, timeout=300, check=False)
@@ -69,4 +70,6 @@ def test_report_rules(tmp_path):
     log = run.stdout + run.stderr
     for name in build.TABLES + build.PLOTS:
         assert f"Adding {name}." in log
-    assert (tmp_path / "report.html").stat().st_size > 100_000
+    page = (tmp_path / "report.html").read_text()
+    assert len(page) > 100_000
+    assert "Where to look" in page  # the landing page report/workflow.rst

@@ -26,6 +26,7 @@ DEFAULTS = {
     "tradeoff_split": "test",
 }
 
+TABLE_FORMATS = tables.EXTENSIONS  # csv (tidy data), md, tex (booktabs), html (shown in the report)
 TABLES = ["pang_gimpel", "bleu_ref", "metrics_all", "metric_vs_human", "aggregation"]
 PLOTS = ["trajectories", "robust", "tradeoff_ts_cp", "tradeoff_sti_wmd", "tradeoff_nat_sti"]
 # Trade-off axes (x candidates, y candidates, title): the first key that some score file has is used.
@@ -45,14 +46,15 @@ def settings(report_config: dict | None) -> dict:
 
 def build_tables(score_paths, out_dir, report_config: dict | None = None, variants: list[str] | None = None,
                  correlation_csv=None, aggregate_json=None, gm_t=None) -> list[Path]:
-    """Write results/{dataset}/tables/{name}.{csv,md,tex} for every name in TABLES. gm_t: when given, GM is
+    """Write results/{dataset}/tables/{name}.{csv,md,tex,html} for every name in TABLES. gm_t: when given, GM is
     recomputed from each score file's corpus Acc, Sim and PP with these thresholds (see load_scores)."""
     s = settings(report_config)
     frame, info = load_scores(score_paths, gm_t)
     out = [
         tables.pang_gimpel_table(frame, info, s["target_acc"], s["tolerance"], variants, s["acc_key"],
                                  s["sim_key"], s["pp_key"], s["gm_key"]),
-        tables.bleu_ref_table(frame, info, s["bleu_acc_targets"], variants, s["bleu_key"], s["acc_key"]),
+        tables.bleu_ref_table(frame, info, s["bleu_acc_targets"], s["tolerance"], variants, s["bleu_key"],
+                              s["acc_key"]),
         tables.side_by_side_table(frame, info, s["target_acc"], s["tolerance"], variants, s["acc_key"]),
         tables.human_correlation_table(tables.read_correlations(correlation_csv), info),
         tables.aggregation_table(read_json(aggregate_json) if aggregate_json and Path(aggregate_json).exists()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -57,8 +58,15 @@ def _label(info: dict[str, MetricInfo], key: str) -> str:
 def _error_label(info: dict[str, MetricInfo], acc_key: str) -> str:
     """Axis label of 1 - Acc (error rate): lower is better when Acc is higher-is-better."""
     m = info[acc_key]
-    arrow = "↓" if m.higher_is_better else "↑"
-    return f"1 − {m.label} (error rate) {arrow}\n[{m.variant}]"
+    return f"1 − {m.label} (error rate) {'↓' if m.higher_is_better else '↑'}"
+
+
+def footnote(fig, info: dict[str, MetricInfo], keys, extra: tuple[str, ...] = ()) -> None:
+    """The exact definition of each metric on the axes (and any extra lines), under the figure."""
+    lines = [info[k].definition() for k in dict.fromkeys(keys) if k in info] + list(extra)
+    wrapped = [textwrap.shorten(line, 230, placeholder=" …") for line in lines]
+    fig.text(0.01, -0.01, "\n".join(wrapped), ha="left", va="top", fontsize=6.5, color="0.25", wrap=True,
+             gid="definitions")
 
 
 def _curve(rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
@@ -95,13 +103,28 @@ def trajectory_figure(frame: pd.DataFrame, info: dict[str, MetricInfo], colors: 
                 continue
             x = 1.0 - c[xk] if xk == acc_key else c[xk]
             ax.plot(x, c[yk], marker="o", ms=3.5, lw=1.2, color=colors.get(v), label=v, gid=f"{panel}-series-{v}")
-            ax.annotate(f"ep{c['epoch'].iloc[0]:g}", (x.iloc[0], c[yk].iloc[0]), textcoords="offset points",
-                        xytext=(3, -9), fontsize=6, color=colors.get(v))  # where the trajectory starts
+            for i, text in epoch_marks(c["epoch"].tolist()).items():
+                last = i == len(c) - 1
+                if last:
+                    ax.plot(x.iloc[i], c[yk].iloc[i], marker="*", ms=10, color=colors.get(v), mec="k", mew=0.5,
+                            ls="none", gid=f"{panel}-last-{v}")
+                ax.annotate(text, (x.iloc[i], c[yk].iloc[i]), textcoords="offset points", xytext=(4, -9),
+                            fontsize=6, color=colors.get(v), fontweight="bold" if last else "normal")
         ax.set_xlabel(_error_label(info, xk) if xk == acc_key else _label(info, xk), fontsize=8)
         ax.set_ylabel(_label(info, yk), fontsize=8)
         ax.legend(fontsize=7)
     fig.tight_layout()
+    footnote(fig, info, [acc_key, sim_key, pp_key], (("A dot per half-epoch checkpoint; labels at every whole "
+                                                     "epoch; ★ = the last checkpoint."),))
     return fig
+
+
+def epoch_marks(epochs: list[float]) -> dict[int, str]:
+    """Which points of a trajectory get a label: the first, every whole epoch, and the last (`ep5 (last)`)."""
+    marks = {i: f"ep{e:g}" for i, e in enumerate(epochs) if i == 0 or float(e).is_integer()}
+    if epochs:
+        marks[len(epochs) - 1] = f"ep{epochs[-1]:g} (last)"
+    return marks
 
 
 def pp_edges(values: np.ndarray, bins) -> np.ndarray:
@@ -117,8 +140,9 @@ def pp_edges(values: np.ndarray, bins) -> np.ndarray:
 def robust_curves(frame: pd.DataFrame, info: dict[str, MetricInfo], edges: np.ndarray, variant: str,
                   pp_key: str, y_key: str, split: str = "dev") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Yu et al. §3.2: per seed, the best `y_key` among checkpoints whose PP falls in each bin
-    [e_i, e_{i+1}) (last bin closed); returns per bin the mean over seeds, the sd (ddof 0) and the
-    number of seeds that reached the bin (mean NaN where none did)."""
+    [e_i, e_{i+1}) (last bin closed); returns per bin the mean over seeds, the sample sd (ddof 1, as in the
+    tables; NaN where fewer than two seeds reached the bin) and the number of seeds that reached the bin
+    (mean NaN where none did)."""
     rows = ours(frame)
     rows = rows[(rows["split"] == split) & (rows["variant"] == variant)].dropna(subset=[pp_key, y_key])
     nb = len(edges) - 1
@@ -138,7 +162,7 @@ def robust_curves(frame: pd.DataFrame, info: dict[str, MetricInfo], edges: np.nd
     n = (~np.isnan(m)).sum(axis=0)
     with np.errstate(invalid="ignore"):
         mean = np.where(n > 0, np.nansum(m, axis=0) / np.maximum(n, 1), np.nan)
-        sd = np.array([np.nanstd(m[:, b]) if n[b] else np.nan for b in range(nb)])
+        sd = np.array([np.nanstd(m[:, b], ddof=1) if n[b] > 1 else np.nan for b in range(nb)])
     return mean, sd, n
 
 
@@ -165,8 +189,9 @@ def robust_figure(frame: pd.DataFrame, info: dict[str, MetricInfo], colors: dict
             mean, sd, _ = robust_curves(frame, info, edges, v, pp_key, yk, split)
             ax.plot(centres, mean, marker="o", ms=4, lw=1.2, color=colors.get(v), label=v,
                     gid=f"{panel}-series-{v}")
-            ax.fill_between(centres, mean - sd, mean + sd, color=colors.get(v), alpha=0.15, lw=0,
-                            gid=f"{panel}-spread-{v}")
+            if np.isfinite(sd).any():  # a band where at least two seeds reached a bin
+                ax.fill_between(centres, mean - sd, mean + sd, where=np.isfinite(sd), color=colors.get(v),
+                                alpha=0.2, lw=0, gid=f"{panel}-spread-{v}", label=f"{v} ± sd over seeds")
         ax.set_xticks(centres)
         ax.set_xticklabels([f"{a:.4g}–{b:.4g}" for a, b in itertools.pairwise(edges)], fontsize=7,
                            rotation=30)
@@ -174,7 +199,17 @@ def robust_figure(frame: pd.DataFrame, info: dict[str, MetricInfo], colors: dict
         ax.set_ylabel(f"best {_label(info, yk)}", fontsize=8)
         ax.legend(fontsize=7)
     fig.tight_layout()
+    seeds = ours(frame).groupby("variant")["seed"].nunique()
+    footnote(fig, info, [pp_key, acc_key, cp_key], (
+        ("Line: mean over seeds of each seed's best checkpoint in the bin; band: ± sample sd over seeds "
+        f"(drawn where at least two seeds reached a bin; seeds per variant: {seeds.max() if len(seeds) else 0})."),))
     return fig
+
+
+# Metrics whose values come from a classifier trained per system (Mir et al.'s adversarial naturalness):
+# a system's score is measured against its own classifier, so values of different systems share no scale.
+PER_SYSTEM = ("naturalness_nn", "naturalness_lr")
+PER_SYSTEM_NOTE = ("own classifier per system: values of different systems are not comparable")
 
 
 def tradeoff_figure(frame: pd.DataFrame, info: dict[str, MetricInfo], colors: dict, x_key: str, y_key: str,
@@ -203,9 +238,14 @@ def tradeoff_figure(frame: pd.DataFrame, info: dict[str, MetricInfo], colors: di
             name = "untransferred" if r.system == "source" else r.system
             ax.annotate(name, (getattr(r, x_key), getattr(r, y_key)), textcoords="offset points",
                         xytext=(4, 3), fontsize=7)
-    ax.set_xlabel(_label(info, x_key), fontsize=8)
-    ax.set_ylabel(_label(info, y_key), fontsize=8)
+    caveat = [k for k in (x_key, y_key) if k in PER_SYSTEM]
+    ax.set_xlabel(_label(info, x_key) + (f"\n{PER_SYSTEM_NOTE}" if x_key in caveat else ""), fontsize=8)
+    ax.set_ylabel(_label(info, y_key) + (f"\n{PER_SYSTEM_NOTE}" if y_key in caveat else ""), fontsize=8)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=7)
     fig.tight_layout()
+    footnote(fig, info, [x_key, y_key], tuple(
+        f"{info[k].label}: each system is scored by an adversarial classifier trained on that system's own "
+        "outputs, so a higher value means harder to tell from human text for that classifier only; compare "
+        "a system's checkpoints, not systems." for k in caveat if k in info))
     return fig

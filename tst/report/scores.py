@@ -7,7 +7,6 @@ strings and better direction) are taken from the files themselves, never assumed
 from __future__ import annotations
 
 import logging
-import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,19 +41,13 @@ class MetricInfo:
     def arrow(self) -> str:
         return "↑" if self.higher_is_better else "↓"
 
-    def header(self) -> str:
-        """Table header: short name, better direction and the exact metric variant."""
-        return f"{self.label} {self.arrow} [{self.variant}]"
-
-    def short_header(self, width: int = 40) -> str:
-        """Header for Markdown/LaTeX: the variant shortened (the full one goes to the table notes)."""
-        return f"{self.label} {self.arrow} [{textwrap.shorten(self.variant, width, placeholder='…')}]"
-
-    def axis_label(self, width: int = 60) -> str:
-        """Plot axis label: name, arrow, unit and the exact variant, wrapped to stay readable."""
+    def axis_label(self) -> str:
+        """Plot axis label: short name, arrow and unit; the exact variant goes to the figure's footnote."""
         unit = f" ({UNITS[self.key]})" if self.key in UNITS else ""
-        variant = textwrap.shorten(self.variant, 100, placeholder="…")
-        return "\n".join(textwrap.wrap(f"{self.label} {self.arrow}{unit} [{variant}]", width))
+        return f"{self.label} {self.arrow}{unit}"
+
+    def definition(self) -> str:
+        return f"{self.label} {self.arrow}: {self.variant}"
 
 
 def digits(key: str) -> int:

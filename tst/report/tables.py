@@ -1,7 +1,12 @@
-"""The papers' tables from score files, each written as CSV, Markdown and LaTeX by one writer.
+"""The papers' tables from score files. Each table is two things written by one writer (write_table):
+- `data`: a tidy frame, written as {name}.csv: one column per field, metric keys as column names (`acc`,
+  `acc_sd`), flags in their own boolean columns; `pandas.read_csv` gives numbers as floats, counts as ints;
+- a display (short headers with ↑/↓, cells as text, definitions as footnotes), written as {name}.md,
+  {name}.tex (booktabs) and {name}.html (shown inside the Snakemake report).
+A table that cannot have rows (e.g. no human ratings) says why in one line (`empty`).
 
-- pang_gimpel_table: Pang & Gimpel Tables 2/3 (variants at a nearly fixed Acc; Acc, Sim, PP, GM, others)
-- bleu_ref_table: Pang & Gimpel Table 6 (BLEU vs human references with Acc on the same sentences)
+- pang_gimpel_table: Pang & Gimpel Tables 2/3 (Model | Acc | Sim | PP | GM at a nearly fixed Acc)
+- bleu_ref_table: Pang & Gimpel Table 6 (BLEU vs human references, one row per model x Acc target)
 - side_by_side_table: Yu et al. Table 2 shape (every system x every metric)
 - human_correlation_table: metric vs human ratings (sentence and system level)
 - aggregation_table: agreement of GM (default / learned t) and the richer forms with human preferences
@@ -9,7 +14,7 @@
 
 from __future__ import annotations
 
-import csv
+import html
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,15 +24,19 @@ import pandas as pd
 from tst.report.scores import LABELS, MetricInfo, digits, external, variant_order
 from tst.report.select import mean_sd_over_seeds, select_checkpoints, selected_rows
 
+# The human references as a system: BLEU against the references would score them against themselves.
+REFERENCE_SYSTEMS = ("human", "reference")
+
 
 @dataclass
 class Table:
     name: str  # file stem
     caption: str
-    columns: list[str]
-    rows: list[list[str]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    short_columns: list[str] | None = None  # Markdown/LaTeX headers (CSV keeps `columns` in full)
+    data: pd.DataFrame  # the tidy CSV
+    columns: list[str]  # display headers (Markdown, LaTeX, HTML)
+    rows: list[list[str]] = field(default_factory=list)  # display cells
+    notes: list[str] = field(default_factory=list)  # footnotes: definitions, flags
+    empty: str = ""  # when set: the one-line reason the table has no rows
 
 
 def fmt(x, d: int = 3) -> str:
@@ -43,140 +52,202 @@ def fmt_mean_sd(mean: float, sd: float, d: int = 3) -> str:
     return fmt(mean, d) if sd is None or math.isnan(sd) else f"{fmt(mean, d)} ± {fmt(sd, d)}"
 
 
+def definitions(info: dict[str, MetricInfo], keys) -> list[str]:
+    """Footnotes defining each metric column: short name, better direction, the exact variant."""
+    return [f"{info[k].label} {info[k].arrow}: {info[k].variant}" for k in keys if k in info]
+
+
 # ---- the one writer ------------------------------------------------------------------------------
 
 _TEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
         "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
         "↑": r"$\uparrow$", "↓": r"$\downarrow$", "±": r"$\pm$", "−": "$-$", "†": r"$\dagger$",
-        "ρ": r"$\rho$", "τ": r"$\tau$", "×": r"$\times$"}
+        "ρ": r"$\rho$", "τ": r"$\tau$", "×": r"$\times$", "α": r"$\alpha$", "≈": r"$\approx$",
+        "…": r"\ldots{}", "–": "--", "—": "---", "·": r"$\cdot$", "≤": r"$\leq$", "≥": r"$\geq$"}
 
 
 def tex_escape(s: str) -> str:
-    return "".join(_TEX.get(c, c) for c in str(s))
+    """LaTeX text of s; characters outside ASCII without a mapping become '?' so the file always compiles."""
+    return "".join(_TEX.get(c, c if c.isascii() else "?") for c in str(s))
 
 
 def _md_cell(s: str) -> str:
     return str(s).replace("|", "\\|").replace("\n", " ")
 
 
+def _markdown(t: Table) -> str:
+    if t.empty:
+        return f"{t.caption} {t.empty}\n"
+    md = [f"**{_md_cell(t.caption)}**", "", "| " + " | ".join(_md_cell(c) for c in t.columns) + " |",
+          "|" + "|".join(":---" if i == 0 else "---:" for i in range(len(t.columns))) + "|"]
+    md += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in t.rows]
+    md += [""] + [f"- {_md_cell(n)}" for n in t.notes]
+    return "\n".join(md).rstrip() + "\n"
+
+
+def _latex(t: Table) -> str:
+    """A table float for a document that loads booktabs; footnotes under the tabular."""
+    if t.empty:
+        return f"% {tex_escape(t.caption)} {tex_escape(t.empty)}\n"
+    tex = [r"\begin{table}[ht]", r"\centering", r"\small", r"\caption{" + tex_escape(t.caption) + "}",
+           r"\label{tab:" + t.name.replace("_", "-") + "}",
+           r"\begin{tabular}{l" + "r" * (len(t.columns) - 1) + "}", r"\toprule",
+           " & ".join(tex_escape(c) for c in t.columns) + r" \\", r"\midrule"]
+    tex += [" & ".join(tex_escape(c) for c in row) + r" \\" for row in t.rows]
+    tex += [r"\bottomrule", r"\end{tabular}"]
+    if t.notes:
+        tex += [r"\par\smallskip\footnotesize", r"\begin{minipage}{0.95\linewidth}"]
+        tex += [tex_escape(n) + r"\par" for n in t.notes]
+        tex += [r"\end{minipage}"]
+    tex += [r"\end{table}"]
+    return "\n".join(tex) + "\n"
+
+
+_CSS = ("body{font-family:sans-serif;font-size:13px;margin:8px}caption{font-weight:bold;text-align:left;"
+        "padding-bottom:6px}table{border-collapse:collapse}th,td{padding:3px 8px;text-align:right;"
+        "border-bottom:1px solid #ddd}th{border-bottom:2px solid #333}th:first-child,td:first-child"
+        "{text-align:left}ol{font-size:12px;color:#333;padding-left:18px}")
+
+
+def _html(t: Table) -> str:
+    e = html.escape
+    body = [f"<p>{e(t.caption)} <b>{e(t.empty)}</b></p>"] if t.empty else [
+        f"<table><caption>{e(t.caption)}</caption>",
+        "<thead><tr>" + "".join(f"<th>{e(c)}</th>" for c in t.columns) + "</tr></thead><tbody>",
+        *("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in row) + "</tr>" for row in t.rows),
+        "</tbody></table>", "<ol>" + "".join(f"<li>{e(n)}</li>" for n in t.notes) + "</ol>" if t.notes else ""]
+    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" + e(t.name) + "</title><style>"
+            + _CSS + "</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+
+
+EXTENSIONS = ("csv", "md", "tex", "html")
+
+
 def write_table(table: Table, out_dir: str | Path) -> list[Path]:
-    """Write {name}.csv, {name}.md and {name}.tex under out_dir; returns the three paths."""
+    """Write {name}.csv (table.data), .md, .tex and .html (the display) under out_dir; returns the paths."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    paths = [out / f"{table.name}.{ext}" for ext in ("csv", "md", "tex")]
-    with open(paths[0], "w", encoding="utf-8", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(table.columns)
-        w.writerows(table.rows)
-    shown = table.short_columns or table.columns
-    md = [f"**{_md_cell(table.caption)}**", "",
-          "| " + " | ".join(_md_cell(c) for c in shown) + " |",
-          "|" + "|".join(":---" if i == 0 else "---:" for i in range(len(table.columns))) + "|"]
-    md += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in table.rows]
-    md += [""] + [f"- {_md_cell(n)}" for n in table.notes]
-    paths[1].write_text("\n".join(md).rstrip() + "\n", encoding="utf-8")
-    tex = [r"\begin{table}[ht]", r"\centering", r"\small",
-           r"\begin{tabular}{l" + "r" * (len(table.columns) - 1) + "}", r"\hline",
-           " & ".join(tex_escape(c) for c in shown) + r" \\", r"\hline"]
-    tex += [" & ".join(tex_escape(c) for c in row) + r" \\" for row in table.rows]
-    caption = " ".join([table.caption] + table.notes)
-    tex += [r"\hline", r"\end{tabular}", r"\caption{" + tex_escape(caption) + "}",
-            r"\label{tab:" + table.name.replace("_", "-") + "}", r"\end{table}"]
-    paths[2].write_text("\n".join(tex) + "\n", encoding="utf-8")
+    paths = [out / f"{table.name}.{ext}" for ext in EXTENSIONS]
+    table.data.to_csv(paths[0], index=False, lineterminator="\n")
+    for path, text in zip(paths[1:], (_markdown(table), _latex(table), _html(table))):
+        path.write_text(text, encoding="utf-8")
     return paths
 
 
-def _metric_table(name: str, caption: str, first: list[str], info: dict[str, MetricInfo], keys: list[str],
-                  last: list[str] = ()) -> Table:
-    """A table whose middle columns are metrics: full headers in the CSV, shortened ones in Markdown and
-    LaTeX with each metric's full variant in the notes."""
-    last = list(last)
-    return Table(name, caption, first + [info[k].header() for k in keys] + last,
-                 notes=[f"{info[k].label} {info[k].arrow}: {info[k].variant}" for k in keys],
-                 short_columns=first + [info[k].short_header() for k in keys] + last)
+def _header(info: dict[str, MetricInfo], key: str) -> str:
+    return f"{info[key].label} {info[key].arrow}" if key in info else LABELS.get(key, key)
+
+
+def _ours_summary(frame: pd.DataFrame, target: float, tolerance: float, keys: list[str], order: list[str],
+                  acc_key: str) -> tuple[list[dict], list[str]]:
+    """Per variant: test scores of each seed's dev checkpoint closest to `target`, mean and sd over seeds
+    (tst.report.select), with `seeds`, `checkpoint` (per seed, seed order, ';'-joined), `dev_acc` (mean),
+    `shown` (display text of the checkpoints) and `off_target`. Also: selected checkpoints without test scores."""
+    selection = select_checkpoints(frame, target, tolerance, acc_key)
+    rows = selected_rows(frame, selection, "test")
+    out = []
+    for r in mean_sd_over_seeds(rows, keys, order).to_dict("records"):
+        g = rows[rows["variant"] == r["variant"]].sort_values("seed")
+        out.append({**r, "seeds": int(r["n_seeds"]), "checkpoint": ";".join(str(c) for c in g["checkpoint"]),
+                    "dev_acc": float(g["dev_acc"].astype(float).mean()), "off_target": not r["within"],
+                    "shown": ", ".join(f"{c} ({a:.3f})" for c, a in zip(g["checkpoint"], g["dev_acc"]))})
+    missing = sorted(set(selection["system"] + " " + selection["checkpoint"])
+                     - set(rows["system"] + " " + rows["checkpoint"])) if len(selection) else []
+    return out, missing
+
+
+def _metric_columns(keys: list[str]) -> list[str]:
+    return [c for k in keys for c in (k, f"{k}_sd")]
 
 
 # ---- Pang & Gimpel Tables 2/3 ---------------------------------------------------------------------
 
-def _pg_keys(info: dict[str, MetricInfo], acc: str, sim: str, pp: str, gm: str) -> list[str]:
-    first = [k for k in (acc, sim, pp, gm) if k in info]
-    return first + [k for k in info if k not in first]
-
-
 def pang_gimpel_table(frame: pd.DataFrame, info: dict[str, MetricInfo], target_acc: float, tolerance: float,
                       variants: list[str] | None = None, acc_key: str = "acc", sim_key: str = "sim",
                       pp_key: str = "pp_joint", gm_key: str = "gm", name: str = "pang_gimpel") -> Table:
-    """Per variant: test scores of the dev checkpoint closest to target_acc, mean ± sd over seeds."""
-    keys = _pg_keys(info, acc_key, sim_key, pp_key, gm_key)
-    selection = select_checkpoints(frame, target_acc, tolerance, acc_key)
-    rows = selected_rows(frame, selection, "test")
-    summary = mean_sd_over_seeds(rows, keys, variant_order(frame, variants))
-    acc_name = info[acc_key].label if acc_key in info else acc_key
-    table = _metric_table(name, f"Test scores at a nearly fixed Acc: per variant and seed the checkpoint whose "
-                          f"dev {acc_name} is closest to {target_acc:g} (tolerance ± {tolerance:g}); "
-                          "mean ± sd over seeds (Pang & Gimpel 2019, Tables 2/3).",
-                          ["Model"], info, keys, ["seeds", "checkpoint (dev Acc)"])
-    for r in summary.to_dict("records"):
-        sel = selection[selection["variant"] == r["variant"]].sort_values("seed")
-        picked = ", ".join(f"{s.checkpoint} ({s.dev_acc:.3f})" for s in sel.itertuples())
-        model = r["variant"] + ("" if r["within"] else " †")
-        table.rows.append([model] + [fmt_mean_sd(r[k], r[f"{k}_sd"], digits(k)) for k in keys]
-                          + [str(r["n_seeds"]), picked])
-    if not (summary["within"].all() if len(summary) else True):
-        table.notes.append(f"† no checkpoint of at least one seed came within ± {tolerance:g} of "
-                           f"Acc {target_acc:g}; its row is not at the fixed Acc.")
-    missing = sorted(set(selection["system"] + " " + selection["checkpoint"])
-                     - set(rows["system"] + " " + rows["checkpoint"])) if len(selection) else []
+    """Pang & Gimpel Tables 2/3: Model | Acc | Sim | PP | GM | seeds | checkpoint. Per variant and seed the
+    dev checkpoint whose Acc is closest to target_acc; its test scores, mean ± sd over seeds. Every other
+    metric is in the all-metrics table (side_by_side_table)."""
+    keys = [acc_key, sim_key, pp_key, gm_key]
+    summary, missing = _ours_summary(frame, target_acc, tolerance, keys, variant_order(frame, variants), acc_key)
+    cols = ["model", *_metric_columns(keys), "seeds", "checkpoint", "dev_acc", "off_target"]
+    data = pd.DataFrame([{c: r.get(c) if c != "model" else r["variant"] for c in cols} for r in summary],
+                        columns=cols)
+    acc = _header(info, acc_key).split(" ")[0]
+    table = Table(name, f"Test scores at a nearly fixed {acc} (Pang & Gimpel 2019, Tables 2/3): mean ± sd over "
+                  "seeds.", data, ["Model"] + [_header(info, k) for k in keys] + ["seeds", "checkpoint"])
+    for r in summary:
+        table.rows.append([r["variant"] + (" †" if r["off_target"] else "")]
+                          + [fmt_mean_sd(r[k], r[f"{k}_sd"], digits(k)) for k in keys] + [str(r["seeds"]), r["shown"]])
+    table.notes = definitions(info, keys) + [f"{LABELS.get(k, k)}: not in these score files." for k in keys
+                                             if k not in info]
+    table.notes.append(f"checkpoint: per seed (in seed order) the checkpoint whose dev {acc} is closest to "
+                       f"{target_acc:g}, with that dev {acc}; the row holds its test scores.")
+    if any(r["off_target"] for r in summary):
+        table.notes.append(f"† no checkpoint of at least one seed came within ± {tolerance:g} of {acc} "
+                           f"{target_acc:g}: the row is not at the fixed {acc}.")
     if missing:
         table.notes.append(f"Selected on dev but without test scores (left out): {', '.join(missing)}.")
-    if not table.rows:
-        table.notes.append("No trained models in these score files.")
+    if not summary:
+        table.empty = "No trained models in these score files."
     return table
 
 
 # ---- Pang & Gimpel Table 6 ------------------------------------------------------------------------
 
 def _external_order(systems) -> list[str]:
-    """Published systems first (sorted), then the human references, then the untransferred source."""
-    tail = [s for s in ("human", "source") if s in systems]
-    return sorted(s for s in systems if s not in tail) + tail
+    """Published systems first (sorted), then the untransferred source."""
+    return sorted(s for s in systems if s != "source") + (["source"] if "source" in systems else [])
 
 
 def bleu_ref_table(frame: pd.DataFrame, info: dict[str, MetricInfo], acc_targets: list[float],
-                   variants: list[str] | None = None, bleu_key: str = "bleu_ref_corpus", acc_key: str = "acc",
-                   name: str = "bleu_ref") -> Table:
-    """BLEU against human references and Acc on the same test sentences: external systems, the
-    untransferred input, and each of our models at the dev checkpoints closest to each Acc target."""
-    keys = [k for k in (bleu_key, acc_key) if k in info]
-    table = _metric_table(name, f"{LABELS.get(bleu_key, bleu_key)} between the test outputs and the human "
-                          f"references; {LABELS.get(acc_key, acc_key)} on the same sentences (Pang & Gimpel "
-                          "2019, Table 6). Our models at the dev checkpoints whose dev Acc is closest to "
-                          f"{', '.join(f'{t:g}' for t in acc_targets)}.", ["Model", "checkpoint"], info, keys,
-                          ["dev Acc"])
-    if acc_key not in info:
-        for cols in (table.columns, table.short_columns):
-            cols.insert(3, f"{LABELS.get(acc_key, acc_key)} (not computed)")
+                   tolerance: float = 0.02, variants: list[str] | None = None, bleu_key: str = "bleu_ref_corpus",
+                   acc_key: str = "acc", name: str = "bleu_ref") -> Table:
+    """Pang & Gimpel Table 6: BLEU against the human references and Acc on the same test sentences. Rows:
+    the published systems, the untransferred input, then one row per model x Acc target (the dev checkpoint
+    of each seed closest to the target; mean ± sd over seeds). The human references are not a row: they
+    would be scored against themselves."""
+    keys = [bleu_key, acc_key]
+    cols = ["model", "kind", "target_acc", "seeds", "checkpoint", "dev_acc", "off_target", *_metric_columns(keys)]
+    bleu, acc = _header(info, bleu_key), _header(info, acc_key)
+    caption = (f"{bleu.split(' ')[0]} between the test outputs and the human references, {acc.split(' ')[0]} on "
+               "the same sentences (Pang & Gimpel 2019, Table 6): our models at the dev checkpoints closest to "
+               f"each target {acc.split(' ')[0]}.")
+    table = Table(name, caption, pd.DataFrame(columns=cols),
+                  ["Model", "target Acc", "checkpoint (dev Acc)", "seeds", bleu, acc])
     if bleu_key not in info:
-        table.notes.append(f"No score file has {bleu_key} (no human references for this dataset).")
+        table.empty = f"No score file has {bleu_key}: this dataset has no human references."
         return table
+    records = []
     ext = external(frame)
     ext = ext[(ext["split"] == "test") & ext[bleu_key].notna()]
-    for system in _external_order(set(ext["system"])):
+    left_out = sorted(set(ext["system"]) & set(REFERENCE_SYSTEMS))
+    for system in _external_order(set(ext["system"]) - set(REFERENCE_SYSTEMS)):
         for r in ext[ext["system"] == system].to_dict("records"):
             label = "untransferred" if system == "source" else system
-            table.rows.append([label, str(r["checkpoint"]), fmt(r[bleu_key], digits(bleu_key)),
-                               fmt(r.get(acc_key, float("nan")), digits(acc_key)), ""])
-    picks = pd.concat([select_checkpoints(frame, t, float("inf"), acc_key) for t in acc_targets], ignore_index=True)
-    if len(picks):
-        picks = picks.drop_duplicates(["variant", "seed", "checkpoint"])
-        rows = selected_rows(frame, picks, "test")
-        order = {v: i for i, v in enumerate(variant_order(frame, variants))}
-        if len(rows):
-            rows = rows.assign(_o=rows["variant"].map(order)).sort_values(["_o", "seed", "epoch"])
-        for r in rows.to_dict("records"):
-            table.rows.append([f"{r['variant']} (seed {r['seed']})", str(r["checkpoint"]),
-                               fmt(r[bleu_key], digits(bleu_key)), fmt(r.get(acc_key), digits(acc_key)),
-                               fmt(r["dev_acc"], 3)])
+            records.append({"model": label, "kind": "untransferred" if system == "source" else "published",
+                            "target_acc": float("nan"), "seeds": 0, "checkpoint": str(r["checkpoint"]),
+                            "dev_acc": float("nan"), "off_target": False, **{k: r.get(k, float("nan")) for k in keys},
+                            **{f"{k}_sd": float("nan") for k in keys}, "shown": str(r["checkpoint"])})
+    order = variant_order(frame, variants)
+    ours = []
+    for t in acc_targets:
+        summary, _ = _ours_summary(frame, t, tolerance, keys, order, acc_key)
+        ours += [{**r, "model": r["variant"], "kind": "ours", "target_acc": float(t)} for r in summary]
+    records += sorted(ours, key=lambda r: (order.index(r["model"]), r["target_acc"]))
+    table.data = pd.DataFrame([{c: r.get(c) for c in cols} for r in records], columns=cols)
+    for r in records:
+        off = " †" if r["off_target"] else ""
+        table.rows.append([r["model"] + off, "" if r["kind"] != "ours" else f"{r['target_acc']:g}", r["shown"],
+                           str(r["seeds"]) if r["kind"] == "ours" else "",
+                           *(fmt_mean_sd(r[k], r[f"{k}_sd"], digits(k)) for k in keys)])
+    table.notes = definitions(info, keys) + [
+        (f"target Acc: per seed the dev checkpoint whose {acc.split(' ')[0]} is closest to it; the same "
+         "checkpoint can be closest to two targets. seeds 0: an external system's outputs, scored once.")]
+    if any(r["off_target"] for r in records):
+        table.notes.append(f"† some seed has no dev checkpoint within ± {tolerance:g} of the target.")
+    if left_out:
+        table.notes.append(f"Not a row: {', '.join(left_out)} (the human references, BLEU 100 against themselves).")
     return table
 
 
@@ -186,23 +257,39 @@ def side_by_side_table(frame: pd.DataFrame, info: dict[str, MetricInfo], target_
                        variants: list[str] | None = None, acc_key: str = "acc",
                        name: str = "metrics_all") -> Table:
     """Every system x every metric on the test split: external systems as scored, our variants at the
-    checkpoint selected as in pang_gimpel_table (mean ± sd over seeds)."""
+    checkpoint selected as in pang_gimpel_table (mean ± sd over seeds). CSV: a row per system; display:
+    a row per metric, a column per system."""
     keys = list(info)
-    table = _metric_table(name, "Every system under every metric on the test split (Yu et al. 2021, Table 2 "
-                          f"shape); our variants at the dev checkpoint closest to Acc {target_acc:g}, mean ± sd "
-                          "over seeds.", ["System"], info, keys)
+    cols = ["system", "kind", "seeds", "checkpoint", "off_target", *_metric_columns(keys)]
+    records = []
     ext = external(frame)
     ext = ext[ext["split"] == "test"]
     for system in _external_order(set(ext["system"])):
         for r in ext[ext["system"] == system].to_dict("records"):
-            label = "untransferred" if system == "source" else system
-            table.rows.append([label] + [fmt(r[k], digits(k)) for k in keys])
-    rows = selected_rows(frame, select_checkpoints(frame, target_acc, tolerance, acc_key), "test")
-    for r in mean_sd_over_seeds(rows, keys, variant_order(frame, variants)).to_dict("records"):
-        table.rows.append([r["variant"] + ("" if r["within"] else " †")]
-                          + [fmt_mean_sd(r[k], r[f"{k}_sd"], digits(k)) for k in keys])
-    if any(row[0].endswith("†") for row in table.rows):
+            records.append({"system": "untransferred" if system == "source" else system,
+                            "kind": "untransferred" if system == "source" else
+                            "references" if system in REFERENCE_SYSTEMS else "published",
+                            "seeds": 0, "checkpoint": str(r["checkpoint"]), "off_target": False,
+                            **{k: r.get(k) for k in keys}, **{f"{k}_sd": float("nan") for k in keys}})
+    summary, _ = _ours_summary(frame, target_acc, tolerance, keys, variant_order(frame, variants), acc_key)
+    records += [{**r, "system": r["variant"], "kind": "ours"} for r in summary]
+    data = pd.DataFrame([{c: r.get(c) for c in cols} for r in records], columns=cols)
+    systems = [r["system"] + (" †" if r["off_target"] else "") for r in records]
+    table = Table(name, f"Every system under every metric on the test set (Yu et al. 2021, Table 2 shape); our "
+                  f"models at the dev checkpoint closest to Acc {target_acc:g}, mean ± sd over seeds.", data,
+                  ["Metric", *systems])
+    for k in keys:
+        table.rows.append([_header(info, k)] + [fmt_mean_sd(r[k], r[f"{k}_sd"], digits(k)) for r in records])
+    table.rows.append(["checkpoint"] + [r["checkpoint"] for r in records])
+    table.notes = definitions(info, keys)
+    refs = [r["system"] for r in records if r["kind"] == "references"]
+    if refs:
+        table.notes.append(f"{', '.join(refs)}: the human references; their reference-based scores (ref-BLEU) "
+                           "compare them with themselves.")
+    if any(r["off_target"] for r in records):
         table.notes.append(f"† not within ± {tolerance:g} of the target Acc for every seed.")
+    if not records:
+        table.empty = "No test scores in these score files."
     return table
 
 
@@ -214,23 +301,22 @@ _CORR = {"spearman": "Spearman ρ", "pearson": "Pearson r", "kendall": "Kendall 
 def human_correlation_table(correlations: pd.DataFrame | None, info: dict[str, MetricInfo],
                             name: str = "metric_vs_human") -> Table:
     """Correlation of each metric with the human rating of its aspect, sentence and system level.
-    `correlations` has columns metric, aspect, level, n, spearman, pearson, kendall (others kept)."""
+    `correlations` has columns metric, aspect, level, n, spearman, pearson, kendall (others kept); it is the
+    CSV as it is."""
     if correlations is None or correlations.empty:
-        t = Table(name, "Metric vs human ratings.", ["metric", "aspect", "level", "n"])
-        t.notes.append("No human ratings for this dataset.")
-        return t
+        return Table(name, "Metric vs human ratings.", pd.DataFrame(columns=["metric", "aspect", "level", "n"]),
+                     [], empty="No human ratings for this dataset: nothing to correlate.")
     cols = list(correlations.columns)
-    header = [f"{_CORR[c]} (metric vs rating)" if c in _CORR
-              else f"{_CORR[c[:-2]]} p-value" if c.endswith("_p") and c[:-2] in _CORR else c for c in cols]
-    table = Table(name, "Correlation of each metric with human ratings of its aspect; a metric whose "
-                  "lower values are better (↓) should correlate negatively.", header)
+    header = [_CORR[c] if c in _CORR else f"{_CORR[c[:-2]]} p" if c.endswith("_p") and c[:-2] in _CORR else c
+              for c in cols]
+    table = Table(name, "Correlation of each metric with the human ratings of its aspect; a metric whose "
+                  "lower values are better (↓) should correlate negatively.", correlations, header)
     for r in correlations.to_dict("records"):
         row = []
         for c in cols:
             v = r[c]
             if c == "metric":
-                m = info.get(v)
-                row.append(m.short_header() if m else LABELS.get(v, str(v)))
+                row.append(_header(info, v) if v in info else LABELS.get(v, str(v)))
             elif c == "n":
                 row.append("" if pd.isna(v) else str(int(v)))
             elif c.endswith("_p") and isinstance(v, float):
@@ -240,8 +326,7 @@ def human_correlation_table(correlations: pd.DataFrame | None, info: dict[str, M
             else:
                 row.append(str(v))
         table.rows.append(row)
-    table.notes += [f"{m.label} {m.arrow}: {m.variant}" for k, m in info.items()
-                    if k in set(correlations.get("metric", []))]
+    table.notes = definitions(info, [k for k in info if k in set(correlations.get("metric", []))])
     return table
 
 
@@ -271,19 +356,25 @@ def _compact(params: dict) -> str:
 def aggregation_table(aggregate: dict | None, name: str = "aggregation") -> Table:
     """Share of human preference pairs each aggregate form orders like the humans. Forms are the entries
     of `aggregate` that hold an "agreement": a number (held-out) or {"train": x, "held_out": y}."""
-    table = Table(name, "Agreement of aggregate scores with human preference pairs (Pang & Gimpel 2019 "
-                  "report 86% for GM).", ["form", "agreement held-out ↑", "agreement train ↑", "parameters"])
+    cols = ["form", "agreement_held_out", "agreement_train", "parameters"]
+    table = Table(name, "Agreement of aggregate scores with human preference pairs (Pang & Gimpel 2019 report "
+                  "86% for GM).", pd.DataFrame(columns=cols),
+                  ["Form", "agreement held-out ↑", "agreement train ↑", "parameters"])
     forms = {k: v for k, v in (aggregate or {}).items() if isinstance(v, dict) and "agreement" in v}
     if not forms:
-        table.notes.append("No human preferences for this dataset.")
+        table.empty = "No human preferences for this dataset: nothing to aggregate."
         return table
+    records = []
     for key, rec in forms.items():
         agr = rec["agreement"]
         held, train = (agr.get("held_out"), agr.get("train")) if isinstance(agr, dict) else (agr, None)
         # each side is a share, or {"n", "agreement", "strict", "ties"} as tst.metrics.aggregate writes it
         held, train = (x.get("agreement") if isinstance(x, dict) else x for x in (held, train))
-        params = {k: v for k, v in rec.items() if k != "agreement"}
-        table.rows.append([_FORMS.get(key, key), fmt(held, 3), fmt(train, 3), _compact(params)])
+        params = _compact({k: v for k, v in rec.items() if k != "agreement"})
+        records.append([key, float("nan") if held is None else held, float("nan") if train is None else train,
+                        params])
+        table.rows.append([_FORMS.get(key, key), fmt(held, 3), fmt(train, 3), params])
+    table.data = pd.DataFrame(records, columns=cols)
     pairs = (aggregate or {}).get("pairs")
     if isinstance(pairs, dict) and "held_out" in pairs:
         table.notes.append(f"{pairs.get('train')} training and {pairs['held_out']} held-out preference pairs.")
