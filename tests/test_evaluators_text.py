@@ -50,10 +50,10 @@ def test_mask_and_remove_style_words():
 
 def test_select_and_mask_content_words():
     # "pizza" 30x in style 0, 0x in style 1; "sushi" 0x / 30x; "good" skewed but in VADER;
-    # "waiter" skewed but a style word; "table" equally frequent
+    # "waiter" skewed but kept (a known style word); "table" equally frequent
     s0 = [["pizza", "table", "good", "waiter"]] * 30 + [["the"]] * 30
     s1 = [["sushi", "table"]] * 30 + [["the"]] * 30
-    words = select_content_words(s0, s1, style_words=["waiter"], min_count=20, ratio=5.0)
+    words = select_content_words(s0, s1, keep=["waiter"], min_count=20, ratio=5.0)
     # V = 6 words, N0 = 150, N1 = 90 tokens; smoothed ratios: pizza (31/156) / (1/96) = 19.1,
     # sushi (31/96) / (1/156) = 50.4, "the" (31/96) / (31/156) = 1.6 (below 5); most skewed first
     assert words == ["sushi", "pizza"]
