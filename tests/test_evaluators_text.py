@@ -65,6 +65,6 @@ def test_style_lexicon_on_real_yelp(shared_data):
     s0 = [line.split() for line in read_lines(shen / "sentiment.dev.0")[:6000]]
     s1 = [line.split() for line in read_lines(shen / "sentiment.dev.1")[:6000]]
     lex = build_style_lexicon(s0, s1, C=3, sd=2)
-    assert {"worst", "rude", "horrible"} <= set(lex["0"])
+    assert {"worst", "terrible", "horrible"} <= set(lex["0"])  # 34 words with Mir's non-zero threshold
     assert {"great", "delicious", "amazing"} <= set(lex["1"])
     assert not {"the", "food", "was"} & (set(lex["0"]) | set(lex["1"]))
