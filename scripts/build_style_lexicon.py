@@ -17,6 +17,7 @@ with log_to(sm.log[0]):
     lex = build_style_lexicon(s0, s1, **{k: cfg[k] for k in ("C", "sd", "min_count", "seed") if k in cfg})
     write_json(sm.output.lexicon, lex)
     keys = ("min_count", "ratio", "use_vader", "max_words")
-    words = select_content_words(s0, s1, lex["0"] + lex["1"], **{k: ccfg[k] for k in keys if k in ccfg})
+    # Pang 2019 §3: the classifier's style lexicon holds the corpus-specific names too; they are masked
+    words = select_content_words(s0, s1, **{k: ccfg[k] for k in keys if k in ccfg})
     write_json(sm.output.content, {"words": words, **ccfg})
     log.info(json.dumps({"style0_words": len(lex["0"]), "style1_words": len(lex["1"]), "content_words": len(words)}))

@@ -62,9 +62,11 @@ def test_text_evaluator_scripts(tmp_path):
     assert idf["n_docs"] == 80 and math.isclose(idf["idf"]["bad"], math.log(80 / 40))  # 'bad' in 40 lines
     run_script("build_style_lexicon", input=train, log=log,
                output={"lexicon": str(tmp_path / "lex.json"), "content": str(tmp_path / "cw.json")},
-               params={"lexicon": {}, "content_mask": {"min_count": 5}})
+               params={"lexicon": {"sd": 0.5}, "content_mask": {"min_count": 5}})
     lex = read_json(tmp_path / "lex.json")
-    assert lex["0"] == ["bad"] and lex["1"] == ["good"] and lex["C"] == 3
+    # separable corpus: L1 leaves two non-zero weights -x (bad), +x (good): mean 0, sd x, so Mir's bounds
+    # +-sd*x select both for sd < 1 (none for the default sd 2)
+    assert lex["0"] == ["bad"] and lex["1"] == ["good"] and lex["C"] == 3 and lex["sd"] == 0.5
     # content words are never style words
     words = read_json(tmp_path / "cw.json")["words"]
     assert "bad" not in words and "good" not in words

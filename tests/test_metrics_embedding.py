@@ -93,15 +93,16 @@ def test_wmd_identical_is_zero_and_masking():
     e = Emb({"food": [0, 0], "good": [0, 2], "bad": [0, -2], "was": [1, 0], STYLE_MASK: [5, 5]})
     style = {"good", "bad"}
     src, out = ["food was good", "good"], ["food was bad", "bad"]
+    # on unit vectors (Mir et al.'s init_sims): good -> (0,1), bad -> (0,-1), food stays (0,0)
     unmasked = wmd(src, out, e, set(), mode="removed")
-    assert unmasked.per_sentence == pytest.approx([4 / 3, 4.0])
+    assert unmasked.per_sentence == pytest.approx([2 / 3, 2.0])
     masked = wmd(src, out, e, style, mode="masked")
     assert masked.per_sentence == [0.0, 0.0] and masked.name == "wmd_masked"
     assert masked.details["mask_in_vocab"] is True
     removed = wmd(src, out, e, style, mode="removed")
     assert removed.per_sentence == [0.0, None] and removed.details["n_undefined"] == 1
     # masked: "was food customstyle" (1/3 each) vs "food was" (1/2 each): was and food keep 1/3 in place,
-    # customstyle (5,5) sends 1/6 to food (0,0) at sqrt50 and 1/6 to was (1,0) at sqrt41
+    # customstyle (5,5) -> unit (1,1)/sqrt2 sends 1/6 to food (0,0) at 1 and 1/6 to was (1,0) at sqrt(2 - sqrt2)
     r = wmd(["was food good"], ["food was"], e, style, mode="masked")
-    assert r.score == pytest.approx((math.sqrt(50) + math.sqrt(41)) / 6)
+    assert r.score == pytest.approx((1 + math.sqrt(2 - math.sqrt(2))) / 6)
     assert not r.higher_is_better

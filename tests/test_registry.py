@@ -20,7 +20,7 @@ LABELS = {"acc": "Acc", "transfer_strength": "TS", "sim": "Sim", "cp": "CP", "cp
           "wmd_removed": "WMD-removed", "naturalness_lr": "Nat-LR", "naturalness_nn": "Nat-NN",
           "bleu_self_corpus": "self-BLEU", "bleu_self_sentence": "self-BLEU-sent", "bleu_ref_corpus": "ref-BLEU",
           "bleu_ref_sentence": "ref-BLEU-sent", "attribute_hit": "Hit"}
-LOWER_IS_BETTER = {"pp_joint", "pp_target", "wmd_masked", "wmd_removed"}  # perplexities and distances
+LOWER_IS_BETTER = {"pp_joint", "pp_target", "wmd_masked", "wmd_removed", "wmd_unmasked"}  # perplexities and distances
 
 
 def test_every_metric_is_fully_described():

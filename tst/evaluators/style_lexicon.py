@@ -1,8 +1,10 @@
 """Style lexicon of Mir et al. (2019, Sec. 4.1): binary unigram features, L1-regularised logistic
-regression (C = 3); a word belongs to a style's lexicon when its weight towards that style lies more
-than `sd` (2) standard deviations above the mean weight. With two styles the model has one weight vector
-w (positive = style 1): style 1 takes w > mean(w) + sd * std(w), style 0 takes -w > mean(-w) + sd * std(-w),
-mean and std over all unigram features. Style words are then masked or removed for WMD (Sec. 4.3)."""
+regression (C = 3); a word belongs to the lexicon when its weight lies more than `sd` (2) standard
+deviations from the mean weight. As in Mir et al.'s code (style_lexicon.py: extract_nonzero_weights ->
+select_feature_numbers), mean and standard deviation are taken over the NON-ZERO weights only (L1 zeroes
+most features; counting the zeros would shrink the sd and admit far more words). With two styles the model
+has one weight vector w (positive = style 1): style 1 takes w > mean + sd * std, style 0 takes
+w < mean - sd * std. Style words are then masked or removed for WMD (Sec. 4.3)."""
 
 from __future__ import annotations
 
@@ -40,11 +42,25 @@ def build_style_lexicon(sents0: list[list[str]], sents1: list[list[str]], C: flo
     lr.fit(x, y)
     w = lr.coef_[0]
     lex = {}
-    for style, v in (("0", -w), ("1", w)):
-        thr = v.mean() + sd * v.std()
-        idx = np.where(v > thr)[0]
+    for style, idx, v in zip(("0", "1"), select_style_features(w, sd), (-w, w)):
         lex[style] = [vocab[i] for i in idx[np.argsort(-v[idx], kind="stable")]]
-    return {**lex, "C": C, "sd": sd}
+    return {**lex, "C": C, "sd": sd, "selection": SELECTION}
+
+
+SELECTION = "weight beyond mean +- sd * std of the non-zero L1 weights (Mir et al.'s code)"
+
+
+def select_style_features(w, sd: float = 2.0) -> tuple[np.ndarray, np.ndarray]:
+    """Feature indices of style 0 (w < mean - sd * std) and style 1 (w > mean + sd * std), mean and std
+    (population, numpy's default) over the non-zero entries of w only, as Mir et al.'s
+    extract_nonzero_weights + select_feature_numbers. Zero weights are never selected."""
+    w = np.asarray(w, dtype=np.float64)
+    nz = np.flatnonzero(w)
+    if nz.size == 0:
+        return nz, nz
+    v = w[nz]
+    mean, std = v.mean(), v.std()
+    return nz[v < mean - sd * std], nz[v > mean + sd * std]
 
 
 def style_words(lexicon) -> set[str] | frozenset[str]:

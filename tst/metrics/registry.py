@@ -182,6 +182,13 @@ def _cp_random(ctx: Context):
                                             seed=ctx.options["cp_seed"], lexicon_name=ctx.options["cp_lexicon"])
 
 
+def _cp_lower_bound(ctx: Context):
+    from tst.metrics.content_preservation import content_preservation_lower_bound
+
+    return content_preservation_lower_bound(ctx.sources, ctx.load(GLOVE), _cp_words(ctx), seed=ctx.options["cp_seed"],
+                                            lexicon_name=ctx.options["cp_lexicon"])
+
+
 def _pp_joint(ctx: Context):
     from tst.metrics.perplexity import perplexity
 
@@ -199,7 +206,8 @@ def _wmd(mode: str, kv: str):
     def compute(ctx: Context):
         from tst.metrics.wmd import wmd
 
-        return wmd(ctx.sources, ctx.outputs, ctx.load(kv), _style_words(ctx), mode)
+        words = _style_words(ctx) if mode != "unmasked" else frozenset()
+        return wmd(ctx.sources, ctx.outputs, ctx.load(kv), words, mode)
     return compute
 
 
@@ -271,6 +279,9 @@ METRICS: dict[str, Metric] = {m.key: m for m in [
     Metric("cp_random", "CP-random", "cosine", "content", True, (GLOVE,), _cp_random,
            more_evaluators=_cp_lexicon_file, note="(as cp, each source with a random other output, --cp-seed)",
            vs_human=False),
+    Metric("cp_lower_bound", "CP-lower", "cosine", "content", True, (GLOVE,), _cp_lower_bound,
+           more_evaluators=_cp_lexicon_file, vs_human=False,
+           note="(Fu's dataset constant: 2,000 random pairs of sources, --cp-seed)"),
     Metric("pp_joint", "PP", "perplexity", "fluency", False, (LANGUAGE_MODELS["joint"],), _pp_joint, digits=1),
     Metric("pp_target", "PP-target", "perplexity", "fluency", False,
            (LANGUAGE_MODELS["style0"], LANGUAGE_MODELS["style1"]), _pp_target, digits=1),
@@ -281,6 +292,8 @@ METRICS: dict[str, Metric] = {m.key: m for m in [
            _wmd("masked", EMBEDDINGS["word2vec_masked"])),
     Metric("wmd_removed", "WMD-removed", "WMD", "content", False, (STYLE_LEXICON, EMBEDDINGS["word2vec"]),
            _wmd("removed", EMBEDDINGS["word2vec"])),
+    Metric("wmd_unmasked", "WMD-unmasked", "WMD", "content", False, (EMBEDDINGS["word2vec"],),
+           _wmd("unmasked", EMBEDDINGS["word2vec"])),
     *(Metric(f"naturalness_{kind}", f"Nat-{kind.upper()}", _NAT, "fluency", True, (), _naturalness(kind),
              inputs=("system",), more_evaluators=_naturalness_file(kind), note=naturalness_file("{system}", kind))
       for kind in NATURALNESS_KINDS),

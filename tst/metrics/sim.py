@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from tst.evaluators.embeddings import describe_embeddings
 from tst.metrics.base import MetricResult
 
 VARIANT = ("mean over pairs of cos(v(source), v(output)), v(s) = sum_q idf(q) e(q) / sum_q idf(q) over "
            "tokens with an embedding; idf(q) = log(|C| / |{s in C: q in s}|); pairs where either side has "
-           "no embedded token are undefined and left out")
+           "no embedded token are undefined and left out")  # + "; " + the embeddings (Pang & Gimpel: 300d GloVe)
 
 
 def _tokens(s) -> list[str]:
@@ -53,5 +54,5 @@ def sim(sources, outputs, embeddings, idf: dict, name: str = "sim") -> MetricRes
         per.append(None if a is None or b is None else cosine(a, b))
     defined = [p for p in per if p is not None]
     score = float(np.mean(defined)) if defined else None
-    return MetricResult(name, VARIANT, score, per, True,
+    return MetricResult(name, f"{VARIANT}; {describe_embeddings(embeddings)}", score, per, True,
                         {"n": len(per), "n_undefined": len(per) - len(defined)})

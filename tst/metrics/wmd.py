@@ -1,4 +1,5 @@
-"""Word Mover's Distance on style-masked / style-removed text (Mir et al. 2019 §4.3; Kusner et al. 2015)."""
+"""Word Mover's Distance on style-masked / style-removed / unmasked text (Mir et al. 2019 §4.3; Kusner et al.
+2015), on unit-length word vectors as in Mir et al.'s code."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections import Counter
 import numpy as np
 import ot
 
+from tst.evaluators.embeddings import describe_embeddings
 from tst.evaluators.style_lexicon import STYLE_MASK, mask_style_words, remove_style_words
 from tst.metrics.base import MetricResult
 
@@ -19,16 +21,24 @@ def _tokens(s) -> list[str]:
 
 
 class VectorCache:
-    """Looks each word up once in an embeddings object (`.get(word) -> vector | None`)."""
+    """Looks each word up once in an embeddings object (`.get(word) -> vector | None`); unit=True scales
+    every vector to length 1 (a zero vector stays zero), as Mir et al.'s `init_sims(replace=True)` and
+    gensim 4's `wmdistance(norm=True)`."""
 
-    def __init__(self, embeddings):
+    def __init__(self, embeddings, unit: bool = False):
         self.embeddings = embeddings
+        self.unit = unit
         self.table: dict[str, np.ndarray | None] = {}
 
     def __call__(self, word: str) -> np.ndarray | None:
         if word not in self.table:
             v = self.embeddings.get(word)
-            self.table[word] = None if v is None else np.asarray(v, dtype=np.float64)
+            if v is not None:
+                v = np.asarray(v, dtype=np.float64)
+                n = float(np.linalg.norm(v))
+                if self.unit and n > 0.0:
+                    v = v / n
+            self.table[word] = v
         return self.table[word]
 
 
@@ -52,11 +62,17 @@ def word_movers_distance(a, b, vectors) -> float | None:
     return float(ot.emd2(da / da.sum(), db / db.sum(), M))
 
 
-def wmd(sources, outputs, embeddings, style_words, mode: str = "masked", name: str | None = None,
-        mask: str = STYLE_MASK) -> MetricResult:
-    """Mean WMD between source and output after masking (mode="masked": each style word -> `mask`) or
-    removing (mode="removed") the words of a style lexicon (Mir et al. 2019 §4.3). Lower is better;
-    identical texts give 0. Pairs with an empty side after filtering are undefined and left out."""
+MODES = ("masked", "removed", "unmasked")
+
+
+def wmd(sources, outputs, embeddings, style_words=frozenset(), mode: str = "masked", name: str | None = None,
+        mask: str = STYLE_MASK, embedding_label: str | None = None) -> MetricResult:
+    """Mean WMD between source and output on unit-length word vectors (Mir et al.'s init_sims(replace=True),
+    gensim 4's wmdistance default) after masking (mode="masked": each style word -> `mask`) or removing
+    (mode="removed") the words of a style lexicon, or on the text as it is (mode="unmasked"; Mir et al.'s
+    third setting, which Pang 2019 §3.1 recommends when style words cannot be told from content words).
+    Lower is better; identical texts give 0. Pairs with an empty side after filtering are undefined and
+    left out."""
     if len(sources) != len(outputs):
         raise ValueError(f"{len(sources)} sources but {len(outputs)} outputs")
     if mode == "masked":
@@ -65,13 +81,20 @@ def wmd(sources, outputs, embeddings, style_words, mode: str = "masked", name: s
     elif mode == "removed":
         def prep(s):
             return remove_style_words(_tokens(s), style_words)
+    elif mode == "unmasked":
+        style_words = frozenset()
+        prep = _tokens
     else:
-        raise ValueError(f"mode must be 'masked' or 'removed', not {mode!r}")
-    vectors = VectorCache(embeddings)
+        raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+    vectors = VectorCache(embeddings, unit=True)
     per = [word_movers_distance(prep(s), prep(o), vectors) for s, o in zip(sources, outputs)]
     defined = [p for p in per if p is not None]
-    variant = (f"mean WMD (POT emd2, normalized BOW, Euclidean embedding distance) after style words "
-               f"{'masked as ' + repr(mask) if mode == 'masked' else 'removed'}")
+    emb = embedding_label or describe_embeddings(embeddings)
+    what = {"masked": f"after style-lexicon words masked as {mask!r} ({len(style_words)} words)",
+            "removed": f"after style-lexicon words removed ({len(style_words)} words)",
+            "unmasked": "on the text as it is (no style words masked or removed)"}[mode]
+    variant = (f"Mir et al. 2019: mean WMD (POT emd2, normalized BOW, Euclidean distance of unit-length "
+               f"vectors) {what}; {emb}")
     return MetricResult(name or f"wmd_{mode}", variant, float(np.mean(defined)) if defined else None, per,
                         False, {"n": len(per), "n_undefined": len(per) - len(defined),
                                 "n_style_words": len(style_words),
