@@ -54,7 +54,7 @@ def check_config(config: dict) -> None:
                 f"config key run: unknown dataset {name!r}; allowed: {allowed}. "
                 f"Define it under datasets: or pass its overlay, e.g. --configfile configs/{name}.yaml"
             )
-    _check_transfer(config.get("transfer") or {}, datasets)
+    _check_transfer(config.get("transfer") or {}, datasets, config.get("run", []))
     score = config.get("score") or {}
     for kind, ext in (score.get("naturalness") or {}).items():
         if names.NATURALNESS_KINDS.get(kind) != ext:
@@ -63,7 +63,7 @@ def check_config(config: dict) -> None:
                               f"classifier; allowed: {allowed}")
 
 
-def _check_transfer(tr: dict, datasets: dict) -> None:
+def _check_transfer(tr: dict, datasets: dict, run: list) -> None:
     if "model" in tr:
         raise ConfigError("config key transfer.model: the model is now part of each variant; move it into "
                           "transfer.variants.<name>.model (cross_aligned | multi_decoder | style_embedding)")
@@ -80,7 +80,13 @@ def _check_transfer(tr: dict, datasets: dict) -> None:
         if name not in datasets:
             raise ConfigError(f"config key transfer.datasets[{i}]: unknown dataset {name!r}; allowed: "
                               f"{', '.join(sorted(datasets))}")
-    labels = names.checkpoint_labels(tr.get("epochs", 20))
+        if name not in run:
+            raise ConfigError(f"config key transfer.datasets[{i}]: {name!r} is not in run ({', '.join(run)}), so "
+                              f"no model would train on it; add it to run or remove it from transfer.datasets")
+    try:
+        labels = names.checkpoint_labels(tr.get("epochs", 20))
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
     for i, label in enumerate(tr.get("test_checkpoints") or []):
         if label not in labels:
             raise ConfigError(f"config key transfer.test_checkpoints[{i}]: {label} is not a checkpoint of a "

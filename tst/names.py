@@ -39,11 +39,18 @@ def epoch_label(epoch: float) -> str:
     return f"ep{float(epoch):.1f}"
 
 
+def whole_epochs(epochs) -> int:
+    """The one rule for transfer.epochs (the schema's `integer, minimum 1` says the same): a whole number >= 1
+    (2 or 2.0, not 1.5, 0 or true), as an int; ValueError naming the key otherwise."""
+    if isinstance(epochs, bool) or not isinstance(epochs, (int, float)) or epochs != int(epochs) or epochs < 1:
+        raise ValueError(f"config key transfer.epochs: {epochs!r} is not a whole number of epochs >= 1 (a "
+                         f"checkpoint is written every half epoch anyway); use e.g. 1, 2 or 20")
+    return int(epochs)
+
+
 def checkpoint_labels(epochs: int) -> list[str]:
     """Half-epoch checkpoint labels of a run of `epochs` whole epochs: ep0.5, ep1.0, ..., ep{epochs}.0."""
-    if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
-        raise ValueError(f"transfer.epochs must be a whole number of epochs >= 1, not {epochs!r}")
-    return [epoch_label(k / 2) for k in range(1, 2 * epochs + 1)]
+    return [epoch_label(k / 2) for k in range(1, 2 * whole_epochs(epochs) + 1)]
 
 
 def parse_checkpoint(label: str) -> float | None:

@@ -5,6 +5,7 @@ Writes the files of docs/interfaces.md "Prepared data" into out_dir, plus report
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import Counter
 from pathlib import Path
@@ -17,7 +18,38 @@ from tst.data.splits import SPLITS, remove_leakage, split_pool
 from tst.io import write_json, write_jsonl, write_lines
 from tst.vocab import Vocab
 
-DROP_REASONS = ("non_utf8", "empty", "too_long", "length")
+DROP_REASONS = ("non_utf8", "control", "empty", "too_long", "length")
+# Fewest sentences each style needs per split after filtering and leakage removal (config key
+# datasets.<name>.min_sentences): fewer stop prepare_data with the counts, before any model trains.
+MIN_SENTENCES = {"train": 20, "dev": 2, "test": 2}
+
+log = logging.getLogger(__name__)
+
+
+class TooFewSentences(ValueError):
+    """A style has fewer sentences in a split than datasets.<name>.min_sentences asks for."""
+
+
+def check_min_sentences(cfg: dict, name: str, splits: dict, report: dict) -> None:
+    """Raise TooFewSentences naming every (style, split) below its minimum, with the counts of what was read
+    and dropped, and the fix."""
+    minimum = {**MIN_SENTENCES, **(cfg.get("min_sentences") or {})}
+    short = [(st, sp, len(splits[sp][st])) for st in range(len(cfg["styles"])) for sp in SPLITS
+             if len(splits[sp][st]) < minimum[sp]]
+    if not short:
+        return
+    lines = [f"style {st} ({cfg['styles'][st]}) {sp}: {n} sentences, minimum {minimum[sp]}" for st, sp, n in short]
+    for part, by_style in report["inputs"].items():
+        for st in sorted({st for st, _, _ in short}):
+            c = by_style.get(str(st))
+            if c:
+                dropped = ", ".join(f"{r} {n}" for r, n in c["dropped"].items() if n) or "none"
+                lines.append(f"source.files.{part} style {st}: read {c['read']} lines, kept {c['kept']} "
+                             f"(dropped: {dropped})")
+    raise TooFewSentences(
+        f"datasets.{name}: too few sentences after filtering:\n  " + "\n  ".join(lines) + "\n"
+        f"Fix the corpus files (see the drop counts), relax datasets.{name}.length, change "
+        f"datasets.{name}.splits, or lower datasets.{name}.min_sentences (default {MIN_SENTENCES}).")
 
 
 def expected_outputs(cfg: dict) -> list[str]:
@@ -84,7 +116,7 @@ def load_parts(cfg: dict, name: str, data_dir: Path | None) -> tuple[dict, dict]
 def prepare_dataset(cfg: dict, data_dir: Path | None, out_dir: Path, nlp_cfg: dict | None = None,
                     name: str = "dataset", backend=None) -> dict:
     """Build results/{dataset}/data/ for one dataset config (the `datasets.{name}` block); returns the report."""
-    t0 = time.time()
+    t0 = time.perf_counter()
     out_dir = Path(out_dir)
     styles = cfg["styles"]
     norm = normalizer(cfg.get("normalize"))
@@ -131,6 +163,7 @@ def prepare_dataset(cfg: dict, data_dir: Path | None, out_dir: Path, nlp_cfg: di
                 splits[split][style] += parts[split]
     # an explicit test file keeps its repeats: it stays aligned with published outputs and references
     splits, leak = remove_leakage(splits, keep_repeats=("test",) if "test" in normed else ())
+    check_min_sentences(cfg, name, splits, report)
 
     # NER masking, one batched pass over every sentence of every split (parse=False)
     ner_cfg = cfg.get("ner", {})
@@ -145,10 +178,10 @@ def prepare_dataset(cfg: dict, data_dir: Path | None, out_dir: Path, nlp_cfg: di
         labels = ner_cfg.get("labels") or {"PERSON": "-PERSON-", "GPE": "-LOCATION-"}
         keys = [(sp, st) for sp in SPLITS for st in range(len(styles))]
         flat = [w for k in keys for w in words[k[0]][k[1]]]
-        t_ner = time.time()
+        t_ner = time.perf_counter()
         docs = backend.annotate(flat, parse=False, ner=True)
         masked, ents = mask(flat, docs, labels)
-        ner_seconds = time.time() - t_ner
+        log.info("NER of %d sentences: %.1f s", len(flat), time.perf_counter() - t_ner)  # a log, not the report
         i = 0
         for sp, st in keys:
             n = len(words[sp][st])
@@ -157,7 +190,7 @@ def prepare_dataset(cfg: dict, data_dir: Path | None, out_dir: Path, nlp_cfg: di
         masked_of = {" ".join(w): " ".join(m) for w, m in zip(flat, masked)}
         per_label = Counter(p for e in ents for p, _ in e)
         report["ner"] = {"sentences": len(flat), "sentences_with_entities": sum(1 for e in ents if e),
-                         "entities": dict(sorted(per_label.items())), "seconds": round(ner_seconds, 2),
+                         "entities": dict(sorted(per_label.items())),
                          "backend": (nlp_cfg or {}).get("backend", "spacy")}
 
     for sp in SPLITS:
@@ -198,7 +231,7 @@ def prepare_dataset(cfg: dict, data_dir: Path | None, out_dir: Path, nlp_cfg: di
     train_tokens = [w for st in range(len(styles)) for w in final["train"][st]]
     Vocab.save_counts(out_dir / "vocab.txt", train_tokens)
     report["vocab_types"] = len({t for w in train_tokens for t in w})
-    report["seconds"] = round(time.time() - t0, 2)
+    log.info("prepared %s in %.1f s", name, time.perf_counter() - t0)  # timings go to the log only
     write_json(out_dir / "report.json", report)
     return report
 

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
+
+# C0 control characters (NUL included) and DEL; the tab is kept (it separates the columns of TSV files)
+CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 
 
 class DataFileError(FileNotFoundError):
@@ -25,8 +29,9 @@ def read_text_lines(path: str | Path, config_key: str = "", max_chars: int = 200
                     counts: Counter | None = None) -> list[str]:
     """Lines of `path` (newline and surrounding whitespace stripped).
 
-    Dropped and counted into `counts`: non-UTF-8 lines (`non_utf8`), empty or whitespace-only lines
-    (`empty`), lines longer than max_chars characters (`too_long`); `read` counts every line seen.
+    Dropped and counted into `counts`: non-UTF-8 lines (`non_utf8`), lines holding a control character such
+    as NUL (`control`; a tab is not one), empty or whitespace-only lines (`empty`), lines longer than max_chars
+    characters (`too_long`); `read` counts every line seen.
     """
     counts = Counter() if counts is None else counts
     out = []
@@ -38,7 +43,9 @@ def read_text_lines(path: str | Path, config_key: str = "", max_chars: int = 200
             except UnicodeDecodeError:
                 counts["non_utf8"] += 1
                 continue
-            if not line:
+            if CONTROL.search(line):
+                counts["control"] += 1
+            elif not line:
                 counts["empty"] += 1
             elif max_chars and len(line) > max_chars:
                 counts["too_long"] += 1

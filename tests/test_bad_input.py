@@ -1,0 +1,297 @@
+"""Bad input fails fast and says where, or is dropped and counted; nothing half-built is taken for done.
+
+Corpora: too few sentences per style and split stop prepare_data with the counts; control characters (NUL)
+are dropped and counted. Config: each bad key stops tst.config.check_config (or the schema) naming the key.
+Runs: artifacts of identical runs are byte-identical; a training job's lock stops a second copy at once;
+a download is renamed into place only when complete."""
+
+import hashlib
+import io
+import json
+import subprocess
+import sys
+import zipfile
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import torch
+import yaml
+from conftest import run_script
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import validate
+
+from tst import config as settings
+from tst.data.prepare import MIN_SENTENCES, TooFewSentences, expected_outputs, prepare_dataset
+from tst.data.reader import read_text_lines
+from tst.data.sources import download
+from tst.evaluators.embeddings import load_glove
+from tst.joblock import JobLockedError, job_lock
+from tst.train.trainer import train_files, with_defaults
+
+REPO = Path(__file__).resolve().parents[1]
+SCHEMA = REPO / "schemas" / "config.schema.yaml"
+
+
+# ---------------------------------------------------------------- corpora
+
+def toy_dataset(tmp_path, lines0, lines1, **extra):
+    """A files-kind dataset with one pool file per style (split 10% dev, 10% test), no NER, no BPE."""
+    data = tmp_path / "data"
+    (data / "toy").mkdir(parents=True, exist_ok=True)
+    for style, lines in ((0, lines0), (1, lines1)):
+        (data / "toy" / f"{style}.txt").write_bytes(b"".join(x.encode("utf-8") + b"\n" for x in lines))
+    cfg = {"styles": ["neg", "pos"], "source": {"kind": "files", "files": {"pool": "toy/{style}.txt"}},
+           "length": {"min_words": 1, "max_words": 15}, "splits": {"dev_fraction": 0.1, "test_fraction": 0.1,
+                                                                      "seed": 0}, **extra}
+    return cfg, data
+
+
+def sentences(word, n):
+    return [f"{word} number {i} was here" for i in range(n)]
+
+
+def test_blank_style_stops_prepare_with_counts_and_writes_nothing(tmp_path):
+    cfg, data = toy_dataset(tmp_path, sentences("bad", 40), ["", "   ", "", "", ""])
+    out = tmp_path / "out"
+    with pytest.raises(TooFewSentences) as e:
+        prepare_dataset(cfg, data, out, None, "toy")
+    msg = str(e.value)
+    # 5 blank lines -> 0 sentences in every split of style 1; style 0 (40 lines: 32/4/4) is fine
+    for split, minimum in (("train", 20), ("dev", 2), ("test", 2)):
+        assert f"style 1 (pos) {split}: 0 sentences, minimum {minimum}" in msg
+    assert "style 0" not in msg.split("source.files")[0]
+    assert "source.files.pool style 1: read 5 lines, kept 0 (dropped: empty 5)" in msg
+    assert "datasets.toy.min_sentences" in msg
+    assert not out.exists() or not any(out.iterdir())  # nothing half-built
+
+
+def test_one_huge_line_is_counted_as_too_long(tmp_path):
+    cfg, data = toy_dataset(tmp_path, sentences("bad", 40), ["word " * 1000])  # 5000 characters > 2000
+    with pytest.raises(TooFewSentences, match=r"read 1 lines, kept 0 \(dropped: too_long 1\)"):
+        prepare_dataset(cfg, data, tmp_path / "out", None, "toy")
+
+
+def test_three_sentences_give_empty_dev_and_test_and_stop(tmp_path):
+    # 3 sentences, 10% each: round(0.3) = 0 dev, 0 test, 3 train
+    cfg, data = toy_dataset(tmp_path, sentences("bad", 40), sentences("good", 3))
+    with pytest.raises(TooFewSentences) as e:
+        prepare_dataset(cfg, data, tmp_path / "out", None, "toy")
+    msg = str(e.value)
+    assert "style 1 (pos) train: 3 sentences, minimum 20" in msg
+    assert "style 1 (pos) dev: 0 sentences, minimum 2" in msg
+    assert "style 1 (pos) test: 0 sentences, minimum 2" in msg
+
+
+def test_minimums_are_configurable(tmp_path):
+    # 30 sentences: test round(3.0) = 3, dev 3, train 24 -> below train 25, but passes once lowered
+    cfg, data = toy_dataset(tmp_path, sentences("bad", 40), sentences("good", 30),
+                            min_sentences={"train": 25, "dev": 3, "test": 3})
+    with pytest.raises(TooFewSentences, match=r"style 1 \(pos\) train: 24 sentences, minimum 25"):
+        prepare_dataset(cfg, data, tmp_path / "a", None, "toy")
+    cfg["min_sentences"] = {"train": 24, "dev": 3, "test": 3}
+    report = prepare_dataset(cfg, data, tmp_path / "b", None, "toy")
+    assert [report["splits"][sp]["1"]["kept"] for sp in ("train", "dev", "test")] == [24, 3, 3]
+
+
+def test_default_minimums_are_the_configs_and_the_schemas():
+    cfg = yaml.safe_load((REPO / "config.yaml").read_text())
+    assert cfg["datasets"]["demo"]["min_sentences"] == MIN_SENTENCES
+    schema = yaml.safe_load(SCHEMA.read_text())["$defs"]["dataset"]["properties"]["min_sentences"]["properties"]
+    assert {k: v["default"] for k, v in schema.items()} == MIN_SENTENCES
+
+
+def test_nul_and_control_lines_are_dropped_and_counted(tmp_path):
+    bad = ["\0\0\0", "good\0word here", "bell\x07 here", "tab\tis fine here"]
+    cfg, data = toy_dataset(tmp_path, sentences("bad", 40), sentences("good", 40) + bad)
+    report = prepare_dataset(cfg, data, tmp_path / "out", None, "toy")
+    counts = report["inputs"]["pool"]["1"]
+    assert counts["read"] == 44 and counts["dropped"]["control"] == 3 and counts["kept"] == 41
+    vocab = (tmp_path / "out" / "vocab.txt").read_text(encoding="utf-8")
+    assert "\0" not in vocab and "\x07" not in vocab
+    c = Counter()
+    assert read_text_lines(data / "toy" / "1.txt", counts=c)[-1] == "tab\tis fine here"
+    assert c["control"] == 3
+
+
+# ---------------------------------------------------------------- config
+
+@pytest.fixture
+def config():
+    return yaml.safe_load((REPO / "config.yaml").read_text())
+
+
+def test_default_config_passes(config):
+    validate(config, str(SCHEMA))
+    settings.check_config(config)
+
+
+@pytest.mark.parametrize("epochs", [0.5, 1.5, 0, True, "2"])
+def test_epochs_one_rule_schema_config_and_trainer(config, epochs):
+    config["transfer"]["epochs"] = epochs
+    with pytest.raises(WorkflowError):
+        validate(config, str(SCHEMA))
+    with pytest.raises(settings.ConfigError, match=r"config key transfer\.epochs: .* whole number"):
+        settings.check_config(config)
+    with pytest.raises(ValueError, match=r"transfer\.epochs"):
+        with_defaults({"epochs": epochs})
+
+
+def test_epochs_two_point_zero_is_two_everywhere(config):
+    config["transfer"]["epochs"] = 2.0  # JSON Schema counts 2.0 as an integer; so does the rule
+    validate(config, str(SCHEMA))
+    settings.check_config(config)
+    assert settings.checkpoints(config) == ["ep0.5", "ep1.0", "ep1.5", "ep2.0"]
+    assert with_defaults({"epochs": 2.0})["epochs"] == 2 and type(with_defaults({"epochs": 2.0})["epochs"]) is int
+
+
+@pytest.mark.parametrize("section, value, expected", [
+    ("transfer", {"run_variants": ["M0", "M9"]}, r"transfer\.run_variants\[1\]: unknown variant 'M9'"),
+    ("transfer", {"epochs": 1, "test_checkpoints": ["ep9.0"]},
+     r"transfer\.test_checkpoints\[0\]: ep9\.0 is not a checkpoint of a 1-epoch run \(ep0\.5 \.\.\. ep1\.0\)"),
+    ("score", {"naturalness": {"lr": "json", "nm": "pt"}}, r"score\.naturalness\.nm"),
+    ("transfer", {"datasets": ["nope"]}, r"transfer\.datasets\[0\]: unknown dataset 'nope'; allowed: demo"),
+])
+def test_bad_key_is_named_at_load(config, section, value, expected):
+    config[section].update(value)
+    with pytest.raises(settings.ConfigError, match=expected):
+        settings.check_config(config)
+
+
+def test_transfer_datasets_not_in_run_is_refused(config):
+    config["datasets"]["other"] = dict(config["datasets"]["demo"])
+    config["transfer"]["datasets"] = ["other"]
+    with pytest.raises(settings.ConfigError, match=r"transfer\.datasets\[0\]: 'other' is not in run \(demo\)"):
+        settings.check_config(config)
+
+
+def test_transfer_datasets_is_honoured(config):
+    config["datasets"]["other"] = dict(config["datasets"]["demo"])
+    config["run"] = ["demo", "other"]
+    config["transfer"]["datasets"] = ["other"]
+    settings.check_config(config)
+    assert settings.trained_datasets(config) == ["other"]
+    assert settings.our_models(config, "demo") == []
+    assert settings.our_models(config, "other") == [(v, 1) for v in config["transfer"]["run_variants"]]
+
+
+# ---------------------------------------------------------------- runs: identical runs, identical bytes
+
+def all_files(folder):
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def keys_of(obj):
+    if isinstance(obj, dict):
+        return set(obj) | {k for v in obj.values() for k in keys_of(v)}
+    if isinstance(obj, list):
+        return {k for v in obj for k in keys_of(v)}
+    return set()
+
+
+def test_prepare_twice_gives_the_same_bytes_and_no_timings(tmp_path):
+    cfg, data = toy_dataset(tmp_path, sentences("bad", 40), sentences("good", 40))
+    prepare_dataset(cfg, data, tmp_path / "a", None, "toy")
+    prepare_dataset(cfg, data, tmp_path / "b", None, "toy")
+    a, b = all_files(tmp_path / "a"), all_files(tmp_path / "b")
+    assert sorted(a) == sorted(expected_outputs(cfg)) and a == b
+    assert not {k for k in keys_of(json.loads(a["report.json"])) if "second" in k or "time" in k}
+
+
+def train_evaluators(tmp_path, folder):
+    """The cnn style classifier and the joint LM of a tiny corpus, through the workflow's scripts."""
+    data = tmp_path / "data_out"
+    if not data.exists():
+        cfg, raw = toy_dataset(tmp_path, sentences("bad", 40), sentences("good", 40))
+        prepare_dataset(cfg, raw, data, None, "toy")
+    common = {"emb_dim": 8, "batch_size": 16, "max_epochs": 2, "patience": 1, "seed": 1, "device": "cpu"}
+    inputs = {"train": [str(data / f"train.{s}.txt") for s in (0, 1)],
+              "dev": [str(data / f"dev.{s}.txt") for s in (0, 1)], "vocab": str(data / "vocab.txt")}
+    out = tmp_path / folder
+    run_script("train_classifier", input=inputs, output=[str(out / "style_cnn.pt")],
+               params={"settings": {**common, "widths": [1, 2], "n_filters": 4}}, wildcards={"kind": "cnn"},
+               log=[str(tmp_path / "logs" / folder / "cnn.log")])
+    run_script("train_lm", input=inputs, output=[str(out / "lm_joint.pt")],
+               params={"settings": {**common, "hidden_dim": 8}}, wildcards={"lm": "joint"},
+               log=[str(tmp_path / "logs" / folder / "lm.log")])
+    return out
+
+
+def test_two_runs_save_identical_evaluators_and_score_files(tmp_path):
+    from tst.score import score_meta, score_system, write_score_json
+
+    a, b = train_evaluators(tmp_path, "a"), train_evaluators(tmp_path, "b")
+    assert all_files(a) == all_files(b) and len(all_files(a)) == 2
+    ck = torch.load(a / "style_cnn.pt", weights_only=True)
+    assert {k for e in ck["metrics"]["epochs"] for k in e} == {"epoch", "train_loss", "dev"}
+    assert "epoch" in (tmp_path / "logs" / "a" / "cnn.log").read_text()  # the timings went to the log
+    sources = [s.split() for s in sentences("bad", 3)]
+    outputs = [s.split() for s in sentences("good", 3)]
+    for folder in (a, b):
+        scores = score_system(sources, outputs, [0, 0, 0], folder, only={"acc", "pp_joint"})
+        assert set(scores) == {"acc", "pp_joint"}
+        write_score_json(folder / "score.json", scores, score_meta("toy", "M0.seed1", "test", "ep1.0"), 3)
+    assert (a / "score.json").read_bytes() == (b / "score.json").read_bytes()
+
+
+# ---------------------------------------------------------------- runs: one process per training job
+
+HOLD = "import sys, time; from tst.joblock import job_lock\nwith job_lock(sys.argv[1]):\n    print('held', flush=True)\n    time.sleep(120)\n"
+
+
+def test_second_process_stops_at_once_naming_the_lock_file(tmp_path):
+    out_dir = tmp_path / "models" / "M0" / "seed1"
+    lock = out_dir / "train.lock"
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(lock)], cwd=REPO, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        missing = [str(tmp_path / "no_such_file")] * 2  # the lock is checked before any input is read
+        with pytest.raises(JobLockedError, match=str(lock).replace(".", r"\.")):
+            train_files({"epochs": 1}, {"model": "cross_aligned"}, 1, out_dir, missing, missing,
+                        str(tmp_path / "no_vocab"), 1)
+    finally:
+        holder.kill()  # SIGKILL: the kernel still releases the lock
+        holder.wait()
+    # free again after the holder died; and held: a second open of the same file is refused
+    with job_lock(lock), pytest.raises(JobLockedError), job_lock(lock):
+        pass
+
+
+# ---------------------------------------------------------------- runs: downloads renamed only when complete
+
+class FakeResponse(io.BytesIO):
+    def __init__(self, body: bytes, length: int):
+        super().__init__(body)
+        self.headers = {"Content-Length": str(length)}
+
+
+def test_download_checks_size_and_hash_before_renaming(tmp_path):
+    src = tmp_path / "src.txt"
+    src.write_bytes(b"0123456789")
+    out = tmp_path / "got" / "file.txt"
+    assert download(src.as_uri(), out, sha256=hashlib.sha256(b"0123456789").hexdigest()) == 10
+    assert out.read_bytes() == b"0123456789"
+    bad = tmp_path / "bad.txt"
+    with pytest.raises(ValueError, match="SHA-256"):
+        download(src.as_uri(), bad, sha256="0" * 64)
+    with pytest.raises(ValueError, match=r"incomplete download from http://x/y: 5 of 10 bytes"):
+        download("http://x/y", bad, opener=lambda url, timeout: FakeResponse(b"01234", 10))
+    assert not bad.exists() and not list(tmp_path.glob("bad.txt*"))  # no partial file, no .part left
+
+
+def test_glove_url_partial_cache_is_fetched_again(tmp_path):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("glove.toy.txt", "good 1 2\nbad 3 4\n")
+    (tmp_path / "glove.toy.zip").write_bytes(buf.getvalue())
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "glove.toy.zip").write_bytes(buf.getvalue()[:20])  # what an interrupted urlretrieve left
+    emb = load_glove((tmp_path / "glove.toy.zip").as_uri(), cache_dir=cache)
+    assert emb.get("bad").tolist() == [3.0, 4.0] and len(emb) == 2
+    assert (cache / "glove.toy.zip").read_bytes() == buf.getvalue()
+
+
+def test_readme_says_unlock_and_names_the_lock():
+    readme = (REPO / "README.md").read_text()
+    assert "--unlock" in readme and "train.lock" in readme
