@@ -145,7 +145,7 @@ Exit code 2 when the command line is wrong (a missing file, an unknown dataset o
 content is (a byte that is not UTF-8, a checkpoint that cannot be loaded).
 
 example:
-  echo "John was rude to us" | tst transfer results/demo/runs/M0.seed1/checkpoints/ep5.0.pt \\
+  echo "John was rude to us" | tst transfer results/demo/models/M0/seed1/checkpoints/ep5.0.pt \\
       --dataset-dir results/demo/data --to-style positive
 """
 
@@ -153,7 +153,7 @@ example:
 def _add_transfer(sub) -> None:
     p = sub.add_parser("transfer", help="transfer new sentences with a trained checkpoint",
                        description=TRANSFER_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("checkpoint", help="a transfer checkpoint, e.g. results/demo/runs/M0.seed1/checkpoints/ep5.0.pt")
+    p.add_argument("checkpoint", help="a transfer checkpoint, e.g. results/demo/models/M0/seed1/checkpoints/ep5.0.pt")
     p.add_argument("--dataset-dir", required=True,
                    help="the dataset's prepared data, results/<dataset>/data (its bpe.model when it uses BPE)")
     p.add_argument("--to-style", required=True,
