@@ -116,7 +116,11 @@ def test_missing_dataset_dir_is_an_error_unless_metrics_need_no_evaluator(tmp_pa
     d = _files(tmp_path)
     code, err = _fails(_score(d, dataset="nowhere"), capsys)
     assert code == 2 and f"no evaluators folder {d / 'nowhere' / 'evaluators'}" in err
-    assert "acc" in err.split("but ")[1]  # names the metrics that need evaluators
+    need, free = err.split("but ")[1].split("only: ")
+    assert "acc, " in need and "bleu_self_corpus" not in need
+    # the naturalness classifiers are files named by the system: not evaluator-free
+    assert {"bleu_self_corpus", "bleu_ref_corpus", "attribute_hit"} <= set(free.split())
+    assert not {"acc", "sim", "naturalness_lr", "naturalness_nn"} & set(free.split())
     code, err = _fails(_score(d, "--metrics", "bleu_self_corpus", "acc", dataset="nowhere"), capsys)
     assert code == 2 and "but acc need evaluators" in err
     main(_score(d, "--metrics", "bleu_self_corpus", dataset="nowhere"))

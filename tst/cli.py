@@ -113,7 +113,7 @@ def cmd_score(args) -> dict:
     if not evaluators.is_dir():
         need = [k for k in keys if METRICS[k].files(args.system, options)]
         if need:
-            free = [k for k, m in METRICS.items() if not m.files(args.system, options)]
+            free = [k for k, m in METRICS.items() if not m.files(args.system or "SYSTEM", options)]
             fail("score", f"no evaluators folder {evaluators} (--dataset-dir {dataset_dir}"
                  f"{' --evaluators-dir ' + args.evaluators_dir if args.evaluators_dir else ''}) but "
                  f"{', '.join(need)} need evaluators. Pass the dataset's results folder (results/<dataset>, "

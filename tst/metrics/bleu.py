@@ -143,7 +143,8 @@ def read_references(paths, sources, read=read_lines) -> list[list[str] | None]:
                 continue
             cols = line.split("\t")
             if len(cols) < 2:
-                raise InputError(f"{path}, line {i}: expected source<TAB>reference, got {line!r}")
+                raise InputError(f"{path}, line {i}: expected source<TAB>reference, got {line!r} (references "
+                                 f"aligned line by line with a source file become such lines with `paste SOURCE REFS`)")
             table.setdefault(cols[0].strip(), []).extend(c.strip() for c in cols[1:] if c.strip())
     return [table.get(s.strip()) for s in sources]
 
