@@ -111,7 +111,20 @@ def test_transfer_command_line_errors(tiny_run, tmp_path, capsys):
     write_lines(tmp_path / "in.txt", ["john was rude"])
     with pytest.raises(SystemExit) as e:
         main(["transfer", str(bad), *base[2:], "--to-style", "1", "--input", str(tmp_path / "in.txt")])
-    assert e.value.code == 1 and f"cannot use checkpoint {bad}" in capsys.readouterr().err
+    assert e.value.code == 1 and f"cannot use checkpoint {bad}: not a transfer checkpoint" in capsys.readouterr().err
+
+    class Stdin:  # bytes on standard input, the second line not UTF-8
+        buffer = io.BytesIO(b"john was rude\nthe caf\xe9 was cold\n")
+
+    sys_stdin = sys.stdin
+    try:
+        sys.stdin = Stdin()
+        with pytest.raises(SystemExit) as e:
+            main(base + ["--to-style", "1"])
+    finally:
+        sys.stdin = sys_stdin
+    assert e.value.code == 1
+    assert "standard input, line 2: byte 0xe9 (byte 8 of the line)" in capsys.readouterr().err
 
 
 def test_prepare_lines_bpe_round_trip(tmp_path):

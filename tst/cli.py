@@ -175,7 +175,7 @@ def cmd_transfer(args) -> list[str]:
     import yaml
 
     from tst.apply import dataset_settings, merge_configs, style_index, transfer_lines
-    from tst.io import InputError, NotUTF8Error, read_lines, write_lines
+    from tst.io import InputError, NotUTF8Error, decode_lines, read_lines, write_lines
 
     _check_files("transfer", {"checkpoint": [args.checkpoint], "--input": [args.input], "--config": args.config})
     dataset_dir = Path(args.dataset_dir)
@@ -193,7 +193,11 @@ def cmd_transfer(args) -> list[str]:
     except (ValueError, yaml.YAMLError) as e:
         fail("transfer", str(e), 2)
     try:
-        lines = read_lines(args.input) if args.input != "-" else [line.rstrip("\r\n") for line in sys.stdin]
+        if args.input == "-":
+            stdin = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+            lines = decode_lines(stdin, "standard input")[0]
+        else:
+            lines = read_lines(args.input)
     except NotUTF8Error as e:
         fail("transfer", str(e), 1)
     try:
@@ -202,8 +206,9 @@ def cmd_transfer(args) -> list[str]:
     except (InputError, FileNotFoundError) as e:
         fail("transfer", str(e), 1)
     except (RuntimeError, KeyError, EOFError, pickle.UnpicklingError) as e:
-        fail("transfer", f"cannot use checkpoint {args.checkpoint}: {type(e).__name__}: "
-             f"{(str(e).splitlines() or [''])[0]}", 1)
+        first = (str(e).splitlines() or [""])[0].split(". ")[0]
+        fail("transfer", f"cannot use checkpoint {args.checkpoint}: not a transfer checkpoint that loads with "
+             f"torch.load(weights_only=True) ({type(e).__name__}: {first})", 1)
     if args.output == "-":
         sys.stdout.writelines(line + "\n" for line in out)
     else:

@@ -21,9 +21,13 @@ def read_lines_counted(path: str | Path, errors: str = "strict") -> tuple[list[s
     """Lines of a UTF-8 text file without their newline (universal newlines, as text mode reads them) and
     how many lines hold bytes that are not UTF-8. errors="strict": NotUTF8Error naming the file, the line and
     the byte; "replace": each such byte becomes U+FFFD. A missing file raises FileNotFoundError."""
+    return decode_lines(Path(path).read_bytes(), path, errors)
+
+
+def decode_lines(data: bytes, path: str | Path = "<bytes>", errors: str = "strict") -> tuple[list[str], int]:
+    """read_lines_counted on bytes already read (e.g. standard input); `path` names them in errors."""
     if errors not in ENCODING_ERRORS:
         raise ValueError(f"errors must be one of {ENCODING_ERRORS}, not {errors!r}")
-    data = Path(path).read_bytes()
     bad = 0
     try:
         text = data.decode("utf-8")
