@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import pickle
 import re
 import sys
 from pathlib import Path
@@ -19,6 +20,11 @@ sentence per line, tokens separated by spaces (use the word-level .raw.txt files
 
 Metrics (JSON key, label in the tables, evaluator files in the evaluators folder or what else it needs):
 {metrics}
+
+Errors are printed without a traceback: exit code 2 when the command line is wrong (an option, a file
+that does not exist, a dataset folder without evaluators while --metrics asks for evaluator metrics), 1 when
+an input file's content is (a byte that is not UTF-8, a line without a tab, files that do not align); the
+message names the file and the line. An evaluator file that cannot be loaded skips only its metrics.
 
 example:
   tst score --dataset-dir results/yelp --system M0.seed1 \\
@@ -36,6 +42,7 @@ def _style_of(path: str) -> int:
 
 
 def _add_score(sub) -> None:
+    from tst.io import ENCODING_ERRORS
     from tst.metrics.registry import CP_LEXICONS, DEFAULT_OPTIONS, help_lines
 
     p = sub.add_parser("score", help="score a system's transfers (JSON on stdout)",
@@ -67,34 +74,163 @@ def _add_score(sub) -> None:
     p.add_argument("--metrics", nargs="*", help="compute only these metric keys")
     p.add_argument("--tsv", help="also write per-sentence scores to this TSV")
     p.add_argument("--json", dest="json_out", help="also write the score JSON to this file")
-    p.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    p.add_argument("--encoding-errors", choices=ENCODING_ERRORS, default="strict",
+                   help="bytes that are not UTF-8 in an input file: strict = stop, naming the file and line "
+                   "(default); replace = U+FFFD, the count of such lines per file goes to the JSON's input_encoding")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="log progress to stderr (without it, a progress bar when stderr is a terminal)")
     p.set_defaults(func=cmd_score)
 
 
+def fail(command: str, message: str, code: int):
+    """Print `tst COMMAND: error: MESSAGE` on stderr and exit with `code` (2: the command line, 1: a file)."""
+    print(f"tst {command}: error: {message}", file=sys.stderr)
+    raise SystemExit(code)
+
+
+def _check_files(command: str, groups: dict) -> None:
+    for option, paths in groups.items():
+        for path in paths or ():
+            if path != "-" and not Path(path).is_file():
+                fail(command, f"{option} {path}: no such file", 2)
+
+
 def cmd_score(args) -> dict:
+    from tst.io import InputError, NotUTF8Error
     from tst.metrics.gm import DEFAULT_T
-    from tst.score import InputError, score_files, score_meta
+    from tst.metrics.registry import METRICS, check_keys
+    from tst.score import score_files, score_meta
 
     dataset_dir = Path(args.dataset_dir)
+    evaluators = Path(args.evaluators_dir) if args.evaluators_dir else dataset_dir / "evaluators"
+    options = {"cp_lexicon": args.cp_lexicon, "cp_seed": args.cp_seed}
+    try:
+        keys = check_keys(args.metrics) if args.metrics else list(METRICS)
+    except ValueError as e:
+        fail("score", str(e), 2)
+    _check_files("score", {"--sources": args.sources, "--outputs": args.outputs, "--references": args.references,
+                           "--lists": args.lists, "--lists-text": args.lists_text})
+    if not evaluators.is_dir():
+        need = [k for k in keys if METRICS[k].files(args.system, options)]
+        if need:
+            free = [k for k, m in METRICS.items() if not m.files(args.system or "SYSTEM", options)]
+            fail("score", f"no evaluators folder {evaluators} (--dataset-dir {dataset_dir}"
+                 f"{' --evaluators-dir ' + args.evaluators_dir if args.evaluators_dir else ''}) but "
+                 f"{', '.join(need)} need evaluators. Pass the dataset's results folder (results/<dataset>, "
+                 f"after its evaluators were built), or --metrics with evaluator-free ones only: {' '.join(free)}", 2)
     try:
         obj = score_files(
-            args.evaluators_dir or dataset_dir / "evaluators", args.sources, args.outputs,
+            evaluators, args.sources, args.outputs,
             args.source_styles or [_style_of(p) for p in args.sources], args.references, args.lists,
             args.lists_text, meta=score_meta(args.dataset or dataset_dir.name, args.system or "unnamed", args.split,
                                              args.checkpoint),
-            options={"cp_lexicon": args.cp_lexicon, "cp_seed": args.cp_seed}, only=args.metrics or None,
-            gm_t=tuple(args.gm_t) if args.gm_t else DEFAULT_T, json_out=args.json_out, tsv_out=args.tsv)
+            options=options, only=args.metrics or None,
+            gm_t=tuple(args.gm_t) if args.gm_t else DEFAULT_T, json_out=args.json_out, tsv_out=args.tsv,
+            encoding_errors=args.encoding_errors, progress=not args.verbose and sys.stderr.isatty())
+    except NotUTF8Error as e:
+        fail("score", f"{e}, or pass --encoding-errors replace", 1)
     except InputError as e:
-        raise SystemExit(f"tst score: {e}") from None
+        fail("score", str(e), 1)
     json.dump(obj, sys.stdout, indent=2)
     sys.stdout.write("\n")
     return obj
 
 
+TRANSFER_HELP = """\
+Transfer new sentences with a trained checkpoint: raw text in (one sentence per line), prepared exactly as the
+dataset's text was (its normalize, ner and bpe settings from the config, its bpe.model), transferred by greedy
+decoding, names put back: one line of words out per line in.
+
+Exit code 2 when the command line is wrong (a missing file, an unknown dataset or style), 1 when a file's
+content is (a byte that is not UTF-8, a checkpoint that cannot be loaded).
+
+example:
+  echo "John was rude to us" | tst transfer results/demo/models/M0/seed1/checkpoints/ep5.0.pt \\
+      --dataset-dir results/demo/data --to-style positive
+"""
+
+
+def _add_transfer(sub) -> None:
+    p = sub.add_parser("transfer", help="transfer new sentences with a trained checkpoint",
+                       description=TRANSFER_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("checkpoint", help="a transfer checkpoint, e.g. results/demo/models/M0/seed1/checkpoints/ep5.0.pt")
+    p.add_argument("--dataset-dir", required=True,
+                   help="the dataset's prepared data, results/<dataset>/data (its bpe.model when it uses BPE)")
+    p.add_argument("--to-style", required=True,
+                   help="target style: 0, 1 or its name in the config (the input is of the other style)")
+    p.add_argument("--input", default="-", help="raw sentences, one per line (default -: stdin)")
+    p.add_argument("--output", default="-", help="where the transfers go (default -: stdout)")
+    p.add_argument("--config", nargs="+", default=["config.yaml"],
+                   help="config file(s), later ones overlaying earlier ones as with snakemake --configfile "
+                   "(default: config.yaml)")
+    p.add_argument("--dataset", help="dataset name in the config (default: the name of DATASET_DIR's parent, "
+                   "results/<dataset>/data)")
+    p.add_argument("--device", help="cpu, cuda, cuda:1 (default: CUDA when present)")
+    p.add_argument("--batch-size", type=int, default=128)
+    p.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    p.set_defaults(func=cmd_transfer)
+
+
+def cmd_transfer(args) -> list[str]:
+    import yaml
+
+    from tst.apply import dataset_settings, merge_configs, style_index, transfer_lines
+    from tst.io import InputError, NotUTF8Error, decode_lines, read_lines, write_lines
+
+    _check_files("transfer", {"checkpoint": [args.checkpoint], "--input": [args.input], "--config": args.config})
+    dataset_dir = Path(args.dataset_dir)
+    if not dataset_dir.is_dir():
+        fail("transfer", f"--dataset-dir {dataset_dir}: no such folder (pass results/<dataset>/data)", 2)
+    name = args.dataset or (dataset_dir.resolve().parent.name if dataset_dir.resolve().name == "data"
+                            else dataset_dir.resolve().name)
+    try:
+        configs = []
+        for path in args.config:
+            with open(path, encoding="utf-8") as f:
+                configs.append(yaml.safe_load(f))
+        ds_cfg, nlp_cfg = dataset_settings(merge_configs(configs), name)
+        to_style = style_index(args.to_style, list(ds_cfg.get("styles") or []))
+    except (ValueError, yaml.YAMLError) as e:
+        fail("transfer", str(e), 2)
+    try:
+        if args.input == "-":
+            stdin = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+            lines = decode_lines(stdin, "standard input")[0]
+        else:
+            lines = read_lines(args.input)
+    except NotUTF8Error as e:
+        fail("transfer", str(e), 1)
+    try:
+        out = transfer_lines(args.checkpoint, lines, to_style, ds_cfg, dataset_dir, nlp_cfg=nlp_cfg,
+                             device=args.device, batch_size=args.batch_size)
+    except (InputError, FileNotFoundError) as e:
+        fail("transfer", str(e), 1)
+    except (RuntimeError, KeyError, EOFError, pickle.UnpicklingError) as e:
+        first = (str(e).splitlines() or [""])[0].split(". ")[0]
+        fail("transfer", f"cannot use checkpoint {args.checkpoint}: not a transfer checkpoint that loads with "
+             f"torch.load(weights_only=True) ({type(e).__name__}: {first})", 1)
+    if args.output == "-":
+        sys.stdout.writelines(line + "\n" for line in out)
+    else:
+        write_lines(args.output, out)
+    return out
+
+
+def package_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("tst-pipeline")
+    except PackageNotFoundError:
+        return "unknown (not installed: pip install -e .)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="tst", description="Text style transfer pipeline commands.")
+    ap.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     sub = ap.add_subparsers(dest="command", required=True)
     _add_score(sub)
+    _add_transfer(sub)
     return ap
 
 

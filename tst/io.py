@@ -6,11 +6,57 @@ import hashlib
 import json
 from pathlib import Path
 
+ENCODING_ERRORS = ("strict", "replace")  # what to do with bytes that are not UTF-8: stop, or U+FFFD and count
+
+
+class InputError(ValueError):
+    """An input file that cannot be used as it is; the message names the file (and line) and the fix."""
+
+
+class NotUTF8Error(InputError):
+    """A text file with bytes that are not UTF-8; the message names the file, the line and the byte."""
+
+
+def read_lines_counted(path: str | Path, errors: str = "strict") -> tuple[list[str], int]:
+    """Lines of a UTF-8 text file without their newline (universal newlines, as text mode reads them) and
+    how many lines hold bytes that are not UTF-8. errors="strict": NotUTF8Error naming the file, the line and
+    the byte; "replace": each such byte becomes U+FFFD. A missing file raises FileNotFoundError."""
+    return decode_lines(Path(path).read_bytes(), path, errors)
+
+
+def decode_lines(data: bytes, path: str | Path = "<bytes>", errors: str = "strict") -> tuple[list[str], int]:
+    """read_lines_counted on bytes already read (e.g. standard input); `path` names them in errors."""
+    if errors not in ENCODING_ERRORS:
+        raise ValueError(f"errors must be one of {ENCODING_ERRORS}, not {errors!r}")
+    bad = 0
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        if errors == "strict":
+            line = data.count(b"\n", 0, e.start) + 1
+            col = e.start - data.rfind(b"\n", 0, e.start)
+            raise NotUTF8Error(f"{path}, line {line}: byte 0x{data[e.start]:02x} (byte {col} of the line) is not "
+                               f"UTF-8 ({e.reason}); re-encode the file as UTF-8") from None
+        bad = sum(1 for raw in data.split(b"\n") if not _is_utf8(raw))
+        text = data.decode("utf-8", errors="replace")
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines, bad
+
+
+def _is_utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
 
 def read_lines(path: str | Path) -> list[str]:
-    """Lines of a UTF-8 text file without their newline (a missing file raises FileNotFoundError)."""
-    with open(path, encoding="utf-8") as f:
-        return [line.rstrip("\n") for line in f]
+    """Lines of a UTF-8 text file without their newline (a missing file raises FileNotFoundError, a byte
+    that is not UTF-8 NotUTF8Error naming the file and the line)."""
+    return read_lines_counted(path)[0]
 
 
 def read_sentences(path: str | Path) -> list[list[str]]:
@@ -29,8 +75,20 @@ def write_sentences(path: str | Path, sentences) -> None:
     write_lines(path, (" ".join(s) for s in sentences))
 
 
+def parse_jsonl(lines, path: str | Path = "<jsonl>") -> list:
+    """One JSON value per non-empty line; InputError naming the file and the line of a line that is not JSON."""
+    out = []
+    for i, line in enumerate(lines, 1):
+        if line.strip():
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError as e:
+                raise InputError(f"{path}, line {i}: not JSON ({e.msg} at column {e.colno})") from None
+    return out
+
+
 def read_jsonl(path: str | Path) -> list:
-    return [json.loads(line) for line in read_lines(path) if line.strip()]
+    return parse_jsonl(read_lines(path), path)
 
 
 def write_jsonl(path: str | Path, records) -> None:

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import logging
 import math
+import pickle
+import sys
 from pathlib import Path
 
 from tst.evaluators.classifiers import load_classifier
 from tst.evaluators.embeddings import load_embeddings
 from tst.evaluators.language_model import load_lm
 from tst.evaluators.naturalness import load_naturalness
-from tst.io import read_json, read_jsonl, read_lines, sha256_of, write_json, write_lines
+from tst.io import InputError, parse_jsonl, read_json, read_lines_counted, sha256_of, write_json, write_lines
 from tst.metrics.bleu import read_references
 from tst.metrics.registry import INPUTS, METRICS, Context, Skip, add_derived, check_keys, resolve_options
 from tst.names import CLASSIFIERS, EMBEDDINGS, LANGUAGE_MODELS, parse_checkpoint, parse_system
@@ -28,8 +30,8 @@ __all__ = ["Evaluators", "InputError", "Scores", "add_derived", "score_files", "
            "score_system", "write_score_json", "write_score_tsv"]
 
 
-class InputError(ValueError):
-    """Input files that do not fit together (counts, alignment); `tst score` reports it without a traceback."""
+# What loading a broken evaluator file raises (truncated zip or pickle, bad JSON, wrong keys or shapes).
+LOAD_ERRORS = (OSError, EOFError, RuntimeError, ValueError, KeyError, TypeError, IndexError, pickle.UnpicklingError)
 
 
 class Scores(dict):
@@ -66,6 +68,7 @@ class Evaluators:
         self.dir = Path(directory)
         self.used: dict[str, Path] = {}
         self._cache: dict[str, object] = {}
+        self._broken: dict[str, str] = {}  # file that failed to load -> the reason, so it is tried once
 
     def path(self, name: str) -> Path:
         return self.dir / name
@@ -74,9 +77,19 @@ class Evaluators:
         return self.path(name).is_file()
 
     def load(self, name: str):
+        """The loaded evaluator file; Skip (the metrics that need it are skipped with the reason) when it
+        cannot be loaded, e.g. a truncated or corrupt checkpoint."""
+        if name in self._broken:
+            raise Skip(self._broken[name])
         if name not in self._cache:
             log.info("loading evaluator %s", self.path(name))
-            self._cache[name] = loader_for(name)(self.path(name))
+            try:
+                self._cache[name] = loader_for(name)(self.path(name))
+            except LOAD_ERRORS as e:  # a file that cannot be read: its metrics are skipped, the others go on
+                first = (str(e).strip().splitlines() or [""])[0][:200]
+                self._broken[name] = f"cannot load evaluator file {name} ({type(e).__name__}: {first}); rebuild it"
+                log.warning("%s: %s", self.path(name), self._broken[name])
+                raise Skip(self._broken[name]) from None
             self.used[name] = self.path(name)
         return self._cache[name]
 
@@ -100,7 +113,8 @@ def _why_not(metric, ctx: Context, ev: Evaluators) -> str | None:
 
 
 def score_system(sources, outputs, source_styles, evaluators, references=None, lists=None, *,
-                 system: str | None = None, options: dict | None = None, only=None) -> Scores:
+                 system: str | None = None, options: dict | None = None, only=None,
+                 progress: bool = False) -> Scores:
     """Every computed (non-derived) metric of the registry whose inputs and evaluator files exist; the rest
     go to `.skipped` with a reason.
 
@@ -109,7 +123,9 @@ def score_system(sources, outputs, source_styles, evaluators, references=None, l
     references: per sentence a list of reference strings (None where a sentence has none), or None; lists:
     per-source attribute lists for attribute hit (Yu et al. 2021), or None; system: names the naturalness
     classifiers (tst.names.naturalness_file); options: {"cp_lexicon": "vader" | "style_lexicon" | "none",
-    "cp_seed": int} (tst.metrics.registry.DEFAULT_OPTIONS); only: optional collection of metric keys.
+    "cp_seed": int} (tst.metrics.registry.DEFAULT_OPTIONS); only: optional collection of metric keys;
+    progress: a progress bar on stderr (`tst score` on a terminal). An evaluator file that cannot be loaded
+    skips the metrics that need it (reason in `.skipped`); the others are computed.
     """
     n = len(outputs)
     if len(sources) != n or len(source_styles) != n:
@@ -129,9 +145,13 @@ def score_system(sources, outputs, source_styles, evaluators, references=None, l
 
     ctx = Context(list(sources), list(outputs), list(source_styles), load, references, lists, system,
                   resolve_options(options))
-    for key, metric in METRICS.items():
-        if metric.derived or (only is not None and key not in only):
-            continue
+    from tqdm import tqdm
+
+    keys = [k for k, m in METRICS.items() if not m.derived and (only is None or k in only)]
+    bar = tqdm(keys, desc="tst score", unit="metric", file=sys.stderr, disable=not progress, leave=False)
+    for key in bar:
+        metric = METRICS[key]
+        bar.set_postfix_str(key)
         why = _why_not(metric, ctx, ev)
         if why is None:
             try:
@@ -191,22 +211,47 @@ def write_score_tsv(path, scores: Scores, source_styles) -> list[str]:
     return cols
 
 
-def _lists_by_text(list_paths, text_paths, sources) -> list[list[str]]:
+class _Reader:
+    """Reads the input files of score_files with one policy for bytes that are not UTF-8 (tst.io.
+    ENCODING_ERRORS) and counts, per file, the lines where bytes were replaced."""
+
+    def __init__(self, errors: str = "strict"):
+        self.errors = errors
+        self.replaced: dict[str, int] = {}
+
+    def lines(self, path) -> list[str]:
+        lines, n = read_lines_counted(path, self.errors)
+        if n:
+            self.replaced[str(path)] = n
+            log.warning("%s: %d line(s) with bytes that are not UTF-8, replaced by U+FFFD", path, n)
+        return lines
+
+    def lists(self, path) -> list[list[str]]:
+        """The 'independent' attribute lists of an attributes.jsonl file."""
+        out = []
+        for i, r in enumerate(parse_jsonl(self.lines(path), path), 1):
+            if not isinstance(r, dict) or not isinstance(r.get("independent"), list):
+                raise InputError(f"{path}, record {i}: expected an object with an 'independent' list")
+            out.append(r["independent"])
+        return out
+
+
+def _lists_by_text(list_paths, text_paths, sources, reader: _Reader) -> list[list[str]]:
     """Attribute lists of the sources, looked up by exact sentence text in (text file, attributes.jsonl)
     pairs; a source found in none of them gets an empty list (left out of attribute hit and counted)."""
     by_text = {}
     for list_path, text_path in zip(list_paths, text_paths):
-        text, rec = read_lines(text_path), read_jsonl(list_path)
+        text, rec = reader.lines(text_path), reader.lists(list_path)
         if len(rec) != len(text):
             raise InputError(f"{list_path} has {len(rec)} records but {text_path} has {len(text)} lines")
         for line, r in zip(text, rec):
-            by_text.setdefault(line, r["independent"])
+            by_text.setdefault(line, r)
     return [by_text.get(s, []) for s in sources]
 
 
 def score_files(evaluators, sources, outputs, source_styles, references=(), lists=(), lists_text=(), *,
                 meta: dict, options: dict | None = None, only=None, gm_t=None, json_out=None,
-                tsv_out=None) -> dict:
+                tsv_out=None, encoding_errors: str = "strict", progress: bool = False) -> dict:
     """Score the transfers in files; returns the score JSON object (docs/interfaces.md).
 
     evaluators: an Evaluators or the evaluators folder; sources[i] / outputs[i]: the i-th source file and
@@ -216,7 +261,9 @@ def score_files(evaluators, sources, outputs, source_styles, references=(), list
     header (score_meta), whose `system` names the naturalness classifiers; options: see score_system; only:
     metric keys (a derived key brings its factors); gm_t: when given, derived metrics (GM) are added with
     these thresholds (the CLI; the workflow leaves them to the report); json_out / tsv_out: also write the
-    JSON / the per-sentence TSV there.
+    JSON / the per-sentence TSV there; encoding_errors: "strict" (a byte that is not UTF-8 in any input is
+    an InputError naming the file and the line) or "replace" (U+FFFD; the JSON gets "input_encoding" with
+    the number of such lines per file); progress: see score_system.
     """
     if len(sources) != len(outputs):
         raise InputError(f"{len(sources)} source files but {len(outputs)} output files")
@@ -233,9 +280,10 @@ def score_files(evaluators, sources, outputs, source_styles, references=(), list
         except ValueError as e:
             raise InputError(str(e)) from None
         only = wanted | {f for k in wanted for f in METRICS[k].derived_from}
+    reader = _Reader(encoding_errors)
     src_all, out_all, styles_all, list_all = [], [], [], [] if lists else None
     for k, (sp, op, st) in enumerate(zip(sources, outputs, source_styles)):
-        src, out = read_lines(sp), read_lines(op)
+        src, out = reader.lines(sp), reader.lines(op)
         if len(src) != len(out):
             raise InputError(f"{op} has {len(out)} lines but {sp} has {len(src)}")
         if int(st) not in (0, 1):
@@ -244,16 +292,18 @@ def score_files(evaluators, sources, outputs, source_styles, references=(), list
         out_all += out
         styles_all += [int(st)] * len(src)
         if lists and not lists_text:
-            rec = read_jsonl(lists[k])
+            rec = reader.lists(lists[k])
             if len(rec) != len(src):
                 raise InputError(f"{lists[k]} has {len(rec)} records but {sp} has {len(src)} lines")
-            list_all += [r["independent"] for r in rec]
+            list_all += rec
     if lists and lists_text:
-        list_all = _lists_by_text(lists, lists_text, src_all)
-    refs = read_references(references, src_all) if references else None
+        list_all = _lists_by_text(lists, lists_text, src_all, reader)
+    refs = read_references(references, src_all, read=reader.lines) if references else None
     scores = score_system(src_all, out_all, styles_all, evaluators, references=refs, lists=list_all,
-                          system=meta.get("system"), options=options, only=only)
+                          system=meta.get("system"), options=options, only=only, progress=progress)
     obj = score_json(scores, meta, len(out_all))
+    if encoding_errors != "strict":
+        obj["input_encoding"] = {"errors": encoding_errors, "replaced_lines": dict(reader.replaced)}
     if gm_t is not None:
         derived = add_derived(obj["metrics"], gm_t)  # computed metrics plus derived ones, registry order
         obj["metrics"] = {k: v for k, v in derived.items() if k in obj["metrics"] or wanted is None or k in wanted}

@@ -26,7 +26,7 @@ import numpy as np
 from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
 from sacrebleu.metrics import BLEU
 
-from tst.io import read_lines
+from tst.io import InputError, read_lines
 from tst.metrics.base import MetricResult
 
 CORPUS_VARIANT = ("corpus BLEU-4, multi-bleu.perl-compatible (sacrebleu tokenize=none force=True, "
@@ -131,17 +131,20 @@ def ref_bleu(outputs, references, kind: str = "corpus") -> MetricResult:
     return sentence_bleu_mean(outputs, references, name="bleu_ref_sentence")
 
 
-def read_references(paths, sources) -> list[list[str] | None]:
+def read_references(paths, sources, read=read_lines) -> list[list[str] | None]:
     """References per source from `source<TAB>reference[<TAB>reference2...]` files, matched on the exact
-    source text (None where a source has no line); a source listed twice gets all its references."""
+    source text (None where a source has no line); a source listed twice gets all its references.
+    read: path -> lines (tst.score passes one that counts replaced bytes); a line without a tab is an
+    InputError naming the file and the line."""
     table: dict[str, list[str]] = {}
     for path in paths:
-        for line in read_lines(path):
+        for i, line in enumerate(read(path), 1):
             if not line.strip():
                 continue
             cols = line.split("\t")
             if len(cols) < 2:
-                raise ValueError(f"{path}: expected source<TAB>reference, got {line!r}")
+                raise InputError(f"{path}, line {i}: expected source<TAB>reference, got {line!r} (references "
+                                 f"aligned line by line with a source file become such lines with `paste SOURCE REFS`)")
             table.setdefault(cols[0].strip(), []).extend(c.strip() for c in cols[1:] if c.strip())
     return [table.get(s.strip()) for s in sources]
 

@@ -1,0 +1,194 @@
+"""`tst transfer`: raw text prepared as the dataset's was (normalize, NER masking, BPE), a tiny checkpoint
+trained here, names put back in the output; `tst --version`."""
+
+import io
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+import torch
+import yaml
+
+from tst.apply import merge_configs, prepare_lines, style_index
+from tst.cli import main
+from tst.data.bpe import BPE, train_bpe
+from tst.io import read_lines, write_lines
+from tst.nlp.backend import Doc, NLPBackend, Token
+from tst.train import checkpoint
+from tst.train.trainer import train_files
+from tst.vocab import Vocab
+
+torch.set_num_threads(1)
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = {"emb_dim": 8, "style_dim": 4, "content_dim": 16, "disc_filters": 4, "disc_widths": [1, 2],
+        "disc2_widths": [1], "cls_hidden": 4, "batch_size": 4, "epochs": 6, "dev_batch_size": 4, "lr": 1e-2}
+# every training sentence starts with the placeholder, so even a tiny model learns to write it first
+S0 = ["-PERSON- was rude", "-PERSON- was cold", "-PERSON- never again", "-PERSON- was slow",
+      "-PERSON- was rude to us", "-PERSON- was bland", "-PERSON- was cold and rude", "-PERSON- was slow again"]
+S1 = ["-PERSON- was kind", "-PERSON- was warm", "-PERSON- always again", "-PERSON- was fast",
+      "-PERSON- was kind to us", "-PERSON- was tasty", "-PERSON- was warm and kind", "-PERSON- was fast again"]
+DATASET = {"styles": ["negative", "positive"], "normalize": {"lowercase": True, "numbers": False, "tokenize": False},
+           "ner": {"enabled": True, "labels": {"PERSON": "-PERSON-"}}, "bpe": {"enabled": False}}
+
+
+class FakeNER(NLPBackend):
+    """Runs of known first and last names are one PERSON entity (spaCy's job in the workflow)."""
+
+    NAMES = frozenset({"john", "smith", "mary", "johnson", "zoë"})
+
+    def annotate(self, sentences, parse=True, ner=True):
+        docs = []
+        for s in sentences:
+            spans, i = [], 0
+            while i < len(s):
+                j = i
+                while j < len(s) and s[j] in self.NAMES:
+                    j += 1
+                if j > i:
+                    spans.append((i, j, "PERSON"))
+                i = max(j, i + 1)
+            docs.append(Doc([Token(w) for w in s], spans))
+        return docs
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    root = tmp_path_factory.mktemp("transfer")
+    data = root / "results" / "tiny" / "data"
+    train, dev = [], []
+    for t, sents in enumerate((S0, S1)):
+        train.append(data / f"train.{t}.txt")
+        dev.append(data / f"dev.{t}.txt")
+        write_lines(train[-1], sents)
+        write_lines(dev[-1], sents[:2])
+    Vocab.save_counts(data / "vocab.txt", [s.split() for s in S0 + S1])
+    train_files(TINY, {"model": "cross_aligned"}, 1, root / "run", train, dev, data / "vocab.txt", 1, device="cpu")
+    config = root / "config.yaml"
+    config.write_text(yaml.safe_dump({"nlp": {"backend": "spacy", "batch_size": 8}, "datasets": {"tiny": DATASET}}))
+    return {"root": root, "data": data, "config": config, "ckpt": checkpoint.latest(root / "run" / "checkpoints")}
+
+
+def test_transfer_puts_the_person_back(tiny_run, tmp_path, capsys):
+    r = tiny_run
+    inp = tmp_path / "in.txt"
+    write_lines(inp, ["John Smith was rude", "", "Mary Johnson was cold"])
+    out = tmp_path / "out.txt"
+    main(["transfer", str(r["ckpt"]), "--dataset-dir", str(r["data"]), "--to-style", "positive",
+          "--config", str(r["config"]), "--input", str(inp), "--output", str(out)])
+    lines = read_lines(out)
+    assert len(lines) == 3 and lines[1] == ""  # one line out per line in, an empty line stays empty
+    # spaCy finds the (lowercased) names; the model writes -PERSON- first, unmask puts the name back
+    assert lines[0].startswith("john smith ") and lines[2].startswith("mary johnson ")
+    assert "-PERSON-" not in lines[0] + lines[2]
+    # stdin -> stdout; the dataset name comes from results/<dataset>/data
+    capsys.readouterr()
+    sys_stdin = sys.stdin
+    try:
+        sys.stdin = io.StringIO("John Smith was rude\n")
+        main(["transfer", str(r["ckpt"]), "--dataset-dir", str(r["data"]), "--to-style", "1",
+              "--config", str(r["config"])])
+    finally:
+        sys.stdin = sys_stdin
+    assert capsys.readouterr().out == lines[0] + "\n"
+
+
+def test_transfer_command_line_errors(tiny_run, tmp_path, capsys):
+    r = tiny_run
+    base = ["transfer", str(r["ckpt"]), "--dataset-dir", str(r["data"]), "--config", str(r["config"])]
+    for argv, code, words in (
+        (base + ["--to-style", "happy"], 2, "unknown style 'happy': use 0, 1 or one of ['negative', 'positive']"),
+        (base + ["--to-style", "1", "--dataset", "yelp"], 2, "config key datasets.yelp not found; defined: tiny"),
+        (base + ["--to-style", "1", "--input", str(tmp_path / "none.txt")], 2, "none.txt: no such file"),
+    ):
+        with pytest.raises(SystemExit) as e:
+            main(argv)
+        assert e.value.code == code and words in capsys.readouterr().err
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(b"not a checkpoint")
+    write_lines(tmp_path / "in.txt", ["john was rude"])
+    with pytest.raises(SystemExit) as e:
+        main(["transfer", str(bad), *base[2:], "--to-style", "1", "--input", str(tmp_path / "in.txt")])
+    assert e.value.code == 1 and f"cannot use checkpoint {bad}: not a transfer checkpoint" in capsys.readouterr().err
+
+    class Stdin:  # bytes on standard input, the second line not UTF-8
+        buffer = io.BytesIO(b"john was rude\nthe caf\xe9 was cold\n")
+
+    sys_stdin = sys.stdin
+    try:
+        sys.stdin = Stdin()
+        with pytest.raises(SystemExit) as e:
+            main(base + ["--to-style", "1"])
+    finally:
+        sys.stdin = sys_stdin
+    assert e.value.code == 1
+    assert "standard input, line 2: byte 0xe9 (byte 8 of the line)" in capsys.readouterr().err
+
+
+def test_prepare_lines_bpe_round_trip(tmp_path):
+    """Normalized, masked (fake NER: known names), BPE-encoded with a tiny sentencepiece model whose
+    training text is the masked corpus: decoding the pieces gives the masked normalized words back and the
+    placeholder stays one piece."""
+    corpus = ["-PERSON- was rude to us", "the food was cold", "-PERSON- was kind", "the service was slow",
+              "great food and kind staff"] * 4
+    bpe_path = tmp_path / "bpe.model"
+    train_bpe(corpus, bpe_path, vocab_size=300, user_symbols=["-PERSON-", "<num>"])
+    cfg = {**DATASET, "bpe": {"enabled": True}}
+    raw = ["John  Smith was RUDE to us", "Zoë was naïve"]  # ï is in no training word: byte fallback
+    tokens, words, ents = prepare_lines(raw, cfg, bpe_path, FakeNER())
+    assert words == [["-PERSON-", "was", "rude", "to", "us"], ["-PERSON-", "was", "naïve"]]
+    assert ents == [[["-PERSON-", "john smith"]], [["-PERSON-", "zoë"]]]
+    bpe = BPE(bpe_path)
+    assert [bpe.decode(t) for t in tokens] == ["-PERSON- was rude to us", "-PERSON- was naïve"]
+    assert tokens[1][:3] == ["\u2581", "-PERSON-", "\u2581was"]  # the placeholder is one piece
+    assert "<0xC3>" in tokens[1]  # ï = C3 AF in UTF-8, as byte pieces
+    assert tokens == bpe.encode_many([" ".join(w) for w in words])  # what prepare_dataset writes
+    with pytest.raises(FileNotFoundError, match="uses BPE but its model"):
+        prepare_lines(raw, cfg, tmp_path / "missing.model", FakeNER())
+
+
+def test_prepare_lines_is_what_prepare_dataset_writes(tmp_path):
+    """The dataset's own pipeline (tst.data.prepare.prepare_dataset: files, NER, BPE) on train/dev/test files;
+    prepare_lines on the raw test lines gives the pieces, words and entities it wrote."""
+    from tst.data.prepare import prepare_dataset
+    from tst.io import read_jsonl
+
+    raw = {0: ["John Smith was RUDE to us", "the food was COLD", "Mary   Johnson never came back", "slow service"],
+           1: ["John Smith was kind to us", "the food was warm", "Mary Johnson always comes back", "fast service"]}
+    test = {0: ["Zoë said the soup was cold", "John was rude again"], 1: ["Mary said the soup was warm", "fast and kind"]}
+    for t in (0, 1):
+        write_lines(tmp_path / "in" / f"train.{t}.txt", raw[t] * 3)
+        write_lines(tmp_path / "in" / f"dev.{t}.txt", raw[t][:1])
+        write_lines(tmp_path / "in" / f"test.{t}.txt", test[t])
+    cfg = {**DATASET, "source": {"kind": "files", "files": {s: f"{s}.{{style}}.txt" for s in ("train", "dev", "test")}},
+           "length": {"min_words": 1, "max_words": 20}, "bpe": {"enabled": True, "vocab_size": 300}}
+    out = tmp_path / "data"
+    prepare_dataset(cfg, tmp_path / "in", out, None, "tiny", backend=FakeNER())
+    for t in (0, 1):
+        tokens, words, ents = prepare_lines(test[t], cfg, out / "bpe.model", FakeNER())
+        assert [" ".join(x) for x in tokens] == read_lines(out / f"test.{t}.txt")
+        assert [" ".join(w) for w in words] == read_lines(out / f"test.{t}.raw.txt")
+        assert ents == read_jsonl(out / f"test.{t}.entities.jsonl")
+    assert ents[1] == [] and read_jsonl(out / "test.0.entities.jsonl")[0] == [["-PERSON-", "zoë"]]
+
+
+def test_config_overlay_and_style_names():
+    base = {"nlp": {"backend": "spacy", "batch_size": 256}, "datasets": {"demo": {"bpe": {"enabled": False}}}}
+    overlay = {"nlp": {"batch_size": 8}, "datasets": {"yelp": {"bpe": {"enabled": True}}}}
+    merged = merge_configs([base, overlay])
+    assert merged["nlp"] == {"backend": "spacy", "batch_size": 8}
+    assert set(merged["datasets"]) == {"demo", "yelp"}
+    assert style_index("positive", ["negative", "positive"]) == 1 and style_index("0", ["a", "b"]) == 0
+
+
+def test_version_is_the_pyproject_version():
+    expected = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    out = subprocess.run([sys.executable, "-m", "tst", "--version"], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == f"tst {expected}"
+
+
+def test_help_lists_both_commands():
+    out = subprocess.run([sys.executable, "-m", "tst", "--help"], capture_output=True, text=True, check=True).stdout
+    assert "score" in out and "transfer" in out and "--version" in out

@@ -1,0 +1,108 @@
+"""`tst transfer`: a trained checkpoint applied to new raw sentences, prepared as the dataset's were.
+
+Raw text goes through the dataset's own steps, each the function prepare_dataset (tst.data.prepare) uses:
+its `normalize:` block (tst.data.normalize.normalizer), NER masking with its `ner:` labels and the config's
+`nlp:` backend (tst.nlp.ner.mask), and its bpe.model (tst.data.bpe.BPE); the model transfers with
+tst.train.transfer.transfer_sentences (word-level output, BPE undone) and the kept names are put back with
+tst.nlp.ner.unmask, as write_transfers writes the `.unmasked.txt` files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tst.data.normalize import normalizer
+
+# prepare_dataset's labels when a dataset's ner block names none (tst/data/prepare.py).
+PREPARE_DEFAULT_LABELS = {"PERSON": "-PERSON-", "GPE": "-LOCATION-"}
+
+
+def merge_configs(configs: list[dict]) -> dict:
+    """Config files merged as Snakemake merges --configfile overlays: nested dicts key by key, a later
+    file's value replacing an earlier one's."""
+    out: dict = {}
+
+    def merge(into: dict, new: dict) -> None:
+        for k, v in new.items():
+            if isinstance(v, dict) and isinstance(into.get(k), dict):
+                merge(into[k], v)
+            else:
+                into[k] = v
+
+    for c in configs:
+        merge(out, c or {})
+    return out
+
+
+def dataset_settings(config: dict, dataset: str) -> tuple[dict, dict]:
+    """(the `datasets.{dataset}` block, the `nlp:` block) of a merged config; ValueError naming the key."""
+    datasets = config.get("datasets") or {}
+    if dataset not in datasets:
+        raise ValueError(f"config key datasets.{dataset} not found; defined: {', '.join(sorted(datasets)) or 'none'} "
+                         f"(pass the dataset's overlay, e.g. --config config.yaml configs/{dataset}.yaml, or --dataset)")
+    return datasets[dataset], config.get("nlp") or {}
+
+
+def style_index(value: str, styles: list[str]) -> int:
+    """A style given as 0/1 or by its name in the dataset's `styles`."""
+    if value in ("0", "1"):
+        return int(value)
+    if value in styles:
+        return styles.index(value)
+    raise ValueError(f"unknown style {value!r}: use 0, 1 or one of {styles}")
+
+
+def prepare_lines(lines: list[str], dataset_cfg: dict, bpe_model=None, backend=None, nlp_cfg: dict | None = None
+                  ) -> tuple[list[list[str]], list[list[str]], list[list[list[str]]]]:
+    """Raw lines -> (model tokens, masked words, NER entities per line), as prepare_dataset prepares a
+    corpus: normalized (dataset's normalize block), NER-masked when its ner block is enabled (backend, else
+    the one of nlp_cfg), BPE pieces with bpe_model when its bpe block is enabled (else tokens = words)."""
+    norm = normalizer(dataset_cfg.get("normalize"))
+    words = [norm(line) for line in lines]
+    entities: list = [[] for _ in words]
+    ner = dataset_cfg.get("ner") or {}
+    if ner.get("enabled", False) and words:
+        from tst.nlp.ner import mask
+
+        if backend is None:
+            from tst.nlp.backend import backend_from_config
+
+            backend = backend_from_config(nlp_cfg)
+        words, entities = mask(words, backend.annotate(words, parse=False, ner=True),
+                               ner.get("labels") or PREPARE_DEFAULT_LABELS)
+    tokens = words
+    if (dataset_cfg.get("bpe") or {}).get("enabled", False):
+        from tst.data.bpe import BPE
+
+        if bpe_model is None or not Path(bpe_model).is_file():
+            raise FileNotFoundError(f"the dataset uses BPE but its model {bpe_model} is missing "
+                                    f"(pass the dataset's prepared data folder, results/<dataset>/data)")
+        tokens = BPE(bpe_model).encode_many([" ".join(w) for w in words]) if words else []
+    return tokens, words, entities
+
+
+def transfer_lines(checkpoint, lines: list[str], to_style: int, dataset_cfg: dict, dataset_dir, *,
+                   nlp_cfg: dict | None = None, backend=None, device=None, batch_size: int = 128) -> list[str]:
+    """Transfer raw lines into style `to_style` (their style being 1 - to_style) with a trained checkpoint
+    (loaded weights_only); returns one line of unmasked words per input line ("" for an empty line)."""
+    import torch
+
+    from tst.device import pick_device
+    from tst.nlp.ner import unmask
+    from tst.train.checkpoint import load, model_from_checkpoint
+    from tst.train.transfer import transfer_sentences
+
+    if to_style not in (0, 1):
+        raise ValueError(f"to_style must be 0 or 1, not {to_style!r}")
+    device = pick_device(device)
+    ck = load(checkpoint, device)
+    model, vocab = model_from_checkpoint(ck, device)
+    tokens, _, entities = prepare_lines(lines, dataset_cfg, Path(dataset_dir) / "bpe.model", backend, nlp_cfg)
+    keep = [i for i, t in enumerate(tokens) if t]
+    with torch.no_grad():
+        out = transfer_sentences(model, vocab, [tokens[i] for i in keep], 1 - to_style, batch_size, device,
+                                 ck["config"].get("decode_extra", 5))
+    result = [""] * len(lines)
+    for i, words in zip(keep, out):
+        result[i] = " ".join(unmask(words, entities[i]))
+    return result
