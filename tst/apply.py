@@ -12,9 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tst.data.normalize import normalizer
-
-# prepare_dataset's labels when a dataset's ner block names none (tst/data/prepare.py).
-PREPARE_DEFAULT_LABELS = {"PERSON": "-PERSON-", "GPE": "-LOCATION-"}
+from tst.data.prepare import DEFAULT_NER_LABELS
 
 
 def merge_configs(configs: list[dict]) -> dict:
@@ -69,7 +67,7 @@ def prepare_lines(lines: list[str], dataset_cfg: dict, bpe_model=None, backend=N
 
             backend = backend_from_config(nlp_cfg)
         words, entities = mask(words, backend.annotate(words, parse=False, ner=True),
-                               ner.get("labels") or PREPARE_DEFAULT_LABELS)
+                               ner.get("labels") or DEFAULT_NER_LABELS)
     tokens = words
     if (dataset_cfg.get("bpe") or {}).get("enabled", False):
         from tst.data.bpe import BPE

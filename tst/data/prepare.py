@@ -22,6 +22,9 @@ DROP_REASONS = ("non_utf8", "control", "empty", "too_long", "length")
 # Fewest sentences each style needs per split after filtering and leakage removal (config key
 # datasets.<name>.min_sentences): fewer stop prepare_data with the counts, before any model trains.
 MIN_SENTENCES = {"train": 20, "dev": 2, "test": 2}
+# NER labels masked when a dataset's ner.labels is not given (entity label -> placeholder token); also used
+# by tst transfer (tst/apply.py) to prepare new text as the dataset was.
+DEFAULT_NER_LABELS = {"PERSON": "-PERSON-", "GPE": "-LOCATION-"}
 
 log = logging.getLogger(__name__)
 
@@ -175,7 +178,7 @@ def prepare_dataset(cfg: dict, data_dir: Path | None, out_dir: Path, nlp_cfg: di
         from tst.nlp.ner import mask
 
         backend = backend or backend_from_config(nlp_cfg)
-        labels = ner_cfg.get("labels") or {"PERSON": "-PERSON-", "GPE": "-LOCATION-"}
+        labels = ner_cfg.get("labels") or DEFAULT_NER_LABELS
         keys = [(sp, st) for sp in SPLITS for st in range(len(styles))]
         flat = [w for k in keys for w in words[k[0]][k[1]]]
         t_ner = time.perf_counter()
