@@ -163,7 +163,8 @@ def test_prepare_lines_is_what_prepare_dataset_writes(tmp_path):
         write_lines(tmp_path / "in" / f"dev.{t}.txt", raw[t][:1])
         write_lines(tmp_path / "in" / f"test.{t}.txt", test[t])
     cfg = {**DATASET, "source": {"kind": "files", "files": {s: f"{s}.{{style}}.txt" for s in ("train", "dev", "test")}},
-           "length": {"min_words": 1, "max_words": 20}, "bpe": {"enabled": True, "vocab_size": 300}}
+           "length": {"min_words": 1, "max_words": 20}, "bpe": {"enabled": True, "vocab_size": 300},
+           "min_sentences": {"train": 1, "dev": 1, "test": 1}}  # a tiny corpus, below the default minimums
     out = tmp_path / "data"
     prepare_dataset(cfg, tmp_path / "in", out, None, "tiny", backend=FakeNER())
     for t in (0, 1):
