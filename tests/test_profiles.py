@@ -1,0 +1,198 @@
+"""Profiles as Snakemake reads them, and the jobs of the paper-scale run (per rule, and as SLURM submissions).
+
+Snakemake loads profiles/default by itself as the *workflow* profile, after any --profile, and a key set
+in both is taken from the workflow profile (snakemake/cli.py: parse_args appends it last to the config files
+of configargparse, where a later file wins). So the slurm profile only takes effect for keys default lacks.
+"""
+
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
+
+
+def profile(repo_root, name):
+    return yaml.safe_load((repo_root / "profiles" / name / "config.yaml").read_text())
+
+
+def parse_cli(repo_root, monkeypatch, *argv):
+    """The arguments Snakemake's own command line parser makes, in the workflow folder (so profiles/default
+    is found as the workflow profile, as on the command line)."""
+    from snakemake.cli import parse_args
+
+    monkeypatch.chdir(repo_root)
+    _, args = parse_args(["-n", *argv])
+    return args
+
+
+def triggers(args):
+    return {t.item_to_choice() for t in args.rerun_triggers}
+
+
+def test_no_key_is_in_both_profiles(repo_root):
+    # a key in both would be silently taken from profiles/default (the workflow profile wins)
+    shared = set(profile(repo_root, "default")) & set(profile(repo_root, "slurm"))
+    assert shared == set()
+
+
+def test_slurm_profile_settings_take_effect(repo_root, monkeypatch):
+    slurm, default = profile(repo_root, "slurm"), profile(repo_root, "default")
+    args = parse_cli(repo_root, monkeypatch, "--profile", "profiles/slurm")
+    assert slurm["latency-wait"] == 60
+    assert args.latency_wait == 60  # was replaced by default's 5 before
+    assert args.executor == "slurm"
+    assert args.jobs == slurm["jobs"]
+    # the workflow profile is still loaded, and gives what the slurm profile leaves to it
+    assert triggers(args) == set(default["rerun-triggers"]) == {"mtime", "params", "input", "software-env"}
+    # groups and their packing reach Snakemake as --groups / --group-components
+    assert args.groups == slurm["groups"]
+    assert args.group_components == slurm["group-components"]
+    assert args.set_resource_scopes == {"gpu": "local"}  # at most one GPU per submission, not per cluster
+    assert args.resources["gpu"].value == 1
+    assert args.default_resources["runtime"].value == slurm["default-resources"]["runtime"]
+
+
+def test_default_profile_alone_leaves_site_settings_to_snakemake(repo_root, monkeypatch):
+    args = parse_cli(repo_root, monkeypatch)
+    assert triggers(args) == set(profile(repo_root, "default")["rerun-triggers"])
+    assert args.executor is None and not args.groups
+
+
+def test_resources_have_one_source(repo_root):
+    # per-rule resources live in the config (evaluators.resources, transfer.resources), never in a profile
+    for name in ("default", "slurm"):
+        assert "set-resources" not in profile(repo_root, name)
+        assert "set-threads" not in profile(repo_root, name)
+
+
+# ---- the paper-scale run: configs/yelp.yaml + configs/paper_dimensions.yaml under the slurm profile ----
+
+
+@pytest.fixture(scope="module")
+def paper_dry_run(repo_root, shared_data, tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("paper")
+    shutil.copy(repo_root / "config.yaml", workdir / "config.yaml")
+    result = subprocess.run(
+        [SNAKEMAKE, "-s", str(repo_root / "Snakefile"), "-n", "--profile", str(repo_root / "profiles" / "slurm"),
+         "--configfile", str(repo_root / "configs" / "yelp.yaml"), str(repo_root / "configs" / "paper_dimensions.yaml")],
+        cwd=workdir, capture_output=True, text=True, timeout=600, check=False,
+        env={**os.environ, "TST_DATA_DIR": str(shared_data)},
+    )
+    assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
+    return result.stdout
+
+
+def paper_numbers(repo_root):
+    """What the configs say, worked out by hand: models, external systems, naturalness kinds."""
+    base = yaml.safe_load((repo_root / "config.yaml").read_text())
+    yelp = yaml.safe_load((repo_root / "configs" / "yelp.yaml").read_text())["datasets"]["yelp"]
+    paper = yaml.safe_load((repo_root / "configs" / "paper_dimensions.yaml").read_text())
+    models = len(paper["transfer"]["run_variants"]) * len(paper["transfer"]["seeds"])  # 8 x 3
+    systems = list(yelp["systems"])  # Li et al.'s outputs (with `human`, so no separate `reference`)
+    external = len(systems) + 1 + (1 if yelp.get("references") and "human" not in systems else 0)  # + source
+    kinds = len(base["score"]["naturalness"])  # lr, nn
+    return models, len(systems), external, kinds
+
+
+def job_stats(out):
+    jobs, in_table = {}, False
+    for line in out.splitlines():
+        if line.startswith("job ") and "count" in line:
+            in_table = True
+        elif in_table:
+            parts = line.split()
+            if not parts or parts[0] == "total":
+                break
+            if len(parts) == 2 and parts[1].isdigit():
+                jobs[parts[0]] = int(parts[1])
+    return jobs
+
+
+@pytest.mark.shared_data
+def test_paper_scale_jobs_per_rule(repo_root, paper_dry_run):
+    models, n_systems, external, kinds = paper_numbers(repo_root)
+    assert (models, n_systems, external, kinds) == (24, 8, 9, 2)
+    jobs = job_stats(paper_dry_run)
+    expected = {
+        "train_transfer": models,  # variants x seeds
+        "transfer_test": models,  # one job per model (every test checkpoint)
+        "score_ours": models,  # one job per system
+        "score_external": external,
+        "import_system": 2 * n_systems,  # per style
+        "train_naturalness": kinds * (models + external),  # per system and kind
+        "parse": 3 * 2,  # splits x styles
+        "attributes": 3 * 2,
+        "train_classifier": 2,  # cnn, lstm
+        "train_lm": 3,  # joint, style0, style1
+        "build_embeddings": 3,  # glove, word2vec, word2vec_masked
+        "prepare_data": 1,
+    }
+    assert {rule: jobs.get(rule) for rule in expected} == expected
+    # every other rule runs once per dataset
+    assert all(n == 1 for rule, n in jobs.items() if rule not in expected and rule != "untransferred_system")
+
+
+def local_rules(repo_root):
+    """Rules that run on the submitting host: `localrule: True`, and `all` (no action)."""
+    local = {"all"}
+    for smk in (repo_root / "rules").glob("*.smk"):
+        for block in re.split(r"\n(?=rule )", smk.read_text()):
+            name = re.match(r"rule (\w+):", block.strip())
+            if name and re.search(r"^\s+localrule: True", block, re.MULTILINE):
+                local.add(name.group(1))
+    return local
+
+
+def submissions(out, local):
+    """Group jobs by group name, and the rules of jobs submitted alone, from a dry run's job list."""
+    groups = re.findall(r"^\[[^\]]+\] Group job (\w+) ", out, re.MULTILINE)
+    alone = [r for r in re.findall(r"^(?:local)?rule (\w+):", out, re.MULTILINE) if r not in local]
+    return {g: groups.count(g) for g in set(groups)}, alone
+
+
+@pytest.mark.shared_data
+def test_slurm_submits_tens_of_group_jobs(repo_root, paper_dry_run):
+    models, _, external, _ = paper_numbers(repo_root)
+    per_job = profile(repo_root, "slurm")["group-components"]["score"]
+    groups, alone = submissions(paper_dry_run, local_rules(repo_root))
+    assert groups == {
+        "model": models,  # train_transfer + transfer_test of one model, on one GPU
+        "score": math.ceil((models + external) / per_job),  # 33 systems, 8 per job -> 5
+        "attributes": 1,
+        "lexicons": 1,
+        "report": 1,
+    }
+    assert sorted(alone) == ["prepare_data", "train_classifier", "train_classifier", "train_lm", "train_lm",
+                             "train_lm"]
+    total = sum(groups.values()) + len(alone)
+    jobs = job_stats(paper_dry_run)
+    assert total == 38  # 24 models + 5 score + 3 groups + 6 single jobs
+    assert sum(jobs.values()) - sum(n for rule, n in jobs.items() if rule in local_rules(repo_root)) == 190
+
+
+@pytest.mark.shared_data
+def test_each_model_group_is_one_model(paper_dry_run):
+    blocks = re.split(r"^\[[^\]]+\]", paper_dry_run, flags=re.MULTILINE)  # a job or group job each
+    models = [b for b in blocks if b.startswith(" Group job model")]
+    assert models
+    for block in models:
+        rules = re.findall(r"^    rule (\w+):", block, re.MULTILINE)
+        assert sorted(rules) == ["train_transfer", "transfer_test"]
+        assert len(set(re.findall(r"wildcards: (.*)", block))) == 1  # the same dataset, variant and seed
+
+
+@pytest.mark.shared_data
+def test_paper_scale_resources_come_from_the_config(repo_root, paper_dry_run):
+    wanted = yaml.safe_load((repo_root / "configs" / "paper_dimensions.yaml").read_text())["transfer"]["resources"]
+    block = paper_dry_run.split("rule train_transfer:", 1)[1].split("Shell command", 1)[0]
+    resources = re.search(r"resources: (.*)", block).group(1)
+    assert f"mem_mb={wanted['mem_mb']}," in resources
+    assert f"runtime={wanted['runtime']}" in resources and f"gpu={wanted['gpu']}" in resources
