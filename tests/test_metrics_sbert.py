@@ -29,6 +29,11 @@ def test_skipped_with_the_install_command_when_the_extra_is_absent(monkeypatch, 
     assert 'pip install ".[sbert]"' in scores.skipped[KEY] and "sentence_transformers" in scores.skipped[KEY]
 
 
+def test_turned_off_by_the_score_option(tmp_path):
+    scores = score_system(["a b c"], ["a b d"], [0], tmp_path, options={"sbert": False}, only=[KEY])
+    assert KEY not in scores and scores.skipped[KEY] == "turned off (score.sbert: false)"
+
+
 @pytest.fixture(scope="module")
 def model():
     pytest.importorskip("sentence_transformers", reason='extra sbert absent: pip install ".[sbert]"')

@@ -33,7 +33,7 @@ ASPECTS = ("style", "content", "fluency", "overall")
 HUMAN_ASPECT = {"content": "topic", "style": "sentiment", "fluency": "grammaticality"}
 
 # Scoring options (the config's `score` block without gm_t; `tst score --cp-lexicon/--cp-seed`).
-DEFAULT_OPTIONS = {"cp_lexicon": "vader", "cp_seed": 0}
+DEFAULT_OPTIONS = {"cp_lexicon": "vader", "cp_seed": 0, "sbert": True}  # sbert: compute sbert_all_minilm_l6_v2
 CP_LEXICONS = ("vader", "style_lexicon", "none")  # words removed before CP: VADER, style_lexicon.json, none
 # Inputs other than the evaluators a metric may need, and the skip reason when they are absent.
 INPUTS = {"references": "no human references given", "lists": "no attribute lists given",
@@ -108,6 +108,7 @@ def resolve_options(options: dict | None) -> dict:
     if out["cp_lexicon"] not in CP_LEXICONS:
         raise ValueError(f"cp_lexicon must be one of {sorted(CP_LEXICONS)}, not {out['cp_lexicon']!r}")
     out["cp_seed"] = int(out["cp_seed"])
+    out["sbert"] = bool(out["sbert"])
     return out
 
 
@@ -239,7 +240,7 @@ def _attribute_hit(ctx: Context):
 def _sbert(ctx: Context):
     from tst.metrics.sbert import missing, sbert_similarity
 
-    why = missing()
+    why = "turned off (score.sbert: false)" if not ctx.options["sbert"] else missing()
     if why:
         raise Skip(why)
     return sbert_similarity(ctx.sources, ctx.outputs)
