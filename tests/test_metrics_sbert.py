@@ -24,14 +24,14 @@ def test_registry_entry_names_the_model_and_is_a_content_metric():
 
 def test_skipped_with_the_install_command_when_the_extra_is_absent(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # import raises ImportError
-    scores = score_system(["a b c"], ["a b d"], [0], tmp_path, only=[KEY])
+    scores = score_system(["a b c"], ["a b d"], [0], tmp_path, options={"sbert": True}, only=[KEY])
     assert KEY not in scores
     assert 'pip install ".[sbert]"' in scores.skipped[KEY] and "sentence_transformers" in scores.skipped[KEY]
 
 
-def test_turned_off_by_the_score_option(tmp_path):
-    scores = score_system(["a b c"], ["a b d"], [0], tmp_path, options={"sbert": False}, only=[KEY])
-    assert KEY not in scores and scores.skipped[KEY] == "turned off (score.sbert: false)"
+def test_off_unless_the_scoring_option_turns_it_on(tmp_path):
+    scores = score_system(["a b c"], ["a b d"], [0], tmp_path, only=[KEY])  # default options
+    assert KEY not in scores and "score.sbert: true" in scores.skipped[KEY]
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +44,8 @@ def model():
 
 
 def test_equals_the_cosine_of_the_models_own_embeddings(model, tmp_path):
-    scores = score_system([s for s, _ in PAIRS], [o for _, o in PAIRS], [0, 1, 0], tmp_path, only=[KEY])
+    scores = score_system([s for s, _ in PAIRS], [o for _, o in PAIRS], [0, 1, 0], tmp_path,
+                          options={"sbert": True}, only=[KEY])
     r = scores[KEY]
     # independent path: the model's raw encode output, normalised here, dot product
     raw = model.encode([s for p in PAIRS for s in p], normalize_embeddings=False, convert_to_numpy=True)
