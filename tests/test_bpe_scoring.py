@@ -136,3 +136,13 @@ def test_score_script_passes_the_bpe_model(trained, tmp_path):
     direct = score_files(Evaluators(ev, bpe=models / "bpe.model"), src, src, [0, 1],
                          meta={"system": "source"}, only=["acc", "pp_joint"])
     assert obj["metrics"]["pp_joint"]["score"] == direct["metrics"]["pp_joint"]["score"]
+
+
+def test_word_evaluators_read_words_and_naturalness_is_left_alone(tmp_path):
+    words = type("M", (), {"vocab": Vocab(["the", "old", "man"])})()
+    ev = Evaluators(tmp_path, bpe=None)
+    wrapped = ev._in_units("style_cnn.pt", words)
+    assert isinstance(wrapped, ModelUnits) and wrapped.bpe is None
+    assert wrapped.encode(["the old dog"]) == [["the", "old", "dog"]]
+    assert wrapped.counts() == {"units": "words", "n_tokens": 3, "n_unk": 1, "unk_rate": 1 / 3}
+    assert ev._in_units("naturalness/M0.seed1.nn.pt", words) is words  # trained on words, has no token_nll

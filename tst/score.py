@@ -91,9 +91,10 @@ class Evaluators:
         return self._cache[name]
 
     def _in_units(self, name: str, obj):
-        """A classifier or LM (anything with a .vocab) wrapped to read word-level text in its own units."""
+        """A style classifier or LM wrapped to read word-level text in its own units (naturalness classifiers
+        are trained on words: as they are)."""
         itos = getattr(getattr(obj, "vocab", None), "itos", None)
-        if itos is None:
+        if itos is None or name not in (*CLASSIFIERS.values(), *LANGUAGE_MODELS.values()):
             return obj
         if not is_piece_vocab(itos):
             return ModelUnits(obj)
@@ -178,7 +179,7 @@ def score_system(sources, outputs, source_styles, evaluators, references=None, l
         if name in scores.evaluators:
             scores.units[name] = obj.counts()
             log.info("%s read %s", name, scores.units[name])
-    if ev.bpe is not None and BPE_MODEL in ev.used:
+    if any(u["units"] == "bpe" for u in scores.units.values()):
         scores.evaluators[BPE_MODEL] = ev.bpe
     return scores
 
