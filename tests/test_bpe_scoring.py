@@ -3,6 +3,9 @@ outputs encoded with the dataset's bpe.model (Pang & Gimpel 2019 §5.1: literatu
 evaluators are trained on that text), not the words themselves, which are nearly all <unk> to them."""
 
 import math
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -146,3 +149,29 @@ def test_word_evaluators_read_words_and_naturalness_is_left_alone(tmp_path):
     assert wrapped.encode(["the old dog"]) == [["the", "old", "dog"]]
     assert wrapped.counts() == {"units": "words", "n_tokens": 3, "n_unk": 1, "unk_rate": 1 / 3}
     assert ev._in_units("naturalness/M0.seed1.nn.pt", words) is words  # trained on words, has no token_nll
+
+
+def test_workflow_declares_the_bpe_model_for_bpe_datasets_only(repo_root, tmp_path):
+    data = tmp_path / "data"
+    (data / "literature").mkdir(parents=True)
+    for name in ("dickens", "austen"):
+        (data / "literature" / f"{name}.txt").write_text("a b c d e f\n")
+
+    def dry_run(*args):
+        (tmp_path / "config.yaml").write_bytes((repo_root / "config.yaml").read_bytes())
+        r = subprocess.run([str(Path(sys.executable).with_name("snakemake")), "-s", str(repo_root / "Snakefile"),
+                            "-n", "--cores", "1", "--config", f"data_dir={data}", *args], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=300, check=False)
+        assert r.returncode == 0, r.stderr + r.stdout
+        return r.stdout
+
+    def score_inputs(out, rule):
+        block = out.split(f"rule {rule}:")[1]
+        return next(line for line in block.splitlines() if line.strip().startswith("input:"))
+
+    lit = dry_run("--configfile", str(repo_root / "configs/literature.yaml"), "--",
+                  "results/literature/scores/source/test.final.json")
+    assert "rule prepare_data_bpe:" in lit and "rule prepare_data:" not in lit
+    assert "results/literature/data/bpe.model" in score_inputs(lit, "score_external")
+    demo = dry_run("--", "results/demo/scores/source/test.final.json")
+    assert "rule prepare_data:" in demo and "bpe.model" not in demo
