@@ -1,5 +1,9 @@
 # Data: released corpora (or the embedded demo corpus) -> results/{dataset}/data/; external system outputs
 # -> results/{dataset}/systems/{system}/; missing corpus files from their public URL (needs internet).
+# Datasets with BPE also get bpe.model (rule prepare_data_bpe), which scoring reads.
+BPE_DATASETS = {
+    d for d, c in config["datasets"].items() if (c.get("bpe") or {}).get("enabled")
+}
 
 
 rule prepare_data:
@@ -11,6 +15,8 @@ rule prepare_data:
         "logs/prepare_data/{dataset}.log",
     benchmark:
         "benchmarks/prepare_data/{dataset}.tsv"
+    wildcard_constraints:
+        dataset=names.alternatives(set(config["datasets"]) - BPE_DATASETS),
     conda:
         env("data")
     threads: 1
@@ -22,6 +28,13 @@ rule prepare_data:
         code=code("prepare_data.py"),
     script:
         "../scripts/prepare_data.py"
+
+
+use rule prepare_data as prepare_data_bpe with:
+    output:
+        [f"{DATA}/{name}" for name in DATA_FILES + ["bpe.model"]],
+    wildcard_constraints:
+        dataset=names.alternatives(BPE_DATASETS),
 
 
 rule import_system:

@@ -2,11 +2,16 @@
 # all its runs (every half-epoch checkpoint on dev and test for ours, test.final for external systems) with
 # every metric of tst.metrics.registry, loading each evaluator once. One JSON + TSV per run.
 # GM (a formula on corpus Acc, Sim, PP) is derived in the report, so changing score.gm_t reloads no evaluator.
+# Scored text is word level; on BPE datasets the classifiers and LMs (trained on pieces) read it encoded
+# with the dataset's bpe.model (input bpe; tst.score.Evaluators).
 
 
 rule score_ours:
     input:
         unpack(score_inputs),
+        bpe=lambda w: (
+            f"results/{w.dataset}/data/bpe.model" if w.dataset in BPE_DATASETS else []
+        ),
     output:
         json=[f"{SCORES}/{{variant}}.seed{{seed}}/{sp}.{c}.json" for sp, c in OUR_RUNS],
         tsv=[f"{SCORES}/{{variant}}.seed{{seed}}/{sp}.{c}.tsv" for sp, c in OUR_RUNS],
@@ -27,6 +32,9 @@ rule score_ours:
 rule score_external:
     input:
         unpack(score_inputs),
+        bpe=lambda w: (
+            f"results/{w.dataset}/data/bpe.model" if w.dataset in BPE_DATASETS else []
+        ),
     output:
         json=f"{SCORES}/{{system}}/test.final.json",
         tsv=f"{SCORES}/{{system}}/test.final.tsv",

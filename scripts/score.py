@@ -1,6 +1,7 @@
 """Rules score_ours / score_external: every run of one system (split x checkpoint) scored with every metric
 of the registry whose evaluator exists, each evaluator loaded once. Inputs hold two files (style 0, 1) per
-run, in the order of params.runs; one JSON + TSV per run."""
+run, in the order of params.runs; one JSON + TSV per run. On BPE datasets input.bpe is the dataset's
+bpe.model: the classifiers and LMs trained on pieces read the word-level text encoded with it."""
 
 from pathlib import Path
 
@@ -12,7 +13,7 @@ sm = snakemake  # noqa: F821 (set by Snakemake)
 with log_to(sm.log[0]):
     w = sm.wildcards
     system = w.get("system") or system_name(w.variant, w.seed)
-    evaluators = Evaluators(Path(sm.input.evaluators[0]).parent)
+    evaluators = Evaluators(Path(sm.input.evaluators[0]).parent, bpe=sm.input.get("bpe") or None)
     json_out, tsv_out = ([o] if isinstance(o, str) else list(o) for o in (sm.output.json, sm.output.tsv))
     for i, (split, checkpoint) in enumerate(sm.params.runs):
         pair = slice(2 * i, 2 * i + 2)

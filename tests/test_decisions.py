@@ -45,7 +45,7 @@ def test_settings_of_the_default_config(repo_root):
     assert settings.our_models(cfg, "demo") == [(v, 1) for v in cfg["transfer"]["run_variants"]]
     cfg["transfer"]["datasets"] = []
     assert settings.our_models(cfg, "demo") == []
-    assert settings.score_options(cfg) == {"cp_lexicon": "vader", "cp_seed": 0}
+    assert settings.score_options(cfg) == {"cp_lexicon": "vader", "cp_seed": 0, "sbert": False}
     assert "variants" not in settings.transfer_settings(cfg) and "lr" in settings.transfer_settings(cfg)
     assert settings.naturalness_source(cfg, "M0.seed1") == ("dev", f"ep{epochs}.0")
     assert settings.naturalness_source(cfg, "mit") == ("test", "final")

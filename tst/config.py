@@ -243,6 +243,6 @@ def our_runs(config: dict) -> list[tuple[str, str]]:
 
 
 def score_options(config: dict) -> dict:
-    """The score section's metric options (cp_lexicon, cp_seed); gm_t goes to the report, which derives GM."""
+    """The score section's metric options (cp_lexicon, cp_seed, sbert); gm_t goes to the report, which derives GM."""
     score = config.get("score") or {}
-    return {k: score[k] for k in ("cp_lexicon", "cp_seed") if k in score}
+    return {k: score[k] for k in ("cp_lexicon", "cp_seed", "sbert") if k in score}

@@ -15,6 +15,7 @@ import pickle
 import sys
 from pathlib import Path
 
+from tst.data.bpe import BPE, ModelUnits, is_piece_vocab
 from tst.evaluators.classifiers import load_classifier
 from tst.evaluators.embeddings import load_embeddings
 from tst.evaluators.language_model import load_lm
@@ -41,6 +42,7 @@ class Scores(dict):
         super().__init__()
         self.skipped: dict[str, str] = {}
         self.evaluators: dict[str, Path] = {}  # file name relative to the evaluators dir -> path
+        self.units: dict[str, dict] = {}  # classifier / LM file -> units fed and their <unk> count
 
 
 def loader_for(name: str):
@@ -59,13 +61,21 @@ def loader_for(name: str):
     raise ValueError(f"no loader for evaluator file {name!r}")
 
 
+BPE_MODEL = "bpe.model"  # name of the dataset's BPE model among the evaluator files a score file records
+
+
 class Evaluators:
     """The evaluator files of one folder, each loaded at most once however many score_system calls use
     them (a workflow job scores every checkpoint of a system with one instance); `used` = the files loaded
-    so far, name -> path."""
+    so far, name -> path.
 
-    def __init__(self, directory):
+    bpe: the dataset's BPE model (results/{dataset}/data/bpe.model) when it has one. Scored text is word
+    level; a classifier or LM whose vocabulary is of BPE pieces is fed it encoded with this model (the form
+    it was trained on), and is skipped with the fix as reason when none is given."""
+
+    def __init__(self, directory, bpe=None):
         self.dir = Path(directory)
+        self.bpe = Path(bpe) if bpe else None
         self.used: dict[str, Path] = {}
         self._cache: dict[str, object] = {}
         self._broken: dict[str, str] = {}  # file that failed to load -> the reason, so it is tried once
@@ -84,7 +94,7 @@ class Evaluators:
         if name not in self._cache:
             log.info("loading evaluator %s", self.path(name))
             try:
-                self._cache[name] = loader_for(name)(self.path(name))
+                self._cache[name] = self._in_units(name, loader_for(name)(self.path(name)))
             except LOAD_ERRORS as e:  # a file that cannot be read: its metrics are skipped, the others go on
                 first = (str(e).strip().splitlines() or [""])[0][:200]
                 self._broken[name] = f"cannot load evaluator file {name} ({type(e).__name__}: {first}); rebuild it"
@@ -92,6 +102,26 @@ class Evaluators:
                 raise Skip(self._broken[name]) from None
             self.used[name] = self.path(name)
         return self._cache[name]
+
+    def _in_units(self, name: str, obj):
+        """A style classifier or LM wrapped to read word-level text in its own units (naturalness classifiers
+        are trained on words: as they are)."""
+        itos = getattr(getattr(obj, "vocab", None), "itos", None)
+        if itos is None or name not in (*CLASSIFIERS.values(), *LANGUAGE_MODELS.values()):
+            return obj
+        if not is_piece_vocab(itos):
+            return ModelUnits(obj)
+        if self.bpe is None:
+            raise Skip(f"{self.path(name)} was trained on BPE pieces: give the dataset's {BPE_MODEL} "
+                       f"(results/<dataset>/data/{BPE_MODEL}) to encode the word-level text as in training")
+        if BPE_MODEL not in self._cache:
+            self._cache[BPE_MODEL] = BPE(self.bpe)
+            self.used[BPE_MODEL] = self.bpe
+        return ModelUnits(obj, self._cache[BPE_MODEL])
+
+    def units(self) -> dict[str, ModelUnits]:
+        """The loaded classifiers and LMs, name -> ModelUnits (their <unk> counts)."""
+        return {k: v for k, v in self._cache.items() if isinstance(v, ModelUnits)}
 
 
 def score_meta(dataset: str, system: str, split: str, checkpoint: str) -> dict:
@@ -143,6 +173,8 @@ def score_system(sources, outputs, source_styles, evaluators, references=None, l
         scores.evaluators[name] = ev.path(name)
         return obj
 
+    for obj in ev.units().values():
+        obj.reset_counts()
     ctx = Context(list(sources), list(outputs), list(source_styles), load, references, lists, system,
                   resolve_options(options))
     from tqdm import tqdm
@@ -163,6 +195,12 @@ def score_system(sources, outputs, source_styles, evaluators, references=None, l
         else:
             scores.skipped[key] = why
             log.warning("skipped %s: %s", key, why)
+    for name, obj in ev.units().items():
+        if name in scores.evaluators:
+            scores.units[name] = obj.counts()
+            log.info("%s read %s", name, scores.units[name])
+    if any(u["units"] == "bpe" for u in scores.units.values()):
+        scores.evaluators[BPE_MODEL] = ev.bpe
     return scores
 
 
@@ -183,7 +221,7 @@ def score_json(scores: Scores, meta: dict, n_sentences: int) -> dict:
     return {**meta, "n_sentences": n_sentences,
             "metrics": {k: r.to_json() for k, r in scores.items()},
             "evaluators": {name: _sha256(path) for name, path in sorted(scores.evaluators.items())},
-            "skipped": dict(scores.skipped)}
+            "units": dict(sorted(scores.units.items())), "skipped": dict(scores.skipped)}
 
 
 def write_score_json(path, scores: Scores, meta: dict, n_sentences: int) -> dict:

@@ -56,3 +56,53 @@ class BPE:
 def unbpe(line: str) -> str:
     """Word-level text from a space-joined BPE line, without the model (for pieces without byte fallback)."""
     return "".join(line.split()).replace(SPACE, " ").strip()
+
+
+def is_piece_vocab(tokens) -> bool:
+    """Whether a vocabulary (its tokens) is one of sentencepiece pieces: some token starts with '▁'."""
+    return any(str(t).startswith(SPACE) for t in tokens)
+
+
+def _words(sentence) -> str:
+    return sentence if isinstance(sentence, str) else " ".join(sentence)
+
+
+class ModelUnits:
+    """An evaluator with a `.vocab` (classifier or LM) fed word-level sentences in the units it was trained
+    on: with `bpe` (a model trained on BPE pieces) each sentence is encoded with the dataset's BPE model
+    first; without, its words go in as they are. Counts the tokens fed and how many are outside the
+    evaluator's vocabulary (what it reads as <unk>)."""
+
+    def __init__(self, model, bpe: BPE | None = None):
+        self.model, self.bpe, self.vocab = model, bpe, model.vocab
+        self.n_tokens = self.n_unk = 0
+
+    def encode(self, sentences) -> list[list[str]]:
+        if self.bpe is None:
+            units = [s.split() if isinstance(s, str) else list(s) for s in sentences]
+        else:
+            units = self.bpe.encode_many([_words(s) for s in sentences]) if len(sentences) else []
+        self.n_tokens += sum(len(u) for u in units)
+        self.n_unk += sum(1 for u in units for t in u if t not in self.vocab)
+        return units
+
+    def reset_counts(self) -> None:
+        self.n_tokens = self.n_unk = 0
+
+    def counts(self) -> dict:
+        """Since the last reset: units ("bpe" | "words"), tokens fed, how many <unk>, their share."""
+        rate = self.n_unk / self.n_tokens if self.n_tokens else None
+        return {"units": "words" if self.bpe is None else "bpe", "n_tokens": self.n_tokens, "n_unk": self.n_unk,
+                "unk_rate": rate}
+
+    def predict_proba(self, sentences):
+        return self.model.predict_proba(self.encode(sentences))
+
+    def predict(self, sentences):
+        return self.model.predict(self.encode(sentences))
+
+    def token_nll(self, sentences):
+        return self.model.token_nll(self.encode(sentences))
+
+    def perplexity(self, sentences) -> float:
+        return self.model.perplexity(self.encode(sentences))

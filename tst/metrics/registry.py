@@ -33,7 +33,8 @@ ASPECTS = ("style", "content", "fluency", "overall")
 HUMAN_ASPECT = {"content": "topic", "style": "sentiment", "fluency": "grammaticality"}
 
 # Scoring options (the config's `score` block without gm_t; `tst score --cp-lexicon/--cp-seed`).
-DEFAULT_OPTIONS = {"cp_lexicon": "vader", "cp_seed": 0}
+# sbert: compute sbert_all_minilm_l6_v2 (opt-in: ~1 min per 1,000 pairs on 2 busy CPU cores)
+DEFAULT_OPTIONS = {"cp_lexicon": "vader", "cp_seed": 0, "sbert": False}
 CP_LEXICONS = ("vader", "style_lexicon", "none")  # words removed before CP: VADER, style_lexicon.json, none
 # Inputs other than the evaluators a metric may need, and the skip reason when they are absent.
 INPUTS = {"references": "no human references given", "lists": "no attribute lists given",
@@ -108,6 +109,7 @@ def resolve_options(options: dict | None) -> dict:
     if out["cp_lexicon"] not in CP_LEXICONS:
         raise ValueError(f"cp_lexicon must be one of {sorted(CP_LEXICONS)}, not {out['cp_lexicon']!r}")
     out["cp_seed"] = int(out["cp_seed"])
+    out["sbert"] = bool(out["sbert"])
     return out
 
 
@@ -260,6 +262,15 @@ def _attribute_hit(ctx: Context):
     return attribute_hit(ctx.lists, [o.split() if isinstance(o, str) else list(o) for o in ctx.outputs])
 
 
+def _sbert(ctx: Context):
+    from tst.metrics.sbert import missing, sbert_similarity
+
+    why = missing() if ctx.options["sbert"] else "off: turn it on with the scoring option sbert (score.sbert: true)"
+    if why:
+        raise Skip(why)
+    return sbert_similarity(ctx.sources, ctx.outputs)
+
+
 def _gm(values: dict, gm_t):
     from tst.metrics.gm import gm_result
 
@@ -313,6 +324,8 @@ METRICS: dict[str, Metric] = {m.key: m for m in [
            inputs=("references",), vs_human=False),
     Metric("attribute_hit", "Hit", "share of attribute words", "content", True, (), _attribute_hit,
            inputs=("lists",)),
+    Metric("sbert_all_minilm_l6_v2", "SBERT-all-MiniLM-L6-v2", "cosine", "content", True, (), _sbert,
+           note='(scoring option sbert; extra sbert: pip install ".[sbert]")'),
 ]}
 ORDER = list(METRICS)  # canonical column order of the metric tables
 

@@ -1,0 +1,65 @@
+"""Content metric beyond the papers: cosine of all-MiniLM-L6-v2 sentence embeddings (extra `sbert`)."""
+
+import sys
+
+import numpy as np
+import pytest
+
+from tst.human.correlation import ASPECT_OF_METRIC
+from tst.metrics.registry import METRICS
+from tst.score import score_system
+
+KEY = "sbert_all_minilm_l6_v2"
+PAIRS = [("the food was great and the staff were friendly .", "the food was awful and the staff were rude ."),
+         ("i will never come back here .", "i will definitely come back here ."),
+         ("my steak was cold", "the weather is sunny today !")]
+
+
+def test_registry_entry_names_the_model_and_is_a_content_metric():
+    m = METRICS[KEY]
+    assert "all-MiniLM-L6-v2" in m.label and m.aspect == "content" and m.higher_is_better
+    assert ASPECT_OF_METRIC[KEY] == "topic"  # correlated with Li et al.'s content rating beside Sim, CP, WMD, BLEU
+    assert {"sim", "cp", "wmd_masked", "bleu_self_sentence"} <= set(ASPECT_OF_METRIC)
+
+
+def test_skipped_with_the_install_command_when_the_extra_is_absent(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # import raises ImportError
+    scores = score_system(["a b c"], ["a b d"], [0], tmp_path, options={"sbert": True}, only=[KEY])
+    assert KEY not in scores
+    assert 'pip install ".[sbert]"' in scores.skipped[KEY] and "sentence_transformers" in scores.skipped[KEY]
+
+
+def test_off_unless_the_scoring_option_turns_it_on(tmp_path):
+    scores = score_system(["a b c"], ["a b d"], [0], tmp_path, only=[KEY])  # default options
+    assert KEY not in scores and "score.sbert: true" in scores.skipped[KEY]
+
+
+@pytest.fixture(scope="module")
+def model():
+    pytest.importorskip("sentence_transformers", reason='extra sbert absent: pip install ".[sbert]"')
+    pytest.importorskip("all_minilm_l6_v2", reason='extra sbert absent: pip install ".[sbert]"')
+    from tst.metrics.sbert import load_model
+
+    return load_model()
+
+
+def test_equals_the_cosine_of_the_models_own_embeddings(model, tmp_path):
+    scores = score_system([s for s, _ in PAIRS], [o for _, o in PAIRS], [0, 1, 0], tmp_path,
+                          options={"sbert": True}, only=[KEY])
+    r = scores[KEY]
+    # independent path: the model's raw encode output, normalised here, dot product
+    raw = model.encode([s for p in PAIRS for s in p], normalize_embeddings=False, convert_to_numpy=True)
+    raw = raw.astype(np.float64)
+    unit = raw / np.linalg.norm(raw, axis=1, keepdims=True)
+    expected = [float(unit[2 * i] @ unit[2 * i + 1]) for i in range(len(PAIRS))]
+    assert np.allclose(r.per_sentence, expected, atol=1e-5)
+    assert np.isclose(r.score, np.mean(expected), atol=1e-5)
+    assert expected[0] > expected[2]  # a paraphrase-like pair beats an unrelated one
+    assert "all-MiniLM-L6-v2" in r.variant
+
+
+def test_identical_sentences_give_one(model):
+    from tst.metrics.sbert import sbert_similarity
+
+    r = sbert_similarity([p[0] for p in PAIRS], [p[0] for p in PAIRS], model)
+    assert np.allclose(r.per_sentence, 1.0, atol=1e-6) and np.isclose(r.score, 1.0, atol=1e-6)

