@@ -205,16 +205,7 @@ def train_step(model, opt_g, opt_d, b0, b1, lam: dict, cfg: dict, epoch: int, st
             terms["lm"] = sum(L.lm_loss(f_logits[t], f_probs[t], lms[1 - t]) for t in (0, 1))
             total = total + lam["lambda_lm"] * terms["lm"]
         if lam["lambda_attr"] > 0:  # Yu et al. §5.2 on the (soft) transfer of x_t; attrs[t]: (indep, dep) ids
-            # The embedding table is a fixed lookup here: its gradient would otherwise pull word vectors
-            # together or apart to satisfy the cosine terms instead of changing what G outputs.
-            W = model.embed.weight.detach()
-            attr = 0.0
-            for t in (0, 1):
-                out_repr = (f_probs[t].float() @ W.float()).mean(1)  # E(y): mean soft output embedding
-                indep, has_i = _bag(W, [a[0] for a in attrs[t]])
-                dep, has_d = _bag(W, [a[1] for a in attrs[t]])
-                attr = attr + L.attribute_loss(out_repr, indep, dep, has_i, has_d)
-            terms["attr"] = attr
+            attr = terms["attr"] = sum(attribute_term(model.embed.weight, f_probs[t], attrs[t]) for t in (0, 1))
             total = total + lam["lambda_attr"] * attr
     terms["total"] = total
     _check_finite(step, terms)
@@ -223,6 +214,18 @@ def train_step(model, opt_g, opt_d, b0, b1, lam: dict, cfg: dict, epoch: int, st
     clip_gradients(opt_g.param_groups[0]["params"], cfg["grad_clip"])
     opt_g.step()
     return {k: float(v.detach()) if torch.is_tensor(v) else float(v) for k, v in terms.items()}
+
+
+def attribute_term(embedding: torch.Tensor, probs: torch.Tensor, attrs) -> torch.Tensor:
+    """Yu et al. §5.2 for one style's soft transfers probs [B, T, V]; attrs: (independent ids, dependent ids)
+    per row. E(y) is the mean soft output embedding probs @ W. The embedding table W is a fixed lookup here
+    (detached): its gradient would otherwise move word vectors to satisfy the cosine terms instead of changing
+    what G outputs; the gradient reaches G through probs only."""
+    W = embedding.detach()
+    out_repr = (probs.float() @ W.float()).mean(1)
+    indep, has_i = _bag(W, [a[0] for a in attrs])
+    dep, has_d = _bag(W, [a[1] for a in attrs])
+    return L.attribute_loss(out_repr, indep, dep, has_i, has_d)
 
 
 def _bag(W: torch.Tensor, lists) -> tuple[torch.Tensor, torch.Tensor]:
