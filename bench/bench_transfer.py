@@ -42,38 +42,51 @@ def demo_settings() -> dict:
     return with_defaults(transfer_settings(config))
 
 
-def bench(variant: str, device: torch.device, steps: int, sents, vocab, precision: str = "fp32",
-          cfg: dict | None = None, seed: int = 0) -> dict:
+def bench(variant: str, device: torch.device, steps: int, sents, vocab, precisions=("fp32",),
+          cfg: dict | None = None, seed: int = 0) -> list[dict]:
+    """One model per precision from the same initialization, their steps interleaved on the same batches
+    (fp32 step k, bf16 step k, ...): paired timings that share whatever else loads the machine."""
     cfg = dict(cfg or DEFAULTS)
     lam = resolve(VARIANTS[variant])
-    torch.manual_seed(seed)
-    model = build_model(cfg, len(vocab), lam).to(device)
-    opt_g = torch.optim.Adam(model.generator_parameters(), lr=cfg["lr"], betas=tuple(cfg["betas"]))
-    opt_d = torch.optim.Adam(model.discriminator_parameters(), lr=cfg["lr"], betas=tuple(cfg["betas"]))
+    runs = []
+    for precision in precisions:
+        torch.manual_seed(seed)
+        model = build_model(cfg, len(vocab), lam).to(device)
+        opt_g = torch.optim.Adam(model.generator_parameters(), lr=cfg["lr"], betas=tuple(cfg["betas"]))
+        opt_d = torch.optim.Adam(model.discriminator_parameters(), lr=cfg["lr"], betas=tuple(cfg["betas"]))
+        runs.append({"precision": precision, "model": model, "opt": (opt_g, opt_d), "times": [], "rec": [],
+                     "total": [], "rng": torch.get_rng_state()})
     lms = [GRULanguageModel(len(vocab), 128, 256).to(device).eval() for _ in (0, 1)]
     ids = [[vocab.encode(s) for s in sents[t]] for t in (0, 1)]
     para = [[(ids[t][i], ids[t][i + 1]) for i in range(0, 2000, 2)] for t in (0, 1)]
     plan = epoch_plan([len(s) for s in ids[0]], [len(s) for s in ids[1]], cfg["batch_size"], 0, 0)
-    amp = precision == "bf16"
-    times, tokens, rec, total = [], [], [], []
+    tokens = []
     for k in range(steps + 2):  # 2 warm-up steps
         i0, i1 = plan[k]
         b0, b1 = [ids[0][i] for i in i0], [ids[1][i] for i in i1]
-        sync(device)
-        t0 = time.perf_counter()
-        terms = train_step(model, opt_g, opt_d, b0, b1, lam, cfg, 0, k + 1, 0, para, lms, device, amp)
-        sync(device)
+        for r in runs:
+            torch.set_rng_state(r["rng"])  # each run draws its own dropout / Gumbel noise stream
+            sync(device)
+            t0 = time.perf_counter()
+            terms = train_step(r["model"], *r["opt"], b0, b1, lam, cfg, 0, k + 1, 0, para, lms, device,
+                               r["precision"] == "bf16")
+            sync(device)
+            r["rng"] = torch.get_rng_state()
+            if k >= 2:
+                r["times"].append(time.perf_counter() - t0)
+                r["rec"].append(terms["rec"])
+                r["total"].append(terms["total"])
         if k >= 2:
-            times.append(time.perf_counter() - t0)
             tokens.append(sum(len(s) + 1 for s in b0 + b1))
-            rec.append(terms["rec"])
-            total.append(terms["total"])
-    sec = float(np.sum(times))
-    return {"variant": variant, "precision": precision, "seed": seed, "device": str(device), "steps": steps,
-            "sec_per_step": sec / steps, "median_sec_per_step": float(np.median(times)),
-            "mean_rec": float(np.mean(rec)), "mean_total": float(np.mean(total)),
-            "tokens_per_s": float(np.sum(tokens)) / sec,
-            "yelp_epoch_min_est": sec / steps * YELP_STEPS / 60, "vocab": len(vocab)}
+    out = []
+    for r in runs:
+        sec = float(np.sum(r["times"]))
+        out.append({"variant": variant, "precision": r["precision"], "seed": seed, "device": str(device),
+                    "steps": steps, "sec_per_step": sec / steps, "median_sec_per_step": float(np.median(r["times"])),
+                    "rec_last": r["rec"][-1], "mean_rec": float(np.mean(r["rec"])),
+                    "mean_total": float(np.mean(r["total"])), "tokens_per_s": float(np.sum(tokens)) / sec,
+                    "yelp_epoch_min_est": sec / steps * YELP_STEPS / 60, "vocab": len(vocab)})
+    return out
 
 
 def main() -> None:
@@ -82,6 +95,7 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=3)
     ap.add_argument("--variants", nargs="+", default=["M0", "M7"])
     ap.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared/data/yelp/shen"))
+    ap.add_argument("--demo-corpus", action="store_true", help="tst.data.demo's corpus (config.yaml) instead")
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--precision", nargs="+", default=["fp32", "bf16"], choices=["fp32", "bf16"])
     ap.add_argument("--dims", default="paper", choices=["paper", "demo"])
@@ -89,12 +103,16 @@ def main() -> None:
     args = ap.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
-    sents = [[s for s in read_sentences(f"{args.data}/sentiment.dev.{t}") if len(s) <= 15] for t in (0, 1)]
-    vocab = Vocab.build(sents[0] + sents[1], min_count=5)  # about Shen et al.'s Yelp vocabulary size
+    if args.demo_corpus:
+        from tst.data.demo import generate_demo
+        sents = [[s.split() for s in generate_demo()["sentences"][t]] for t in (0, 1)]
+        vocab = Vocab.build(sents[0] + sents[1])
+    else:
+        sents = [[s for s in read_sentences(f"{args.data}/sentiment.dev.{t}") if len(s) <= 15] for t in (0, 1)]
+        vocab = Vocab.build(sents[0] + sents[1], min_count=5)  # about Shen et al.'s Yelp vocabulary size
     cfg = demo_settings() if args.dims == "demo" else dict(DEFAULTS)
     for v in args.variants:
-        for precision in args.precision:
-            out = bench(v, torch.device(args.device), args.steps, sents, vocab, precision, cfg, args.seed)
+        for out in bench(v, torch.device(args.device), args.steps, sents, vocab, args.precision, cfg, args.seed):
             print(json.dumps({"dims": args.dims, **out}), flush=True)
 
 
