@@ -1,7 +1,8 @@
 """Demo-data training of transfer variants in-process, with the collapse diagnostics of each half epoch.
 
 python bench/demo_transfer_diag.py --variants M0 M2 [--epochs 5] [--set key=yaml_value ...] [--out DIR]
-The corpus is tst.data.demo's (config.yaml's size and seed), split 80/10/10 with a seeded shuffle (no NER);
+The corpus is tst.data.demo's (config.yaml's size and seed), split 80/10/10 with a seeded shuffle (no NER), or
+with --data the workflow's prepared data (results/demo/data: train.{0,1}.txt, dev.{0,1}.txt, vocab.txt);
 settings are config.yaml's `transfer:` section with --set overrides. Prints, per checkpoint, dev_distinct and
 z_probe (recomputed from the checkpoints and dev transfers as the trainer does, so runs of older code that
 wrote no such columns can be compared: train with --no-analysis, then --no-train) and two cheap proxies: Acc = a bag-of-words logistic regression trained on the training
@@ -62,15 +63,21 @@ def main():
     ap.add_argument("--out", default="/tmp/demo_transfer_diag")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-train", action="store_true")
+    ap.add_argument("--data", default=None, help="a prepared data folder (results/<dataset>/data)")
     ap.add_argument("--no-analysis", action="store_true")
     args = ap.parse_args()
     torch.set_num_threads(1)
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
-    src = config["datasets"]["demo"]["source"]
-    demo = generate_demo(src["sentences_per_style"], src["seed"])
-    parts = [split([s.split() for s in demo["sentences"][t]]) for t in (0, 1)]
-    train_s, dev_s = [p[0] for p in parts], [p[1] for p in parts]
-    vocab = Vocab.build(train_s[0] + train_s[1])
+    if args.data:
+        train_s = [read_sentences(f"{args.data}/train.{t}.txt") for t in (0, 1)]
+        dev_s = [read_sentences(f"{args.data}/dev.{t}.txt") for t in (0, 1)]
+        vocab = Vocab.load(f"{args.data}/vocab.txt", config["datasets"]["demo"]["vocab"]["min_count"])
+    else:
+        src = config["datasets"]["demo"]["source"]
+        demo = generate_demo(src["sentences_per_style"], src["seed"])
+        parts = [split([s.split() for s in demo["sentences"][t]]) for t in (0, 1)]
+        train_s, dev_s = [p[0] for p in parts], [p[1] for p in parts]
+        vocab = Vocab.build(train_s[0] + train_s[1])
     settings = {**transfer_settings(config), "epochs": args.epochs}
     for kv in args.set:
         k, v = kv.split("=", 1)
