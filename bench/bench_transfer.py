@@ -1,10 +1,14 @@
 """Training speed of the cross-aligned model (Pang & Gimpel M0 and M7) at paper dimensions.
 
 python bench/bench_transfer.py [--device cpu|cuda] [--steps 3] [--variants M0 M7] [--data DIR]
-Reports tokens/s (both styles' target tokens incl. <eos> per second) and, for a Shen-size Yelp epoch
+                               [--precision fp32 bf16] [--dims paper|demo] [--seed 0]
+Reports, per precision (fp32, or torch.autocast bfloat16 as the trainer's `precision: bf16`), tokens/s (both styles' target tokens incl. <eos> per second) and, for a Shen-size Yelp epoch
 (447K sentences; 268K positive -> ceil(268K / 64) = 4,184 steps), the extrapolated time per epoch.
 Real sentences come from ../shared/data/yelp/shen (or --data); random LMs stand in for the frozen ones of M7
-(same shapes and cost as tst.models.gru_lm.GRULanguageModel defaults).
+(same shapes and cost as tst.models.gru_lm.GRULanguageModel defaults). --dims demo: config.yaml's transfer
+sizes and settings instead of the paper's (tst.train.trainer.DEFAULTS). Also reports the mean rec and total
+loss over the timed steps, to compare the trajectories of the two precisions from the same initialization
+(and, with --seed, their spread over initializations).
 """
 
 from __future__ import annotations
@@ -16,13 +20,15 @@ from pathlib import Path
 
 import numpy as np
 import torch
+import yaml
 from timing import sync  # bench/timing.py (scripts run as python bench/<name>.py)
 
+from tst.config import transfer_settings
 from tst.io import read_sentences
 from tst.models.gru_lm import GRULanguageModel
 from tst.models.registry import build_model
 from tst.train.batching import epoch_plan
-from tst.train.trainer import DEFAULTS, train_step, use_bf16
+from tst.train.trainer import DEFAULTS, train_step, with_defaults
 from tst.variants import resolve
 from tst.vocab import Vocab
 
@@ -31,33 +37,56 @@ VARIANTS = {"M0": {}, "M2": {"lambda_cyc": 5}, "M7": {"lambda_cyc": 5, "lambda_p
 YELP_STEPS = -(-268_000 // 64)
 
 
-def bench(variant: str, device: torch.device, steps: int, sents, vocab) -> dict:
-    cfg = dict(DEFAULTS)
+def demo_settings() -> dict:
+    config = yaml.safe_load((Path(__file__).resolve().parents[1] / "config.yaml").read_text())
+    return with_defaults(transfer_settings(config))
+
+
+def bench(variant: str, device: torch.device, steps: int, sents, vocab, precisions=("fp32",),
+          cfg: dict | None = None, seed: int = 0) -> list[dict]:
+    """One model per precision from the same initialization, their steps interleaved on the same batches
+    (fp32 step k, bf16 step k, ...): paired timings that share whatever else loads the machine."""
+    cfg = dict(cfg or DEFAULTS)
     lam = resolve(VARIANTS[variant])
-    torch.manual_seed(0)
-    model = build_model(cfg, len(vocab), lam).to(device)
-    opt_g = torch.optim.Adam(model.generator_parameters(), lr=cfg["lr"], betas=tuple(cfg["betas"]))
-    opt_d = torch.optim.Adam(model.discriminator_parameters(), lr=cfg["lr"], betas=tuple(cfg["betas"]))
+    runs = []
+    for precision in precisions:
+        torch.manual_seed(seed)
+        model = build_model(cfg, len(vocab), lam).to(device)
+        opt_g = torch.optim.Adam(model.generator_parameters(), lr=cfg["lr"], betas=tuple(cfg["betas"]))
+        opt_d = torch.optim.Adam(model.discriminator_parameters(), lr=cfg["lr"], betas=tuple(cfg["betas"]))
+        runs.append({"precision": precision, "model": model, "opt": (opt_g, opt_d), "times": [], "rec": [],
+                     "total": [], "rng": torch.get_rng_state()})
     lms = [GRULanguageModel(len(vocab), 128, 256).to(device).eval() for _ in (0, 1)]
     ids = [[vocab.encode(s) for s in sents[t]] for t in (0, 1)]
     para = [[(ids[t][i], ids[t][i + 1]) for i in range(0, 2000, 2)] for t in (0, 1)]
     plan = epoch_plan([len(s) for s in ids[0]], [len(s) for s in ids[1]], cfg["batch_size"], 0, 0)
-    amp = use_bf16(cfg["precision"], device)
-    times, tokens = [], []
+    tokens = []
     for k in range(steps + 2):  # 2 warm-up steps
         i0, i1 = plan[k]
         b0, b1 = [ids[0][i] for i in i0], [ids[1][i] for i in i1]
-        sync(device)
-        t0 = time.perf_counter()
-        train_step(model, opt_g, opt_d, b0, b1, lam, cfg, 0, k + 1, 0, para, lms, device, amp)
-        sync(device)
+        for r in runs:
+            torch.set_rng_state(r["rng"])  # each run draws its own dropout / Gumbel noise stream
+            sync(device)
+            t0 = time.perf_counter()
+            terms = train_step(r["model"], *r["opt"], b0, b1, lam, cfg, 0, k + 1, 0, para, lms, device,
+                               r["precision"] == "bf16")
+            sync(device)
+            r["rng"] = torch.get_rng_state()
+            if k >= 2:
+                r["times"].append(time.perf_counter() - t0)
+                r["rec"].append(terms["rec"])
+                r["total"].append(terms["total"])
         if k >= 2:
-            times.append(time.perf_counter() - t0)
             tokens.append(sum(len(s) + 1 for s in b0 + b1))
-    sec = float(np.sum(times))
-    return {"variant": variant, "device": str(device), "steps": steps, "sec_per_step": sec / steps,
-            "tokens_per_s": float(np.sum(tokens)) / sec,
-            "yelp_epoch_min_est": sec / steps * YELP_STEPS / 60, "vocab": len(vocab)}
+    out = []
+    for r in runs:
+        sec = float(np.sum(r["times"]))
+        out.append({"variant": variant, "precision": r["precision"], "seed": seed, "device": str(device),
+                    "steps": steps, "sec_per_step": sec / steps, "median_sec_per_step": float(np.median(r["times"])),
+                    "rec_last": r["rec"][-1], "mean_rec": float(np.mean(r["rec"])),
+                    "mean_total": float(np.mean(r["total"])), "tokens_per_s": float(np.sum(tokens)) / sec,
+                    "yelp_epoch_min_est": sec / steps * YELP_STEPS / 60, "vocab": len(vocab)})
+    return out
 
 
 def main() -> None:
@@ -66,14 +95,25 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=3)
     ap.add_argument("--variants", nargs="+", default=["M0", "M7"])
     ap.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared/data/yelp/shen"))
+    ap.add_argument("--demo-corpus", action="store_true", help="tst.data.demo's corpus (config.yaml) instead")
     ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--precision", nargs="+", default=["fp32", "bf16"], choices=["fp32", "bf16"])
+    ap.add_argument("--dims", default="paper", choices=["paper", "demo"])
+    ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
-    sents = [[s for s in read_sentences(f"{args.data}/sentiment.dev.{t}") if len(s) <= 15] for t in (0, 1)]
-    vocab = Vocab.build(sents[0] + sents[1], min_count=5)  # about Shen et al.'s Yelp vocabulary size
+    if args.demo_corpus:
+        from tst.data.demo import generate_demo
+        sents = [[s.split() for s in generate_demo()["sentences"][t]] for t in (0, 1)]
+        vocab = Vocab.build(sents[0] + sents[1])
+    else:
+        sents = [[s for s in read_sentences(f"{args.data}/sentiment.dev.{t}") if len(s) <= 15] for t in (0, 1)]
+        vocab = Vocab.build(sents[0] + sents[1], min_count=5)  # about Shen et al.'s Yelp vocabulary size
+    cfg = demo_settings() if args.dims == "demo" else dict(DEFAULTS)
     for v in args.variants:
-        print(json.dumps(bench(v, torch.device(args.device), args.steps, sents, vocab)), flush=True)
+        for out in bench(v, torch.device(args.device), args.steps, sents, vocab, args.precision, cfg, args.seed):
+            print(json.dumps({"dims": args.dims, **out}), flush=True)
 
 
 if __name__ == "__main__":

@@ -61,7 +61,7 @@ def test_fu_models_train_and_write_transfers(tmp_path, kind):
     s0 = [["bad", "food"], ["rude", "staff", "here"], ["cold", "soup"]] * 4
     s1 = [["good", "food"], ["kind", "staff", "here"], ["warm", "soup"]] * 4
     vocab = Vocab.build(s0 + s1)
-    cfg = {"emb_dim": 6, "content_dim": 8, "style_dim": 4, "cls_hidden": 4, "batch_size": 4, "epochs": 1}
+    cfg = {"emb_dim": 6, "content_dim": 8, "style_dim": 4, "cls_hidden": 4, "batch_size": 4, "epochs": 1, "cyc_start": 0, "cyc_ramp": 0}  # full lambda_cyc at once
     model = train(cfg, {"model": kind, "lambda_cyc": 1.0}, vocab, [s0, s1], [s0[:3], s1[:3]], tmp_path,
                   seed=1, device="cpu", progress=False)
     rows = (tmp_path / "losses.csv").read_text().splitlines()

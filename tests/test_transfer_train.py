@@ -93,7 +93,15 @@ def test_losses_csv_and_dev_transfers(tmp_path):
     with open(tmp_path / "losses.csv") as f:
         rows = list(csv.DictReader(f))
     assert [int(r["step"]) for r in rows] == list(range(1, 9))
-    assert all(r["cyc"] and r["rec"] and r["adv"] and r["d0"] and not r["lm"] for r in rows)
+    assert all(r["rec"] and r["adv"] and r["d0"] and not r["lm"] for r in rows)
+    # lambda_cyc warm-up (defaults cyc_start 1, cyc_ramp 1 epoch; 4 steps per epoch): update k has done
+    # (k - 1) / 4 epochs, so 0 for k <= 5, then 5 * 0.25, 5 * 0.5, 5 * 0.75; eq. 4 is computed only when > 0
+    assert [float(r["lambda_cyc"]) for r in rows] == [0, 0, 0, 0, 0, 1.25, 2.5, 3.75]
+    assert [bool(r["cyc"]) for r in rows] == [False] * 5 + [True] * 3
+    # diagnostics only on the half-epoch checkpoint rows (steps 2, 4, 6, 8)
+    assert [bool(r["dev_distinct"]) for r in rows] == [False, True] * 4
+    assert [bool(r["z_probe"]) for r in rows] == [False, True] * 4
+    assert all(0 < float(r["dev_distinct"]) <= 1 for r in rows[1::2])
     assert float(rows[0]["gamma"]) == 1.0 and float(rows[-1]["gamma"]) == 0.5  # Shen's annealing, epoch 2
     dev = setup()[2]
     for t in (0, 1):

@@ -4,6 +4,8 @@ E(x, y) -> z: a GRU whose initial state is [y_enc, 0]; z is the content part of 
 G(y, z): a GRU whose initial state is [y_gen, z]. The sequences of G's hidden states (initial state
 included) are what the discriminators see (eq. 3): teacher-forced for real sentences, soft-decoded
 (previous output distribution fed back as probs @ embedding, temperature gamma) for transferred ones.
+As in Shen et al.'s code (utils.get_batch: enc_inputs = rev_x) E reads the sentence reversed
+(reverse_input); G's targets stay forward.
 """
 
 from __future__ import annotations
@@ -23,6 +25,40 @@ def gru_step(gru: nn.GRU, x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
     return torch.gru_cell(x, h, gru.weight_ih_l0, gru.weight_hh_l0, gru.bias_ih_l0, gru.bias_hh_l0)
 
 
+SOFT_DECODING = ("gumbel", "softmax")
+
+
+def reverse_padded(tokens: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+    """Each row's first lengths[i] ids reversed, padding kept at the end: [[1, 2, 3, pad]] -> [[3, 2, 1, pad]].
+    With a packed GRU this is what Shen et al. feed E (utils.get_batch: padding + sent[::-1], left-padded)."""
+    T = tokens.size(1)
+    pos = torch.arange(T, device=tokens.device).unsqueeze(0)
+    n = lengths.clamp(min=1).unsqueeze(1).to(tokens.device)
+    src = torch.where(pos < n, n - 1 - pos, pos)
+    return tokens.gather(1, src)
+
+
+def gumbel_noise(shape, device=None, eps: float = 1e-20) -> torch.Tensor:
+    """g = -log(-log(U + eps) + eps), U ~ U[0, 1) (Shen et al.'s nn.gumbel_softmax)."""
+    u = torch.rand(shape, device=device)
+    return -torch.log(-torch.log(u + eps) + eps)
+
+
+def soft_sample(logits: torch.Tensor, gamma: float, mode: str = "gumbel",
+                noise: torch.Tensor | None = None) -> torch.Tensor:
+    """The distribution G feeds back while soft-decoding.
+    gumbel: softmax((logits + g) / gamma), g Gumbel noise (every version of Shen et al.'s code: nn.softsample_word);
+    softmax: softmax(logits / gamma) (Shen et al. 2017's text; nn.softmax_word in their code, unused).
+    `noise` replaces the drawn g (tests)."""
+    if mode == "softmax":
+        return F.softmax(logits / gamma, dim=-1)
+    if mode != "gumbel":
+        raise ValueError(f"transfer.soft_decoding must be one of {', '.join(SOFT_DECODING)}, not {mode!r}")
+    if noise is None:
+        noise = gumbel_noise(logits.shape, logits.device)
+    return F.softmax((logits.float() + noise) / gamma, dim=-1).to(logits.dtype)
+
+
 class GRUDecoding(nn.Module):
     """Teacher forcing, soft decoding and greedy decoding of a GRU decoder; the model supplies embed, drop,
     init_state(z, style) and decoder(style) -> (nn.GRU, output nn.Linear). Shared by Fu et al.'s models."""
@@ -37,8 +73,8 @@ class GRUDecoding(nn.Module):
         logits = proj(self.drop(out))
         return torch.cat([h0.unsqueeze(1), out], dim=1), logits
 
-    def soft_decode(self, z: torch.Tensor, style, steps: int, gamma: float):
-        """Unfold G feeding back softmax(logits / gamma) @ embedding (Shen et al.'s professor forcing).
+    def soft_decode(self, z: torch.Tensor, style, steps: int, gamma: float, mode: str = "softmax"):
+        """Unfold G feeding back soft_sample(logits, gamma, mode) @ embedding (Shen et al.'s professor forcing).
 
         -> (h [B, steps+1, H] with the initial state first, logits [B, steps, V], probs [B, steps, V])."""
         gru, proj = self.decoder(style)
@@ -48,7 +84,7 @@ class GRUDecoding(nn.Module):
         for _ in range(steps):
             h = gru_step(gru, self.drop(inp), h)
             logit = proj(self.drop(h))
-            prob = F.softmax(logit / gamma, dim=-1)
+            prob = soft_sample(logit, gamma, mode)
             inp = prob @ self.embed.weight
             hs.append(h)
             logits.append(logit)
@@ -80,8 +116,9 @@ class CrossAligned(GRUDecoding):
 
     def __init__(self, vocab_size: int, emb_dim: int = 100, style_dim: int = 200, content_dim: int = 500,
                  dropout: float = 0.5, disc_widths=(3, 4, 5), disc_filters: int = 128,
-                 disc2_widths=(1, 2, 3), use_disc2: bool = False):
+                 disc2_widths=(1, 2, 3), use_disc2: bool = False, reverse_input: bool = True):
         super().__init__()
+        self.reverse_input = reverse_input
         self.style_dim, self.content_dim = style_dim, content_dim
         hidden = style_dim + content_dim
         self.hidden_dim = hidden
@@ -117,8 +154,11 @@ class CrossAligned(GRUDecoding):
         return table(style)
 
     def encode(self, tokens: torch.Tensor, lengths: torch.Tensor, style) -> torch.Tensor:
-        """z = E(x, y): tokens [B, T] (no <bos>/<eos>, padded), lengths [B] >= 1 -> z [B, content_dim]."""
+        """z = E(x, y): tokens [B, T] (no <bos>/<eos>, padded), lengths [B] >= 1 -> z [B, content_dim].
+        With reverse_input E reads x from its last word to its first (Shen et al.)."""
         B = tokens.size(0)
+        if self.reverse_input:
+            tokens = reverse_padded(tokens, lengths)
         h0 = torch.cat([self._style(self.style_enc, style, B, tokens.device),
                         tokens.new_zeros(B, self.content_dim, dtype=self.embed.weight.dtype)], dim=1)
         emb = self.drop(self.embed(tokens))

@@ -11,7 +11,8 @@ def _cross_aligned(s: dict, vocab_size: int, v: dict):
     from tst.models.cross_aligned import CrossAligned
     return CrossAligned(vocab_size, s["emb_dim"], s["style_dim"], s["content_dim"], s["dropout"],
                         s["disc_widths"], s["disc_filters"], s["disc2_widths"],
-                        use_disc2=v["lambda_adv2"] > 0)
+                        use_disc2=v["lambda_adv2"] > 0,
+                        reverse_input=s.get("reverse_encoder", False))  # False: checkpoints from before the key
 
 
 def _multi_decoder(s: dict, vocab_size: int, v: dict):

@@ -40,8 +40,15 @@ log = logging.getLogger(__name__)
 DEFAULTS = {
     "emb_dim": 100, "style_dim": 200, "content_dim": 500, "dropout": 0.5,
     "disc_widths": [3, 4, 5], "disc_filters": 128, "disc2_widths": [1, 2, 3],
-    "batch_size": 64, "epochs": 20, "lr": 1e-4, "betas": [0.5, 0.999],
+    "batch_size": 64, "epochs": 20, "lr": 1e-4,
+    "betas": [0.9, 0.999],  # Shen et al.'s code (style_transfer.py: beta1, beta2 = 0.9, 0.999)
+    "grad_clip": 30.0,  # max global grad norm per update (Shen et al.'s later code; their 2017 code: none); null: off
+    "reverse_encoder": True,  # E reads x reversed (Shen et al.'s utils.get_batch, rev_x); cross_aligned only
     "gamma_init": 1.0, "gamma_decay": 0.5, "gamma_min": 0.001,  # soft-decoding temperature (Shen et al.)
+    "soft_decoding": "gumbel",  # gumbel: softmax((v + g) / gamma), Shen et al.'s code | softmax: softmax(v / gamma), their text
+    # Ours (neither paper): lambda_cyc is 0 until cyc_start epochs, then rises linearly to full over cyc_ramp epochs.
+    # With full lambda_cyc from the first update G learns to ignore z while transfers are near-identical strings.
+    "cyc_start": 1.0, "cyc_ramp": 1.0,
     "adv_threshold": 1.2,  # Shen et al.: adversarial term only while both D losses < 1.2 (null: always)
     "gp_xi": 10.0, "adv2_decay": 0.5,  # eq. 7's xi; lambda_6 = lambda_adv2 * adv2_decay^epoch
     "cls_hidden": 64,  # Fu et al.'s adversarial MLP classifier
@@ -49,6 +56,8 @@ DEFAULTS = {
     "precision": "auto",  # auto: bf16 autocast on CUDA, fp32 on CPU | bf16 | fp32
 }
 TERMS = ["total", "rec", "adv", "adv2", "cyc", "para", "lm", "attr", "d0", "d1", "d2_0", "d2_1"]
+# Written at the half-epoch checkpoint rows only: the effective lambda_cyc is on every row.
+DIAGNOSTICS = ["dev_distinct", "z_probe"]
 
 # What each extra input of tst.variants.NEEDS is, for the error when a variant needs it and it is missing.
 INPUTS = {"paraphrase": "same-style paraphrase pairs (eq. 5)",
@@ -87,6 +96,21 @@ def use_bf16(precision: str, device: torch.device) -> bool:
     return precision == "bf16" or (precision == "auto" and device.type == "cuda")
 
 
+def cyc_factor(step: int, steps_per_epoch: int, start: float, ramp: float) -> float:
+    """Warm-up factor of lambda_cyc for update `step` (from 1): with e = (step - 1) / steps_per_epoch the epochs
+    done before it, 0 while e < start, then (e - start) / ramp capped at 1 (ramp 0: 1 from `start` on)."""
+    e = (step - 1) / steps_per_epoch
+    if e < start:
+        return 0.0
+    return 1.0 if ramp <= 0 else min(1.0, (e - start) / ramp)
+
+
+def clip_gradients(params, limit: float | None) -> None:
+    """Rescale the gradients of `params` to global 2-norm <= limit (None: leave them)."""
+    if limit is not None:
+        torch.nn.utils.clip_grad_norm_(params, limit)
+
+
 class NonFiniteLoss(FloatingPointError):
     pass
 
@@ -101,9 +125,12 @@ def _check_finite(step: int, terms: dict) -> None:
 
 
 def train_step(model, opt_g, opt_d, b0, b1, lam: dict, cfg: dict, epoch: int, step: int, seed: int,
-               paraphrase=None, lms=None, device=None, amp: bool = False, attrs=None) -> dict:
+               paraphrase=None, lms=None, device=None, amp: bool = False, attrs=None,
+               cyc_scale: float = 1.0) -> dict:
     """One alternating update on a two-style batch (step counts from 1); lam: the resolved variant, cfg: the
-    settings over DEFAULTS. Returns every loss term as float."""
+    settings over DEFAULTS; cyc_scale: the warm-up factor of lambda_cyc (cyc_factor). Every NLL term (rec,
+    cyc, para) is summed over tokens and divided by the 2k sentences of both styles, as Shen et al.'s
+    loss_g (reduce_sum / batch_size). Returns every loss term as float."""
     model.train()
     gamma = max(cfg["gamma_min"], cfg["gamma_init"] * cfg["gamma_decay"] ** epoch)
     l_adv2 = lam["lambda_adv2"] * cfg["adv2_decay"] ** epoch
@@ -116,15 +143,16 @@ def train_step(model, opt_g, opt_d, b0, b1, lam: dict, cfg: dict, epoch: int, st
     terms: dict[str, torch.Tensor] = {}
     with autocast:
         h_real, h_fake, f_logits, f_probs, zs = [None, None], [None, None], [None, None], [None, None], [0, 0]
-        rec = 0.0
+        rec = []
         for t in (0, 1):
             tokens, lengths, targets = batch[t]
             z = zs[t] = model.encode(tokens, lengths, t)
             h_real[t], logits = model.teacher_force(z, t, targets)
-            rec = rec + L.nll(logits, targets).mean()  # eq. 2
+            rec.append(L.nll(logits, targets))  # eq. 2
             if need_fake:  # x_t transferred to style 1-t, soft-decoded for as many steps as the real one
-                h_fake[t], f_logits[t], f_probs[t] = model.soft_decode(z, 1 - t, targets.size(1), gamma)
-        terms["rec"] = rec
+                h_fake[t], f_logits[t], f_probs[t] = model.soft_decode(z, 1 - t, targets.size(1), gamma,
+                                                                       cfg["soft_decoding"])
+        rec = terms["rec"] = torch.cat(rec).mean()  # sum / 2k
 
         # (1) discriminators: D_t separates h_t from h~_{1-t} (eq. 3); D'_t likewise as WGAN-GP (eq. 7)
         d_terms = {}
@@ -143,6 +171,7 @@ def train_step(model, opt_g, opt_d, b0, b1, lam: dict, cfg: dict, epoch: int, st
         _check_finite(step, {**terms, **d_terms})
         opt_d.zero_grad(set_to_none=True)
         sum(d_terms.values()).backward()
+        clip_gradients(opt_d.param_groups[0]["params"], cfg["grad_clip"])
         opt_d.step()
     terms.update(d_terms)
 
@@ -161,9 +190,9 @@ def train_step(model, opt_g, opt_d, b0, b1, lam: dict, cfg: dict, epoch: int, st
         if l_adv2 > 0:
             terms["adv2"] = sum(L.wgan_g_loss(model.disc2[t], h_real[t], h_fake[1 - t]) for t in (0, 1))
             total = total + l_adv2 * terms["adv2"]
-        if lam["lambda_cyc"] > 0:  # eq. 4
-            terms["cyc"] = sum(L.cyclic_loss(model, *batch[t], t, batch[t][2].size(1)) for t in (0, 1))
-            total = total + lam["lambda_cyc"] * terms["cyc"]
+        if lam["lambda_cyc"] > 0 and cyc_scale > 0:  # eq. 4 (sum / 2k)
+            terms["cyc"] = sum(L.cyclic_loss(model, *batch[t], t, batch[t][2].size(1)) for t in (0, 1)) / 2
+            total = total + cyc_scale * lam["lambda_cyc"] * terms["cyc"]
         if lam["lambda_para"] > 0:  # eq. 5: a random batch of same-style pairs per style
             rng = np.random.default_rng([seed, 1, step])
             para = 0.0
@@ -173,27 +202,33 @@ def train_step(model, opt_g, opt_d, b0, b1, lam: dict, cfg: dict, epoch: int, st
                 u_tok, u_len, _ = pad_batch([pairs[i][0] for i in idx], device=device)
                 _, _, v_tgt = pad_batch([pairs[i][1] for i in idx], device=device)
                 para = para + L.paraphrase_loss(model, u_tok, u_len, v_tgt, t)
-            terms["para"] = para
+            terms["para"] = para = para / 2  # sum / 2k
             total = total + lam["lambda_para"] * para
         if lam["lambda_lm"] > 0:  # eq. 6: LM of the target style 1-t along the soft transfer of x_t
             terms["lm"] = sum(L.lm_loss(f_logits[t], f_probs[t], lms[1 - t]) for t in (0, 1))
             total = total + lam["lambda_lm"] * terms["lm"]
         if lam["lambda_attr"] > 0:  # Yu et al. §5.2 on the (soft) transfer of x_t; attrs[t]: (indep, dep) ids
-            W = model.embed.weight
-            attr = 0.0
-            for t in (0, 1):
-                out_repr = (f_probs[t].float() @ W.float()).mean(1)  # E(y): mean soft output embedding
-                indep, has_i = _bag(W, [a[0] for a in attrs[t]])
-                dep, has_d = _bag(W, [a[1] for a in attrs[t]])
-                attr = attr + L.attribute_loss(out_repr, indep, dep, has_i, has_d)
-            terms["attr"] = attr
+            attr = terms["attr"] = sum(attribute_term(model.embed.weight, f_probs[t], attrs[t]) for t in (0, 1))
             total = total + lam["lambda_attr"] * attr
     terms["total"] = total
     _check_finite(step, terms)
     opt_g.zero_grad(set_to_none=True)
     total.backward()
+    clip_gradients(opt_g.param_groups[0]["params"], cfg["grad_clip"])
     opt_g.step()
     return {k: float(v.detach()) if torch.is_tensor(v) else float(v) for k, v in terms.items()}
+
+
+def attribute_term(embedding: torch.Tensor, probs: torch.Tensor, attrs) -> torch.Tensor:
+    """Yu et al. §5.2 for one style's soft transfers probs [B, T, V]; attrs: (independent ids, dependent ids)
+    per row. E(y) is the mean soft output embedding probs @ W. The embedding table W is a fixed lookup here
+    (detached): its gradient would otherwise move word vectors to satisfy the cosine terms instead of changing
+    what G outputs; the gradient reaches G through probs only."""
+    W = embedding.detach()
+    out_repr = (probs.float() @ W.float()).mean(1)
+    indep, has_i = _bag(W, [a[0] for a in attrs])
+    dep, has_d = _bag(W, [a[1] for a in attrs])
+    return L.attribute_loss(out_repr, indep, dep, has_i, has_d)
 
 
 def _bag(W: torch.Tensor, lists) -> tuple[torch.Tensor, torch.Tensor]:
@@ -262,7 +297,7 @@ def train(settings: dict, variant: dict, vocab: Vocab, train_sents, dev_sents, o
     plan, plan_epoch = None, -1
     with open(csv_path, "w", newline="") as f, \
             tqdm(total=total_steps, initial=step, disable=not progress, desc="train", unit="step") as bar:
-        writer = csv.DictWriter(f, fieldnames=["step", "epoch", "gamma"] + TERMS)
+        writer = csv.DictWriter(f, fieldnames=["step", "epoch", "gamma", "lambda_cyc"] + TERMS + DIAGNOSTICS)
         writer.writeheader()
         writer.writerows(rows)
         while step < total_steps and (stop_after_step is None or step < stop_after_step):
@@ -273,32 +308,59 @@ def train(settings: dict, variant: dict, vocab: Vocab, train_sents, dev_sents, o
                 plan_epoch = epoch
             i0, i1 = plan[local]
             attrs = [[attr_ids[0][i] for i in i0], [attr_ids[1][i] for i in i1]] if attr_ids else None
+            scale = cyc_factor(step + 1, spe, cfg["cyc_start"], cfg["cyc_ramp"])
             terms = train_step(model, opt_g, opt_d, [ids[0][i] for i in i0], [ids[1][i] for i in i1], lam,
-                               cfg, epoch, step + 1, seed, para_ids, lms, device, amp, attrs)
+                               cfg, epoch, step + 1, seed, para_ids, lms, device, amp, attrs, scale)
             step += 1
             gamma = max(cfg["gamma_min"], cfg["gamma_init"] * cfg["gamma_decay"] ** epoch)
-            writer.writerow({"step": step, "epoch": f"{step / spe:.4f}", "gamma": gamma,
-                             **{k: terms.get(k, "") for k in TERMS}})
+            row = {"step": step, "epoch": f"{step / spe:.4f}", "gamma": gamma,
+                   "lambda_cyc": scale * lam["lambda_cyc"], **{k: terms.get(k, "") for k in TERMS}}
             bar.update(1)
             bar.set_postfix(rec=f"{terms['rec']:.2f}", total=f"{terms['total']:.2f}")
             if local + 1 in (half, spe):  # half epoch or end of epoch: checkpoint + dev transfers
-                f.flush()
                 e = epoch + (0.5 if local + 1 == half and half != spe else 1.0)
                 checkpoint.save(checkpoint.path_of(ckpt_dir, e), model, opt_g, opt_d, step, e, vocab, cfg,
                                 lam, signature)
-                _write_dev(model, vocab, dev_sents, dev_entities, cfg, device, tr_dir, e)
+                outs = _write_dev(model, vocab, dev_sents, dev_entities, cfg, device, tr_dir, e)
+                row.update(_diagnostics(model, vocab, dev_sents, outs, cfg, device))
+                writer.writerow(row)
+                f.flush()
+            else:
+                writer.writerow(row)
     return model
 
 
 _train = train  # train_files' parameter `train` (the training files) hides the function
 
 
-def _write_dev(model, vocab, dev_sents, dev_entities, cfg, device, tr_dir: Path, e: float) -> None:
+def _write_dev(model, vocab, dev_sents, dev_entities, cfg, device, tr_dir: Path, e: float) -> list:
+    """Greedy dev transfers of both styles written to tr_dir; -> [outputs of style 0, of style 1]."""
+    result = []
     for t in (0, 1):
         outs = transfer_sentences(model, vocab, dev_sents[t], t, cfg["dev_batch_size"], device,
                                   cfg["decode_extra"])
         path = tr_dir / f"dev.{epoch_label(e)}.{t}.txt"
         write_transfers(path, outs, dev_entities[t] if dev_entities else None, unmasked_path(path))
+        result.append(outs)
+    return result
+
+
+def distinct_share(outputs) -> float:
+    """Distinct output strings / outputs (token lists of both styles pooled); collapse shows as a small share."""
+    flat = [" ".join(s) for outs in outputs for s in outs]
+    return len(set(flat)) / len(flat) if flat else float("nan")
+
+
+def _diagnostics(model, vocab, dev_sents, outputs, cfg, device) -> dict:
+    """The checkpoint row's diagnostics: dev_distinct (distinct_share of the dev transfers) and z_probe
+    (tst.models.losses.z_probe on the first dev_batch_size dev sentences of each style, averaged)."""
+    probes = []
+    for t in (0, 1):
+        first = [vocab.encode(s) for s in dev_sents[t][:cfg["dev_batch_size"]]]
+        if len(first) >= 2:
+            probes.append(L.z_probe(model, *pad_batch(first, device=device), t))
+    return {"dev_distinct": f"{distinct_share(outputs):.4f}",
+            "z_probe": f"{sum(probes) / len(probes):.4f}" if probes else ""}
 
 
 def _backfill_dev_transfers(ckpt_dir, tr_dir, vocab, dev_sents, dev_entities, cfg, device) -> None:
