@@ -1,6 +1,8 @@
 """Variants name their model: the model registry, the run signature, checkpoints that rebuild their model,
 and the file-level entry points train_files / transfer_test_files."""
 
+import logging
+
 import pytest
 import torch
 
@@ -109,7 +111,7 @@ def test_train_files_checks_the_vocabulary_of_the_frozen_lms(tmp_path):
 
 
 @pytest.mark.parametrize("model", ["cross_aligned", "multi_decoder"])
-def test_train_files_then_transfer_test_files(tmp_path, model):
+def test_train_files_then_transfer_test_files(tmp_path, model, caplog):
     f = corpus_files(tmp_path)
     out = tmp_path / "out"
     variant = {"model": model, "lambda_cyc": 1}
@@ -141,7 +143,12 @@ def test_train_files_then_transfer_test_files(tmp_path, model):
     ents = [tmp_path / f"test.{t}.entities.jsonl" for t in (0, 1)]
     write_jsonl(ents[0], [[["-PERSON-", "john smith"]]] + [[] for _ in S0[4:]])
     write_jsonl(ents[1], [[] for _ in S1[:5]])
-    transfer_test_files(ckpts, f["test"], outputs, entities=ents, batch_size=2, device="cpu")
+    with caplog.at_level(logging.INFO, logger="tst.train.transfer"):
+        transfer_test_files(ckpts, f["test"], outputs, entities=ents, batch_size=2, device="cpu")
+    # the log says what was done: one line per checkpoint and style, with the sentence count and the file
+    said = [r.getMessage() for r in caplog.records if r.name == "tst.train.transfer"]
+    assert said == [f"{label}: {len(read_lines(f['test'][t]))} test sentences of style {t} transferred to "
+                    f"{outputs[label][t]}" for label in ckpts for t in (0, 1)]
     for label in ckpts:
         for t in (0, 1):
             n = len(read_lines(f["test"][t]))

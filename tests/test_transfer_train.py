@@ -270,3 +270,25 @@ def test_bf16_mixed_precision_step_matches_fp32_on_cpu():
     for k in ("rec", "cyc", "para", "lm", "d0", "d1"):
         assert np.isfinite(terms[True][k])
         assert terms[True][k] == pytest.approx(terms[False][k], rel=0.03), k
+
+
+def test_log_has_one_readable_line_per_half_epoch(tmp_path, caplog):
+    """The training log tells the story: a start line, then per half epoch the label, the step, the mean of
+    each loss term over the steps since the last line (equal to the mean of the losses.csv rows) and the
+    dev diagnostics."""
+    import logging
+
+    cfg = {**CFG, "epochs": 1}
+    with caplog.at_level(logging.INFO, logger="tst.train.trainer"):
+        run(tmp_path, variant={}, cfg=cfg)
+    lines = [r.getMessage() for r in caplog.records if r.name == "tst.train.trainer"]
+    with open(tmp_path / "losses.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    spe = len(rows)  # one epoch
+    half = -(-spe // 2)
+    assert lines[0] == f"cross_aligned seed 3: {spe} steps per epoch, 1 epochs, starting at step 0"
+    assert [ln.split(":")[0] for ln in lines[1:]] == ["ep0.5", "ep1.0"]
+    rec_first = np.mean([float(r["rec"]) for r in rows[:half]])
+    assert f"step {half}, mean over {half} steps:" in lines[1]
+    assert f"rec {rec_first:.3f}" in lines[1]
+    assert f"dev_distinct {float(rows[-1]['dev_distinct']):.3f}" in lines[2]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import logging
 import math
+import time
 from pathlib import Path
 
 import numpy as np
@@ -295,6 +296,9 @@ def train(settings: dict, variant: dict, vocab: Vocab, train_sents, dev_sents, o
             rows = [r for r in csv.DictReader(f) if int(r["step"]) <= step]
     half = -(-spe // 2)
     plan, plan_epoch = None, -1
+    log.info("%s seed %d: %d steps per epoch, %d epochs, starting at step %d", lam.get("model"), seed, spe,
+             cfg["epochs"], step)
+    sums, n_steps, t0 = {}, 0, time.perf_counter()  # loss means and time per half epoch, for the log only
     with open(csv_path, "w", newline="") as f, \
             tqdm(total=total_steps, initial=step, disable=not progress, desc="train", unit="step") as bar:
         writer = csv.DictWriter(f, fieldnames=["step", "epoch", "gamma", "lambda_cyc"] + TERMS + DIAGNOSTICS)
@@ -317,6 +321,9 @@ def train(settings: dict, variant: dict, vocab: Vocab, train_sents, dev_sents, o
                    "lambda_cyc": scale * lam["lambda_cyc"], **{k: terms.get(k, "") for k in TERMS}}
             bar.update(1)
             bar.set_postfix(rec=f"{terms['rec']:.2f}", total=f"{terms['total']:.2f}")
+            for k, v in terms.items():
+                sums[k] = sums.get(k, 0.0) + float(v)
+            n_steps += 1
             if local + 1 in (half, spe):  # half epoch or end of epoch: checkpoint + dev transfers
                 e = epoch + (0.5 if local + 1 == half and half != spe else 1.0)
                 checkpoint.save(checkpoint.path_of(ckpt_dir, e), model, opt_g, opt_d, step, e, vocab, cfg,
@@ -325,6 +332,11 @@ def train(settings: dict, variant: dict, vocab: Vocab, train_sents, dev_sents, o
                 row.update(_diagnostics(model, vocab, dev_sents, outs, cfg, device))
                 writer.writerow(row)
                 f.flush()
+                means = " ".join(f"{k} {v / n_steps:.3f}" for k, v in sums.items())
+                diag = " ".join(f"{k} {float(row[k]):.3f}" for k in DIAGNOSTICS if row.get(k) not in (None, ""))
+                log.info("%s: step %d, mean over %d steps: %s; dev: %s; %.1f s", epoch_label(e), step, n_steps,
+                         means, diag, time.perf_counter() - t0)
+                sums, n_steps, t0 = {}, 0, time.perf_counter()
             else:
                 writer.writerow(row)
     return model

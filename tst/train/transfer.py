@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import torch
@@ -12,6 +13,8 @@ from tst.io import read_jsonl, read_sentences, write_lines
 from tst.train.batching import pad_batch
 from tst.train.checkpoint import load, model_from_checkpoint
 from tst.vocab import Vocab
+
+log = logging.getLogger(__name__)
 
 
 @torch.no_grad()
@@ -82,3 +85,4 @@ def transfer_test_files(checkpoints: dict, test: list, outputs: dict, entities: 
             out = transfer_sentences(model, vocab, sources[t], t, batch_size, device, extra)
             path = outs_of[label][t]
             write_transfers(path, out, ents[t] if ents else None, unmasked_path(path))
+            log.info("%s: %d test sentences of style %d transferred to %s", label, len(out), t, path)
