@@ -21,6 +21,11 @@ def _filtered(lexicon_name: str, drop) -> str:
     return f"{what}, {len(drop)} words removed" if drop else what
 
 
+EMPTY_OUTPUT_COS = -1.0  # an empty output's cosine: the worst possible value (ours; Fu et al. do not say)
+EMPTY_RULE = ("an empty output (no token) counts as cos -1, the worst value, so emitting empty lines cannot "
+              "raise the mean (ours); other pairs with no embedded token left on a side are undefined and left out")
+
+
 def _tokens(s) -> list[str]:
     return s.split() if isinstance(s, str) else list(s)
 
@@ -56,16 +61,23 @@ def content_preservation(sources, outputs, embeddings, style_words=frozenset(), 
     """CP = (1/N) sum_i cos(v(x_i), v(x'_i)), v = [min; mean; max] pooling of word embeddings (Fu eqs. 17-18).
 
     Tokens in `style_words` (Fu: a positive/negative word dictionary, e.g. `vader_words()`) and tokens
-    without an embedding are dropped first; a pair with an empty side is undefined and left out.
+    without an embedding are dropped first. An empty output (no token at all) gives EMPTY_OUTPUT_COS (-1)
+    when the source side is defined; any other pair with nothing left on a side is undefined and left out.
     """
     if len(sources) != len(outputs):
         raise ValueError(f"{len(sources)} sources but {len(outputs)} outputs")
     drop = frozenset(style_words)
-    per = [_cos(pooled_vector(_tokens(s), embeddings, drop), pooled_vector(_tokens(o), embeddings, drop))
-           for s, o in zip(sources, outputs)]
+    per = []
+    for s, o in zip(sources, outputs):
+        a = pooled_vector(_tokens(s), embeddings, drop)
+        if a is not None and not _tokens(o):
+            per.append(EMPTY_OUTPUT_COS)
+        else:
+            per.append(_cos(a, pooled_vector(_tokens(o), embeddings, drop)))
     variant = (f"Fu et al. 2018 eq. 18: mean cosine of [min;mean;max]-pooled word embeddings of source and "
-               f"output; {_filtered(lexicon_name, drop)}; {describe_embeddings(embeddings)}")
-    return _result(name, variant, per, {"lexicon": lexicon_name})
+               f"output; {_filtered(lexicon_name, drop)}; {EMPTY_RULE}; {describe_embeddings(embeddings)}")
+    return _result(name, variant, per, {"lexicon": lexicon_name,
+                                        "n_empty_output": sum(1 for o in outputs if not _tokens(o))})
 
 
 def random_pair_content_preservation(sources, outputs, embeddings, style_words=frozenset(), seed: int = 0,

@@ -8,7 +8,8 @@ import numpy as np
 
 from tst.metrics.base import MetricResult
 
-VARIANT = "corpus PP = exp(sum of token NLL / number of tokens), tokens include the final <eos>"
+VARIANT = ("corpus PP = exp(sum of token NLL / number of tokens), tokens include the final <eos>; an empty "
+           "output counts as its <eos> alone (one token, NLL of ending at once), not left out")
 
 
 def _tokens(s) -> list[str]:
@@ -28,7 +29,8 @@ def _result(name, variant, nll, lm_names) -> MetricResult:
     per = [float(math.exp(x.mean())) if len(x) else None for x in nll]
     score = math.exp(total / count) if count else None
     return MetricResult(name, variant, score, per, False,
-                        {"n": len(nll), "n_tokens": count, "total_nll": total, "lm": lm_names})
+                        {"n": len(nll), "n_tokens": count, "total_nll": total, "lm": lm_names,
+                          "n_empty_output": sum(1 for x in nll if len(x) == 1)})
 
 
 def perplexity(sentences, lm, name: str = "pp_joint", lm_name: str = "joint") -> MetricResult:
@@ -36,6 +38,10 @@ def perplexity(sentences, lm, name: str = "pp_joint", lm_name: str = "joint") ->
 
     `lm.token_nll(sentences)` returns the natural-log NLL of every token and the final <eos>. Per sentence:
     exp(mean NLL of that sentence). A uniform LM over V gives PP = |V|.
+
+    An empty output is one token, <eos>, with the LM's NLL of ending right after <bos>; it stays in the pool
+    (leaving it out would help whenever the sentence it replaced was worse than average). An LM trained on
+    non-empty sentences gives that <eos> a high NLL, so empty lines raise PP; nothing bounds it for any LM.
     """
     return _result(name, f"{VARIANT}; LM: {lm_name}", _nll_lists(sentences, lm), lm_name)
 

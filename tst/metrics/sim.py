@@ -8,8 +8,10 @@ from tst.evaluators.embeddings import describe_embeddings
 from tst.metrics.base import MetricResult
 
 VARIANT = ("mean over pairs of cos(v(source), v(output)), v(s) = sum_q idf(q) e(q) / sum_q idf(q) over "
-           "tokens with an embedding; idf(q) = log(|C| / |{s in C: q in s}|); pairs where either side has "
-           "no embedded token are undefined and left out")  # + "; " + the embeddings (Pang & Gimpel: 300d GloVe)
+           "tokens with an embedding; idf(q) = log(|C| / |{s in C: q in s}|); an empty output (no token) "
+           "counts as cos -1, the worst value, so emitting empty lines cannot raise the mean (ours); other "
+           "pairs where either side has no embedded token are undefined and left out")  # + "; " + the embeddings (Pang & Gimpel: 300d GloVe)
+EMPTY_OUTPUT_COS = -1.0  # an empty output's cosine: the worst possible value
 
 
 def _tokens(s) -> list[str]:
@@ -43,6 +45,9 @@ def sim(sources, outputs, embeddings, idf: dict, name: str = "sim") -> MetricRes
 
     `idf` is the idf.json content {"idf": {word: float}, "n_docs": int, "default": float} (words missing
     from it get "default"); `embeddings` has `.get(word) -> vector | None`. Identical sentences give 1.
+    An empty output (no token) gives EMPTY_OUTPUT_COS (-1, the lowest cosine; 0 would still reward an
+    empty line over a pair with a negative cosine) when the source is defined; a pair with no embedded
+    token on a non-empty side is undefined (None) and left out of the mean.
     """
     if len(sources) != len(outputs):
         raise ValueError(f"{len(sources)} sources but {len(outputs)} outputs")
@@ -51,8 +56,12 @@ def sim(sources, outputs, embeddings, idf: dict, name: str = "sim") -> MetricRes
     for s, o in zip(sources, outputs):
         a = sentence_vector(_tokens(s), embeddings, table, default)
         b = sentence_vector(_tokens(o), embeddings, table, default)
-        per.append(None if a is None or b is None else cosine(a, b))
+        if a is not None and not _tokens(o):
+            per.append(EMPTY_OUTPUT_COS)
+        else:
+            per.append(None if a is None or b is None else cosine(a, b))
     defined = [p for p in per if p is not None]
     score = float(np.mean(defined)) if defined else None
     return MetricResult(name, f"{VARIANT}; {describe_embeddings(embeddings)}", score, per, True,
-                        {"n": len(per), "n_undefined": len(per) - len(defined)})
+                        {"n": len(per), "n_undefined": len(per) - len(defined),
+                         "n_empty_output": sum(1 for o in outputs if not _tokens(o))})

@@ -16,6 +16,9 @@ from tst.metrics.base import MetricResult
 # tst.evaluators.style_lexicon, so the masked WMD finds an embedding for the mask.
 
 
+EMPTY_OUTPUT_WMD = 2.0  # an empty output's WMD: the largest distance between unit vectors, so the worst value
+
+
 def _tokens(s) -> list[str]:
     return s.split() if isinstance(s, str) else list(s)
 
@@ -71,8 +74,9 @@ def wmd(sources, outputs, embeddings, style_words=frozenset(), mode: str = "mask
     gensim 4's wmdistance default) after masking (mode="masked": each style word -> `mask`) or removing
     (mode="removed") the words of a style lexicon, or on the text as it is (mode="unmasked"; Mir et al.'s
     third setting, which Pang 2019 §3.1 recommends when style words cannot be told from content words).
-    Lower is better; identical texts give 0. Pairs with an empty side after filtering are undefined and
-    left out."""
+    Lower is better; identical texts give 0. An empty output (no token at all) gives EMPTY_OUTPUT_WMD (2, the
+    largest possible WMD on unit vectors) when the source side is defined, so emitting empty lines cannot lower
+    the mean (ours); any other pair with an empty side after filtering is undefined and left out."""
     if len(sources) != len(outputs):
         raise ValueError(f"{len(sources)} sources but {len(outputs)} outputs")
     if mode == "masked":
@@ -87,16 +91,24 @@ def wmd(sources, outputs, embeddings, style_words=frozenset(), mode: str = "mask
     else:
         raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
     vectors = VectorCache(embeddings, unit=True)
-    per = [word_movers_distance(prep(s), prep(o), vectors) for s, o in zip(sources, outputs)]
+    per = []
+    for s, o in zip(sources, outputs):
+        a = prep(s)
+        if not _tokens(o) and any(vectors(t) is not None for t in a):
+            per.append(EMPTY_OUTPUT_WMD)
+        else:
+            per.append(word_movers_distance(a, prep(o), vectors))
     defined = [p for p in per if p is not None]
     emb = embedding_label or describe_embeddings(embeddings)
     what = {"masked": f"after style-lexicon words masked as {mask!r} ({len(style_words)} words)",
             "removed": f"after style-lexicon words removed ({len(style_words)} words)",
             "unmasked": "on the text as it is (no style words masked or removed)"}[mode]
     variant = (f"Mir et al. 2019: mean WMD (POT emd2, normalized BOW, Euclidean distance of unit-length "
-               f"vectors) {what}; {emb}")
+               f"vectors) {what}; an empty output (no token) counts as WMD 2, the largest distance of unit "
+               f"vectors (ours); other pairs with no embedded token left on a side are undefined and left out; {emb}")
     return MetricResult(name or f"wmd_{mode}", variant, float(np.mean(defined)) if defined else None, per,
                         False, {"n": len(per), "n_undefined": len(per) - len(defined),
+                                "n_empty_output": sum(1 for o in outputs if not _tokens(o)),
                                 "n_style_words": len(style_words),
                                 # without an embedding for the mask token, masking drops style words
                                 **({"mask_in_vocab": vectors(mask) is not None} if mode == "masked" else {})})

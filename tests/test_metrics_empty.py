@@ -1,0 +1,200 @@
+"""Empty outputs and varying reference counts: corpus BLEU against clipped n-gram counts done by hand, and
+no metric (Sim, CP, WMD, PP, sentence BLEU) rewards a system for emitting an empty line."""
+
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from tst.metrics.bleu import (
+    corpus_bleu,
+    read_references,
+    ref_bleu_where_given,
+    sentence_bleu_mean,
+    style_transformer_bleu,
+)
+from tst.metrics.content_preservation import content_preservation
+from tst.metrics.perplexity import perplexity
+from tst.metrics.sim import sim
+from tst.metrics.wmd import wmd
+
+
+class Emb:
+    def __init__(self, table):
+        self.table = {w: np.array(v, dtype=float) for w, v in table.items()}
+        self.dim = 2
+
+    def get(self, w):
+        return self.table.get(w)
+
+
+IDF = {"idf": {"a": 1.0, "b": 3.0}, "n_docs": 10, "default": 2.0}
+
+# --- corpus BLEU: 3 sentences, 2 / 1 / 2 references, the 1-reference sentence's hypothesis empty ---------
+HYPS = ["a b c d", "", "e e f g h"]
+REFS = [["x a b c d y", "a b c d"], ["p q r"], ["e f g h j k", "e f g h"]]
+# clipped matches / hypothesis n-grams, n = 1..4 (the empty hypothesis has no n-grams):
+#   s1 "a b c d" = 2nd reference:            4/4, 3/3, 2/2, 1/1
+#   s3 "e e f g h" ("e" clipped to 1):       4/5 (e f g h), 3/4 (e f, f g, g h), 2/3, 1/2
+# p = 8/9, 6/7, 4/5, 2/3; c = 4 + 0 + 5 = 9
+P = [8 / 9, 6 / 7, 4 / 5, 2 / 3]
+# closest reference length per hypothesis (ties -> the shorter): s1 4 (refs 6, 4), s2 3 (its only reference),
+# s3 4 (refs 6 and 4 both 1 away from 5) -> r = 11 > c, BP = exp(1 - 11/9)
+BLEU_HAND = 100 * math.exp(1 - 11 / 9) * math.exp(sum(math.log(p) for p in P) / 4)
+# the bug: s2's missing 2nd reference padded with "" -> its closest reference length is 0, r = 8 < c, BP = 1
+BLEU_PADDED = 100 * math.exp(sum(math.log(p) for p in P) / 4)
+
+
+def _clipped(hyp, refs, n):
+    h = Counter(tuple(hyp[i:i + n]) for i in range(len(hyp) - n + 1))
+    best = Counter()
+    for r in refs:
+        best |= Counter(tuple(r[i:i + n]) for i in range(len(r) - n + 1))
+    return sum(min(c, best[g]) for g, c in h.items()), sum(h.values())
+
+
+def test_hand_counts_are_what_the_comments_say():
+    # the stated p_n recomputed from the n-gram definition, so the hand numbers are not copied from the code
+    for n, p in zip(range(1, 5), P):
+        m = t = 0
+        for hyp, refs in zip(HYPS, REFS):
+            a, b = _clipped(hyp.split(), [r.split() for r in refs], n)
+            m, t = m + a, t + b
+        assert m / t == pytest.approx(p)
+
+
+def test_corpus_bleu_varying_reference_counts_and_empty_hypothesis():
+    r = corpus_bleu(HYPS, REFS)
+    assert r.score == pytest.approx(BLEU_HAND, abs=1e-6)  # 63.93
+    assert r.details["sys_len"] == 9 and r.details["ref_len"] == 11 and r.details["max_refs"] == 2
+    assert BLEU_PADDED - BLEU_HAND > 15  # 79.84 vs 63.93: the padding bug would show
+    assert r.score != pytest.approx(BLEU_PADDED, abs=1e-3)
+    # what padding with "" gives, through the same code: the value the test must not accept
+    padded = corpus_bleu(HYPS, [refs + [""] * (2 - len(refs)) for refs in REFS])
+    assert padded.score == pytest.approx(BLEU_PADDED, abs=1e-6)
+
+
+def test_ref_bleu_where_given_from_reference_files(tmp_path):
+    # two reference files (as DualRL's several and Li's one): s2 is only in the first; s4 has none
+    (tmp_path / "r0.tsv").write_text("s1\tx a b c d y\ns2\tp q r\ns3\te f g h j k\n")
+    (tmp_path / "r1.tsv").write_text("s1\ta b c d\ns3\te f g h\n")
+    sources = ["s1", "s2", "s3", "s4"]
+    refs = read_references([tmp_path / "r0.tsv", tmp_path / "r1.tsv"], sources, read=lambda p: p.read_text().splitlines())
+    assert refs == REFS + [None]
+    r = ref_bleu_where_given(HYPS + ["zz"], refs)
+    assert r.details["n_with_reference"] == 3
+    assert r.score == pytest.approx(BLEU_HAND, abs=1e-6)
+
+
+# --- empty outputs: hand values, and an empty line never improves the corpus score --------------------
+
+def _never_better(score_fn, sources, outputs, higher_is_better):
+    base = score_fn(sources, outputs)
+    for i, o in enumerate(outputs):
+        if not o.split():
+            continue
+        emptied = score_fn(sources, outputs[:i] + [""] + outputs[i + 1:])
+        if higher_is_better:
+            assert emptied <= base + 1e-12, (i, base, emptied)
+        else:
+            assert emptied >= base - 1e-12, (i, base, emptied)
+
+
+def test_sim_empty_output_counts_as_minus_one():
+    e = Emb({"a": [1, 0], "b": [0, 1], "c": [-1, 1]})
+    # cos(a, a) = 1; cos([1,0], [-1,1]) = -1/sqrt2; empty output -> -1; source "zzz" has no embedded token
+    # -> undefined even with an empty output; output "zzz" (non-empty, nothing embedded) -> undefined
+    r = sim(["a", "a", "b", "zzz", "a"], ["a", "c", "", "", "zzz"], e, IDF)
+    assert r.per_sentence == pytest.approx([1, -1 / math.sqrt(2), -1, None, None])
+    assert r.score == pytest.approx((1 - 1 / math.sqrt(2) - 1) / 3)
+    assert r.details["n_undefined"] == 2 and r.details["n_empty_output"] == 2
+    assert "empty output" in r.variant and "-1" in r.variant
+
+
+def test_sim_empty_line_never_raises_the_score():
+    e = Emb({"a": [1, 0], "b": [0, 1], "c": [-1, 1]})
+    # pair 1 has a negative cosine: counting an empty output as 0 (or leaving it out) would raise the mean
+    _never_better(lambda s, o: sim(s, o, e, IDF).score, ["a", "a", "a b"], ["a", "c", "b"], True)
+
+
+def test_cp_empty_output_counts_as_minus_one():
+    e = Emb({"a": [1, 2], "b": [3, 0], "c": [0, 1], "m": [-1, 0], "good": [9, 9]})
+    # "a b" vs "c": (1,0,2,1,3,2).(0,1,0,1,0,1) = 3 / (sqrt19 sqrt3); "a" vs "m": -3 / (sqrt15 sqrt3) = -1/sqrt5;
+    # empty -> -1; "good" is filtered -> nothing left of a non-empty output -> undefined
+    r = content_preservation(["a b", "a", "a b", "a"], ["c", "m", "", "good"], e, style_words={"good"})
+    assert r.per_sentence == pytest.approx([3 / math.sqrt(57), -1 / math.sqrt(5), -1, None])
+    assert r.score == pytest.approx((3 / math.sqrt(57) - 1 / math.sqrt(5) - 1) / 3)
+    assert r.details["n_undefined"] == 1 and r.details["n_empty_output"] == 1
+    assert "empty output" in r.variant
+
+
+def test_cp_empty_line_never_raises_the_score():
+    e = Emb({"a": [1, 2], "b": [3, 0], "c": [0, 1], "m": [-1, 0]})
+    _never_better(lambda s, o: content_preservation(s, o, e).score, ["a b", "a", "a b"], ["c", "m", "a b"], True)
+
+
+def test_wmd_empty_output_counts_as_two():
+    e = Emb({"a": [1, 0], "b": [0, 1], "c": [-1, 0]})
+    # unit vectors: WMD(a, b) = sqrt2; WMD(a b, a) = half the mass moves b -> a = sqrt2 / 2; empty -> 2;
+    # "zzz" output (non-empty, nothing embedded) and "zzz" source -> undefined
+    r = wmd(["a", "a b", "a", "a", "zzz"], ["b", "a", "", "zzz", ""], e, mode="unmasked")
+    assert r.per_sentence == pytest.approx([math.sqrt(2), math.sqrt(2) / 2, 2, None, None])
+    assert r.score == pytest.approx((math.sqrt(2) + math.sqrt(2) / 2 + 2) / 3)
+    assert r.details["n_undefined"] == 2 and r.details["n_empty_output"] == 2
+    assert "WMD 2" in r.variant
+
+
+@pytest.mark.parametrize("mode", ["unmasked", "masked", "removed"])
+def test_wmd_empty_line_never_lowers_the_score(mode):
+    e = Emb({"a": [1, 0], "b": [0, 1], "c": [-1, 0], "good": [1, 1], "<style>": [1, 1]})
+    _never_better(lambda s, o: wmd(s, o, e, style_words={"good"}, mode=mode).score,
+                  ["a", "a b", "a good", "b"], ["c", "a", "a", "b"], False)
+
+
+BIGRAM = {"<bos>": {"a": 3, "b": 2, "<eos>": 1}, "a": {"a": 1, "b": 3, "<eos>": 2}, "b": {"a": 2, "b": 1, "<eos>": 3}}
+
+
+class BigramLM:
+    """Add-one bigram LM over {a, b, <eos>} from "a b", "a b", "b a" (no empty sentence, as a real LM's data):
+    P(.|<bos>) = a 3/6, b 2/6, <eos> 1/6; P(.|a) = a 1/6, b 3/6, <eos> 2/6; P(.|b) = a 2/6, b 1/6, <eos> 3/6."""
+
+    def token_nll(self, sentences):
+        return [np.array([-math.log(BIGRAM[p][w] / 6) for p, w in zip(["<bos>"] + s, s + ["<eos>"])])
+                for s in sentences]
+
+
+def test_pp_empty_output_is_one_eos_token():
+    # "a b": 1/2 1/2 1/2 -> 3 log 2; "": <eos> after <bos> -> log 6, one token; "a": 1/2, 2/6 -> log 2 + log 3
+    r = perplexity(["a b", "", "a"], BigramLM())
+    assert r.details["n_tokens"] == 3 + 1 + 2 and r.details["n_empty_output"] == 1
+    assert r.per_sentence[1] == pytest.approx(6)
+    assert r.score == pytest.approx((8 * 6 * 6) ** (1 / 6))
+    assert "empty output" in r.variant
+
+
+def test_pp_empty_line_never_lowers_pp_under_an_lm_of_non_empty_text():
+    # "a b" 3 log 2, "b b" log 3 + log 6 + log 2, "a" log 2 + log 3: PP = (8 * 36 * 6) ** (1/8) = 1728 ** (1/8)
+    outputs = ["a b", "b b", "a"]
+    assert perplexity(outputs, BigramLM()).score == pytest.approx(1728 ** (1 / 8))
+    _never_better(lambda s, o: perplexity(o, BigramLM()).score, None, outputs, False)
+
+
+@pytest.mark.parametrize("smoothing", ["method1", "none"])
+def test_sentence_bleu_empty_output_is_zero_and_never_helps(smoothing):
+    refs = [["a b c d"], ["e f g h"], ["x y z w"]]
+    outs = ["a b c d", "e f g", "q"]
+    r = sentence_bleu_mean(outs, refs, smoothing=smoothing)
+    assert r.per_sentence[0] == pytest.approx(100)  # identical to its reference
+    emptied = sentence_bleu_mean(["", "e f g", "q"], refs, smoothing=smoothing)
+    assert emptied.per_sentence[0] == 0.0
+    _never_better(lambda s, o: sentence_bleu_mean(o, refs, smoothing=smoothing).score, None, outs, True)
+
+
+def test_style_transformer_bleu_empty_output_is_zero_and_never_helps():
+    refs = [["a b c d"], ["e f g h"], ["x y z w"]]
+    outs = ["A b c d", "e f g", "q"]  # the evaluator lowercases: "A b c d" matches its reference, 100
+    r = style_transformer_bleu(outs, refs, "bleu_ref_st")
+    assert r.per_sentence[0] == pytest.approx(100)
+    assert style_transformer_bleu([""] + outs[1:], refs, "bleu_ref_st").per_sentence[0] == 0.0
+    _never_better(lambda s, o: style_transformer_bleu(o, refs, "bleu_ref_st").score, None, outs, True)
