@@ -25,7 +25,6 @@ TABLE = settings.lookup_tables(config)
 CHECKPOINTS = settings.checkpoints(config)
 OUR_RUNS = settings.our_runs(config)  # (split, checkpoint) scored per model of ours
 EXTERNAL_RUNS = [("test", names.FINAL)]
-SCORE_OPTIONS = settings.score_options(config)
 EV_RESOURCES = config["evaluators"].get("resources") or {}
 TRANSFER_RESOURCES = TRANSFER.get("resources") or {}
 

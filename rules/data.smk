@@ -23,7 +23,7 @@ rule prepare_data:
     resources:
         mem_mb=4000,
     params:
-        dataset=lookup(dpath="datasets/{dataset}", within=config),
+        dataset=lookup(dpath="corpus/{dataset}", within=TABLE),
         nlp=config.get("nlp") or {},
         code=code("prepare_data.py"),
     script:
@@ -51,7 +51,7 @@ rule import_system:
         env("data")
     params:
         spec=lookup(dpath="datasets/{dataset}/systems/{system}", within=config),
-        dataset=lookup(dpath="datasets/{dataset}", within=config),
+        dataset=lookup(dpath="corpus/{dataset}", within=TABLE),
         code=code("import_system.py"),
     script:
         "../scripts/import_system.py"

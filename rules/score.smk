@@ -23,7 +23,7 @@ rule score_ours:
         env("score")
     params:
         runs=OUR_RUNS,
-        options=SCORE_OPTIONS,
+        options=lookup(dpath="score/{dataset}", within=TABLE),
         code=code("score.py"),
     script:
         "../scripts/score.py"
@@ -46,7 +46,7 @@ rule score_external:
         env("score")
     params:
         runs=EXTERNAL_RUNS,
-        options=SCORE_OPTIONS,
+        options=lookup(dpath="score/{dataset}", within=TABLE),
         code=code("score.py"),
     script:
         "../scripts/score.py"

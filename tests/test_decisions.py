@@ -82,3 +82,27 @@ def test_code_hash_follows_imports_and_only_content(tmp_path):
     (tmp_path / "moved").mkdir()
     pkg.rename(tmp_path / "moved" / "tst")  # the same files elsewhere (a moved clone)
     assert code_hash.__wrapped__(script, tmp_path / "moved" / "tst") == edited
+
+
+def test_dataset_settings_reach_only_the_jobs_that_read_them(repo_root):
+    """A dataset's own cp_lexicon replaces score.cp_lexicon for that dataset only; preparation and system
+    import see only the corpus keys, so a new system, human ratings or a scoring option reruns no
+    preparation (and no training)."""
+    cfg = yaml.safe_load((repo_root / "config.yaml").read_text())
+    for name in ("literature", "paper_news"):
+        cfg = {**cfg, "datasets": {**cfg["datasets"], **yaml.safe_load(
+            (repo_root / "configs" / f"{name}.yaml").read_text())["datasets"]}}
+    assert settings.score_options(cfg, "demo")["cp_lexicon"] == "vader"  # review-like demo: the score default
+    assert settings.score_options(cfg, "paper_news")["cp_lexicon"] == "none"  # Fu: no filter off review data
+    assert settings.score_options(cfg, "literature") == {"cp_lexicon": "none", "cp_seed": 0, "sbert": False}
+    tables = settings.lookup_tables(cfg)
+    assert tables["score"]["paper_news"]["cp_lexicon"] == "none" and tables["score"]["demo"]["cp_lexicon"] == "vader"
+
+    demo = cfg["datasets"]["demo"]
+    before = settings.corpus_settings(cfg, "demo")
+    assert before == {k: demo[k] for k in settings.CORPUS_KEYS if k in demo}
+    more = {**demo, "systems": {"x": {"file": "x.{style}"}}, "human_systems": ["x"], "cp_lexicon": "none",
+            "vocab": {"min_count": 5}, "human_aggregate": {"columns": ["acc"]}}
+    assert settings.corpus_settings({"datasets": {"demo": more}}, "demo") == before
+    changed = {**demo, "length": {"min_words": 2, "max_words": 15}}
+    assert settings.corpus_settings({"datasets": {"demo": changed}}, "demo") != before

@@ -89,8 +89,9 @@ def test_every_stage_produces_its_artifacts(finished_run):
     reference = json.loads((ds / "scores" / "reference" / "test.final.json").read_text())["metrics"]
     assert source["bleu_self_corpus"]["score"] == pytest.approx(100.0)  # the untransferred text is its source
     assert reference["bleu_ref_corpus"]["score"] == pytest.approx(100.0)  # the references against themselves
-    assert source["acc"]["score"] <= 0.1  # untransferred sentences keep their own style
-    assert reference["acc"]["score"] >= 0.9  # the human rewrites are in the target style
+    # untransferred sentences keep their own style, the human rewrites are in the target style (the tiny
+    # run's CNN: 2 epochs on 400 sentences per style; a swapped style order would invert both)
+    assert source["acc"]["score"] <= 0.3 and reference["acc"]["score"] >= 0.7
     from tst.metrics.gm import gm
 
     def gm_of(m):
@@ -173,3 +174,23 @@ def test_one_dataset_change_reruns_only_that_dataset(repo_root, tmp_path):
     assert planned_jobs(result.stdout) == {"prepare_data": 1}
     assert "wildcards: dataset=other" in result.stdout
     assert "wildcards: dataset=demo" not in result.stdout
+
+
+def test_identical_runs_write_identical_artifacts(finished_run, moved_clone, tmp_path):
+    """A second run of the same config (from another clone, in another folder) writes the same bytes: no
+    timing, date, host or path inside any artifact (issue: evaluator epoch_seconds and report.json seconds
+    made every score file's evaluator sha256 differ). Compared: every score JSON and TSV, the prepared data,
+    the evaluators and the tables."""
+    second = tmp_path / "second"
+    second.mkdir()
+    shutil.copy(finished_run / "config.yaml", second / "config.yaml")
+    snakemake(second, moved_clone)
+    first_ds, second_ds = finished_run / "results" / "demo", second / "results" / "demo"
+    compared = 0
+    for folder in ("scores", "data", "evaluators", "tables"):
+        files = sorted(p.relative_to(first_ds) for p in (first_ds / folder).rglob("*") if p.is_file())
+        assert files == sorted(p.relative_to(second_ds) for p in (second_ds / folder).rglob("*") if p.is_file())
+        for rel in files:
+            assert (first_ds / rel).read_bytes() == (second_ds / rel).read_bytes(), f"{rel} differs"
+            compared += 1
+    assert compared > 50

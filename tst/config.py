@@ -217,7 +217,8 @@ def human_outputs_dir(config: dict, dataset: str, data_dir) -> Path:
 def lookup_tables(config: dict) -> dict:
     """Per-wildcard settings as nested dicts, for Snakemake's lookup(dpath=..., within=...):
     evaluators/{dataset}/{cnn|lstm|lm}, embeddings/{glove|word2vec|word2vec_masked}, naturalness/{lr|nn},
-    variants/{name} (resolved: model and every lambda)."""
+    variants/{name} (resolved: model and every lambda), score/{dataset} (metric options), corpus/{dataset}
+    (what preparation reads)."""
     ev = config.get("evaluators") or {}
     return {
         "evaluators": {ds: {s: evaluator_settings(config, s, ds) for s in ("cnn", "lstm", "lm")}
@@ -226,6 +227,8 @@ def lookup_tables(config: dict) -> dict:
                        for emb in names.EMBEDDINGS},
         "naturalness": {kind: naturalness_settings(config, kind) for kind in names.NATURALNESS_KINDS},
         "variants": {n: variants.resolve(v) for n, v in ((config.get("transfer") or {}).get("variants") or {}).items()},
+        "score": {ds: score_options(config, ds) for ds in config.get("datasets") or {}},
+        "corpus": {ds: corpus_settings(config, ds) for ds in config.get("datasets") or {}},
     }
 
 
@@ -242,7 +245,23 @@ def our_runs(config: dict) -> list[tuple[str, str]]:
     return [("dev", c) for c in checkpoints(config)] + [("test", c) for c in test_checkpoints(config)]
 
 
-def score_options(config: dict) -> dict:
-    """The score section's metric options (cp_lexicon, cp_seed, sbert); gm_t goes to the report, which derives GM."""
+# The keys of a dataset's block that preparing its corpus (tst.data.prepare.prepare_dataset) and importing its
+# systems' outputs (tst.data.systems.import_system) read: their jobs' params, so that adding a system, human
+# ratings or a scoring option to a dataset reruns no preparation (and so no training).
+CORPUS_KEYS = ("styles", "source", "normalize", "length", "splits", "ner", "bpe", "references", "min_sentences")
+
+
+def corpus_settings(config: dict, dataset: str) -> dict:
+    """The part of datasets.<dataset> that its corpus preparation and system import read (CORPUS_KEYS)."""
+    block = (config.get("datasets") or {}).get(dataset) or {}
+    return {k: block[k] for k in CORPUS_KEYS if k in block}
+
+
+def score_options(config: dict, dataset: str | None = None) -> dict:
+    """The score section's metric options (cp_lexicon, cp_seed, sbert) for `dataset`, whose own cp_lexicon
+    (datasets.<name>.cp_lexicon: Fu et al. filter sentiment words on review data only) replaces the score
+    section's; gm_t goes to the report, which derives GM."""
     score = config.get("score") or {}
-    return {k: score[k] for k in ("cp_lexicon", "cp_seed", "sbert") if k in score}
+    out = {k: score[k] for k in ("cp_lexicon", "cp_seed", "sbert") if k in score}
+    own = ((config.get("datasets") or {}).get(dataset) or {}).get("cp_lexicon") if dataset else None
+    return {**out, "cp_lexicon": own} if own else out
