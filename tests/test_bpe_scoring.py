@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 import sentencepiece as spm
 import torch
+from conftest import run_script
 
-from tests.conftest import run_script
 from tst.data.bpe import ModelUnits, is_piece_vocab, train_bpe
 from tst.evaluators.classifiers import load_classifier, train_classifier
 from tst.evaluators.language_model import load_lm, train_lm
