@@ -148,3 +148,30 @@ def test_prepare_script(tmp_path):
                wildcards={"dataset": "tiny"}, log=[str(tmp_path / "p.log")])
     assert len(read_lines(out / "train.1.txt")) == 32 and len(read_lines(out / "test.0.txt")) == 4
     assert "prepared tiny" in (tmp_path / "p.log").read_text()
+
+
+def test_train_subset_is_drawn_after_leakage_removal(tmp_path):
+    """splits.max_train keeps that many training sentences per style, a seeded subset of the full training
+    split in its order; dev and test are untouched; report.json says how many of how many; the vocabulary is
+    the subset's."""
+    cfg = dataset_cfg("demo")
+    cfg["source"] = {**cfg["source"], "sentences_per_style": 150}
+    prepare_dataset(cfg, None, tmp_path / "full", NLP, "demo")
+    sub = {**cfg, "splits": {**cfg["splits"], "max_train": 50}}
+    report = prepare_dataset(sub, None, tmp_path / "sub", NLP, "demo")
+    for style in (0, 1):
+        full, part = (read_lines(tmp_path / d / f"train.{style}.txt") for d in ("full", "sub"))
+        assert len(full) == 120 and len(part) == 50 and len(set(part)) == 50
+        positions = [full.index(s) for s in part]
+        assert positions == sorted(positions)  # a subset, in corpus order
+        for split in ("dev", "test"):
+            assert read_lines(tmp_path / "sub" / f"{split}.{style}.txt") == read_lines(tmp_path / "full" / f"{split}.{style}.txt")
+        assert report["train_subset"][str(style)] == {"of": 120, "kept": 50}
+    again = prepare_dataset(sub, None, tmp_path / "again", NLP, "demo")
+    assert read_lines(tmp_path / "again" / "train.0.txt") == read_lines(tmp_path / "sub" / "train.0.txt")
+    assert again["train_subset"] == report["train_subset"]
+    other = prepare_dataset({**sub, "splits": {**sub["splits"], "seed": 1}}, None, tmp_path / "other", NLP, "demo")
+    assert read_lines(tmp_path / "other" / "train.0.txt") != read_lines(tmp_path / "sub" / "train.0.txt")
+    assert other["train_subset"]["0"]["kept"] == 50
+    train_tokens = {t for s in (0, 1) for line in read_lines(tmp_path / "sub" / f"train.{s}.txt") for t in line.split()}
+    assert set(Vocab.load(tmp_path / "sub" / "vocab.txt").itos[4:]) == train_tokens

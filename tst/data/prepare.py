@@ -14,7 +14,7 @@ from tst.data.demo import generate_demo
 from tst.data.normalize import NUM, length_ok, normalizer
 from tst.data.reader import read_text_lines
 from tst.data.sources import as_list, file_specs, resolve_data_dir, style_path
-from tst.data.splits import SPLITS, remove_leakage, split_pool
+from tst.data.splits import SPLITS, remove_leakage, sample_train, split_pool
 from tst.io import write_json, write_jsonl, write_lines
 from tst.vocab import Vocab
 
@@ -166,6 +166,13 @@ def prepare_dataset(cfg: dict, data_dir: Path | None, out_dir: Path, nlp_cfg: di
                 splits[split][style] += parts[split]
     # an explicit test file keeps its repeats: it stays aligned with published outputs and references
     splits, leak = remove_leakage(splits, keep_repeats=("test",) if "test" in normed else ())
+    sc = cfg.get("splits") or {}
+    if sc.get("max_train") is not None:  # a training subset (e.g. a CPU-sized run), drawn after leakage removal
+        report["train_subset"] = {}
+        for st in range(len(styles)):
+            full = len(splits["train"][st])
+            splits["train"][st] = sample_train(splits["train"][st], int(sc["max_train"]), int(sc.get("seed", 0)) + st)
+            report["train_subset"][str(st)] = {"of": full, "kept": len(splits["train"][st])}
     check_min_sentences(cfg, name, splits, report)
 
     # NER masking, one batched pass over every sentence of every split (parse=False)

@@ -52,3 +52,12 @@ def remove_leakage(splits: dict[str, dict[int, list[str]]], keep_repeats: tuple[
         for lines in clean[split].values():
             taken.update(lines)
     return {s: clean[s] for s in SPLITS if s in clean}, counts
+
+
+def sample_train(lines: list[str], max_train: int | None, seed: int) -> list[str]:
+    """At most max_train of a style's training sentences, drawn without replacement with `seed` and kept in
+    their corpus order (None, or no more lines than that: all of them)."""
+    if max_train is None or len(lines) <= max_train:
+        return list(lines)
+    keep = sorted(random.Random(seed).sample(range(len(lines)), max_train))
+    return [lines[i] for i in keep]
