@@ -53,3 +53,36 @@ def run_script(name: str, *, input=None, output=None, params=None, wildcards=Non
                          wildcards=named(wildcards), log=named(log or []), threads=threads, config=config or {},
                          rule=rule or name)
     return runpy.run_path(str(REPO / "scripts" / f"{name}.py"), init_globals={"snakemake": sm})
+
+
+def planned_jobs(dry_run_output: str) -> dict:
+    """Rule -> count from the 'Job stats' table of a dry run ({} when nothing is to be done)."""
+    jobs, in_table = {}, False
+    for line in dry_run_output.splitlines():
+        if line.startswith("job ") and "count" in line:
+            in_table = True
+            continue
+        if in_table:
+            parts = line.split()
+            if not parts or parts[0] == "total":
+                break
+            if len(parts) == 2 and parts[1].isdigit():
+                jobs[parts[0]] = int(parts[1])
+    return jobs
+
+class Emb:
+    """A tiny word-embedding table (the KeyedVectors interface the metrics use); counts lookups."""
+
+    def __init__(self, table, dim: int = 2):
+        import numpy as np
+
+        self.table = {w: np.array(v, dtype=float) for w, v in table.items()}
+        self.dim = dim
+        self.lookups = 0
+
+    def get(self, w):
+        self.lookups += 1
+        return self.table.get(w)
+
+    def __contains__(self, w):
+        return w in self.table

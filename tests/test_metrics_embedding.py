@@ -2,8 +2,8 @@
 
 import math
 
-import numpy as np
 import pytest
+from conftest import Emb
 
 from tst.metrics.content_preservation import (
     content_preservation,
@@ -12,21 +12,6 @@ from tst.metrics.content_preservation import (
 from tst.metrics.sim import sim
 from tst.metrics.wmd import STYLE_MASK, VectorCache, wmd, word_movers_distance
 from tst.nlp.vader import vader_words
-
-
-class Emb:
-    def __init__(self, table):
-        self.table = {w: np.array(v, dtype=float) for w, v in table.items()}
-        self.dim = 2
-        self.lookups = 0
-
-    def get(self, w):
-        self.lookups += 1
-        return self.table.get(w)
-
-    def __contains__(self, w):
-        return w in self.table
-
 
 IDF = {"idf": {"a": 1.0, "b": 3.0}, "n_docs": 10, "default": 2.0}
 

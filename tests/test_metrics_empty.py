@@ -6,6 +6,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from conftest import Emb
 
 from tst.metrics.bleu import (
     corpus_bleu,
@@ -18,16 +19,6 @@ from tst.metrics.content_preservation import content_preservation
 from tst.metrics.perplexity import perplexity
 from tst.metrics.sim import sim
 from tst.metrics.wmd import wmd
-
-
-class Emb:
-    def __init__(self, table):
-        self.table = {w: np.array(v, dtype=float) for w, v in table.items()}
-        self.dim = 2
-
-    def get(self, w):
-        return self.table.get(w)
-
 
 IDF = {"idf": {"a": 1.0, "b": 3.0}, "n_docs": 10, "default": 2.0}
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import planned_jobs
 
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 
@@ -102,25 +103,11 @@ def paper_numbers(repo_root):
     return models, len(systems), external, kinds
 
 
-def job_stats(out):
-    jobs, in_table = {}, False
-    for line in out.splitlines():
-        if line.startswith("job ") and "count" in line:
-            in_table = True
-        elif in_table:
-            parts = line.split()
-            if not parts or parts[0] == "total":
-                break
-            if len(parts) == 2 and parts[1].isdigit():
-                jobs[parts[0]] = int(parts[1])
-    return jobs
-
-
 @pytest.mark.shared_data
 def test_paper_scale_jobs_per_rule(repo_root, paper_dry_run):
     models, n_systems, external, kinds = paper_numbers(repo_root)
     assert (models, n_systems, external, kinds) == (24, 8, 9, 2)
-    jobs = job_stats(paper_dry_run)
+    jobs = planned_jobs(paper_dry_run)
     expected = {
         "train_transfer": models,  # variants x seeds
         "transfer_test": models,  # one job per model (every test checkpoint)
@@ -173,7 +160,7 @@ def test_slurm_submits_tens_of_group_jobs(repo_root, paper_dry_run):
     assert sorted(alone) == ["prepare_data", "train_classifier", "train_classifier", "train_lm", "train_lm",
                              "train_lm"]
     total = sum(groups.values()) + len(alone)
-    jobs = job_stats(paper_dry_run)
+    jobs = planned_jobs(paper_dry_run)
     assert total == 38  # 24 models + 5 score + 3 groups + 6 single jobs
     assert sum(jobs.values()) - sum(n for rule, n in jobs.items() if rule in local_rules(repo_root)) == 190
 

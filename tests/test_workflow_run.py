@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import planned_jobs
 
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 
@@ -42,22 +43,6 @@ def snakemake(workdir: Path, repo_root: Path, *args, check=True):
     if check:
         assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
     return result
-
-
-def planned_jobs(dry_run_output: str) -> dict:
-    """Rule -> count from the 'Job stats' table of a dry run ({} when nothing is to be done)."""
-    jobs, in_table = {}, False
-    for line in dry_run_output.splitlines():
-        if line.startswith("job ") and "count" in line:
-            in_table = True
-            continue
-        if in_table:
-            parts = line.split()
-            if not parts or parts[0] == "total":
-                break
-            if len(parts) == 2 and parts[1].isdigit():
-                jobs[parts[0]] = int(parts[1])
-    return jobs
 
 
 @pytest.fixture(scope="module")

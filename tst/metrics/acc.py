@@ -11,6 +11,13 @@ def _tokens(sentences) -> list[list[str]]:
     return [s.split() if isinstance(s, str) else list(s) for s in sentences]
 
 
+def _probs(outputs, target_styles, classifier) -> np.ndarray | None:
+    """classifier.predict_proba of the outputs (None when there are none), after checking the alignment."""
+    if len(outputs) != len(target_styles):
+        raise ValueError(f"{len(outputs)} outputs but {len(target_styles)} target styles")
+    return np.asarray(classifier.predict_proba(_tokens(outputs))) if outputs else None
+
+
 def accuracy(outputs, target_styles, classifier, name: str = "acc",
              variant: str = "share of outputs whose argmax P(style) is the target style (CNN, Kim 2014)",
              ) -> MetricResult:
@@ -21,11 +28,9 @@ def accuracy(outputs, target_styles, classifier, name: str = "acc",
     Used for Acc (CNN classifier) and transfer strength (Fu's LSTM-sigmoid, name="transfer_strength",
     where argmax over [1 - s, s] is s > 0.5).
     """
-    if len(outputs) != len(target_styles):
-        raise ValueError(f"{len(outputs)} outputs but {len(target_styles)} target styles")
-    if not outputs:
+    probs = _probs(outputs, target_styles, classifier)
+    if probs is None:
         return MetricResult(name, variant, None, [], True, {"n": 0})
-    probs = np.asarray(classifier.predict_proba(_tokens(outputs)))
     predicted = probs.argmax(axis=1)
     right = (predicted == np.asarray(target_styles, dtype=int)).astype(float)
     return MetricResult(name, variant, float(right.mean()), right.tolist(), True,
@@ -37,10 +42,8 @@ def target_probability(outputs, target_styles, classifier, name: str = "acc_prob
                        "the input of the learned aggregates; not Pang & Gimpel's Acc, which is the 0/1 decision)",
                        ) -> MetricResult:
     """Per sentence P(target style | output) from `classifier.predict_proba`; corpus score their mean."""
-    if len(outputs) != len(target_styles):
-        raise ValueError(f"{len(outputs)} outputs but {len(target_styles)} target styles")
-    if not outputs:
+    probs = _probs(outputs, target_styles, classifier)
+    if probs is None:
         return MetricResult(name, variant, None, [], True, {"n": 0})
-    probs = np.asarray(classifier.predict_proba(_tokens(outputs)))
     p = probs[np.arange(len(outputs)), np.asarray(target_styles, dtype=int)]
     return MetricResult(name, variant, float(p.mean()), p.tolist(), True, {"n": len(outputs)})

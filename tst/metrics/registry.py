@@ -61,8 +61,30 @@ class Context:
     options: dict = field(default_factory=lambda: dict(DEFAULT_OPTIONS))
     targets: list = field(init=False)
 
+    _classifiers: dict = field(default_factory=dict, init=False, repr=False)
+
     def __post_init__(self):
         self.targets = [1 - int(s) for s in self.source_styles]
+
+    def classifier(self, name: str) -> OncePerInput:
+        """The loaded style classifier `name`, whose predict_proba on the same sentences runs once per
+        context (Acc, Acc-P and STI all read the CNN's probabilities of the outputs)."""
+        if name not in self._classifiers:
+            self._classifiers[name] = OncePerInput(self.load(name))
+        return self._classifiers[name]
+
+
+class OncePerInput:
+    """A classifier's predict_proba remembered per input (token lists), for the life of one Context."""
+
+    def __init__(self, classifier):
+        self.classifier, self._seen = classifier, {}
+
+    def predict_proba(self, sentences):
+        key = tuple(tuple(s) for s in sentences)
+        if key not in self._seen:
+            self._seen[key] = self.classifier.predict_proba(sentences)
+        return self._seen[key]
 
 
 @dataclass(frozen=True)
@@ -122,13 +144,13 @@ GLOVE = EMBEDDINGS["glove"]
 def _acc(ctx: Context):
     from tst.metrics.acc import accuracy
 
-    return accuracy(ctx.outputs, ctx.targets, ctx.load(CNN))
+    return accuracy(ctx.outputs, ctx.targets, ctx.classifier(CNN))
 
 
 def _acc_prob(ctx: Context):
     from tst.metrics.acc import target_probability
 
-    return target_probability(ctx.outputs, ctx.targets, ctx.load(CNN))
+    return target_probability(ctx.outputs, ctx.targets, ctx.classifier(CNN))
 
 
 def _transfer_strength(ctx: Context):
@@ -142,7 +164,7 @@ def _transfer_strength(ctx: Context):
 def _sti(ctx: Context):
     from tst.metrics.sti import sti
 
-    return sti(ctx.sources, ctx.outputs, ctx.targets, ctx.load(CNN))
+    return sti(ctx.sources, ctx.outputs, ctx.targets, ctx.classifier(CNN))
 
 
 def _sim(ctx: Context):
