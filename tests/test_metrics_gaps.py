@@ -11,7 +11,7 @@ from tst import config as settings
 from tst.human.aggregate import learn_aggregate
 from tst.io import write_lines
 from tst.metrics.acc import accuracy, target_probability
-from tst.metrics.aggregate import learn_gm, learn_gm_multistart, pair_agreement, score_gm
+from tst.metrics.aggregate import learn_gm, learn_gm_multistart, pair_agreement, score_gm, select_fit
 from tst.metrics.registry import add_derived
 
 
@@ -88,3 +88,33 @@ def test_naturalness_files_pair_outputs_with_their_inputs():
     ext = settings.naturalness_files(cfg, "yelp", "mit")
     assert ext == {"outputs": [f"results/yelp/systems/mit/test.final.{s}.txt" for s in (0, 1)],
                    "inputs": [f"results/yelp/systems/mit/test.final.sources.{s}.txt" for s in (0, 1)]}
+
+
+def test_learned_t_skips_the_degenerate_minimiser():
+    # humans prefer the rewrite with lower Acc and Sim; from a start that leaves 46% of the pairs tied (both
+    # GMs 0), the unconstrained minimiser zeroes every GM: a tied pair costs exactly delta = 1, a wrongly
+    # ordered one more
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(1)
+    xm = np.stack([rng.uniform(0.8, 1, 50), rng.uniform(0.85, 1, 50), rng.uniform(20, 40, 50)], 1)
+    xp = xm - np.array([0.1, 0.1, -20.0])
+    t0 = (85.0, 90.0, 97.0, -37.0)
+    hinge = lambda t: np.maximum(0, 1 - score_gm(xp, t) + score_gm(xm, t)).mean()
+    ties = lambda t: np.mean(score_gm(xp, t) == score_gm(xm, t))
+    assert ties(t0) == pytest.approx(0.46)
+    free = learn_gm(xp, xm, t0=t0, steps=300, lr=2.0, max_tie_rate=1.0)
+    assert ties(free["t"]) == 1.0 and free["loss"] == pytest.approx(1.0)
+    kept = learn_gm(xp, xm, t0=t0, steps=300, lr=2.0)
+    assert ties(kept["t"]) <= 0.5 and kept["train_tie_rate"] == pytest.approx(ties(kept["t"]))
+    assert kept["loss"] == pytest.approx(hinge(kept["t"])) and free["loss"] < kept["loss"] <= hinge(t0)
+    assert not kept["degenerate"]
+    # no iterate qualifies: the unconstrained minimiser, flagged
+    flagged = learn_gm(xp, xm, t0=t0, steps=300, lr=2.0, max_tie_rate=-1.0)
+    assert flagged["degenerate"] and flagged["loss"] == pytest.approx(free["loss"])
+
+
+def test_select_fit_prefers_the_lowest_non_degenerate_loss():
+    a, b, c = ({"loss": 0.9, "degenerate": True}, {"loss": 1.3, "degenerate": False},
+               {"loss": 1.1, "degenerate": False})
+    assert select_fit([a, b, c]) is c and select_fit([a, b]) is b
+    assert select_fit([a, {"loss": 0.95, "degenerate": True}]) is a
