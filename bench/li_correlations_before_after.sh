@@ -68,12 +68,17 @@ side before "$OLD"
 side after "$REPO"
 
 "$REPO/.venv/bin/python" - "$OUT" <<'EOF' | tee "$OUT/correlations.md"
-import sys
+import json, sys
 import pandas as pd
 out = sys.argv[1]
+for s in ("before", "after"):
+    lex = json.load(open(f"{out}/{s}/evaluators/style_lexicon.json"))
+    print(f"{s}: style lexicon {len(lex['0'])} + {len(lex['1'])} words; rated rewrites matched:",
+          json.load(open(f"{out}/{s}/match_report.json"))["rows_per_system"])
 b, a = (pd.read_csv(f"{out}/{s}/correlation.csv") for s in ("before", "after"))
 t = b.merge(a, on=["metric", "aspect", "level"], how="outer", suffixes=("_before", "_after"))
 t["diff"] = t["spearman_after"] - t["spearman_before"]
+t[["n_before", "n_after"]] = t[["n_before", "n_after"]].astype("Int64")
 t = t[["metric", "aspect", "level", "n_before", "n_after", "spearman_before", "spearman_after", "diff"]]
 for level in ("sentence", "system"):
     print(f"\n### Spearman, {level} level\n")
