@@ -9,7 +9,7 @@
 set -euo pipefail
 RES=$(realpath "$1"); OUT=$(realpath -m "${2:-/tmp/li_corr}"); BEFORE=0496811
 REPO=$(git rev-parse --show-toplevel); OLD=${OLD:-$OUT/old_code}  # the before code
-DATA_DIR=${DATA_DIR:-/work/shared/data}  # holds yelp/li/human_ratings and yelp/li/outputs
+DATA_DIR=$(realpath "${TST_DATA_DIR:-$REPO/../shared/data}")  # holds yelp/li/human_ratings and yelp/li/outputs
 mkdir -p "$OUT"
 [ -d "$OLD" ] || git -C "$REPO" worktree add --detach "$OLD" "$BEFORE"
 [ -e "$OLD/.venv" ] || ln -s "$(realpath "$REPO/.venv")" "$OLD/.venv"
