@@ -59,6 +59,7 @@ def test_corpus_bleu_varying_reference_counts_and_empty_hypothesis():
     r = corpus_bleu(HYPS, REFS)
     assert r.score == pytest.approx(BLEU_HAND, abs=1e-6)  # 63.93
     assert r.details["sys_len"] == 9 and r.details["ref_len"] == 11 and r.details["max_refs"] == 2
+    assert r.details["empty_hypotheses"] == 1 and "empty_hypotheses" in r.variant
     assert BLEU_PADDED - BLEU_HAND > 15  # 79.84 vs 63.93: the padding bug would show
     assert r.score != pytest.approx(BLEU_PADDED, abs=1e-3)
     # what padding with "" gives, through the same code: the value the test must not accept

@@ -30,7 +30,8 @@ from tst.io import InputError, read_lines
 from tst.metrics.base import MetricResult
 
 CORPUS_VARIANT = ("corpus BLEU-4, multi-bleu.perl-compatible (sacrebleu tokenize=none force=True, "
-                  "cased, no smoothing), tokenized text")
+                  "cased, no smoothing), tokenized text; an empty hypothesis adds no n-grams and no length, as "
+                  "in multi-bleu.perl, so emptying a wrong output can raise it (counted: empty_hypotheses)")
 
 
 def _line(s) -> str:
@@ -57,7 +58,7 @@ def corpus_bleu(outputs, references, name: str = "bleu_ref_corpus") -> MetricRes
     return MetricResult(name, CORPUS_VARIANT, float(res.score), [], True,
                         {"n": len(hyps), "precisions": [float(p) for p in res.precisions],
                          "bp": float(res.bp), "sys_len": int(res.sys_len), "ref_len": int(res.ref_len),
-                         "max_refs": k})
+                         "max_refs": k, "empty_hypotheses": sum(1 for h in hyps if not h.strip())})
 
 
 def _sentence(output, refs, fn) -> float:
