@@ -6,7 +6,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from conftest import planned_jobs
 
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
