@@ -241,6 +241,12 @@ def test_plot_marks_band_and_caveat(score_files):
     # M0 at ep2.0: mean dev Acc (0.86 + 0.90) / 2 = 0.88 -> x = 0.12; Sim = 1 - 0.5 * 0.88 = 0.56
     assert last.get_xdata()[0] == pytest.approx(0.12) and last.get_ydata()[0] == pytest.approx(0.56)
     assert ax1.get_xlabel() == "1 − Acc (error rate) ↓"
+    assert not [line for line in ax1.get_lines() if line.get_gid() == "a-target"]
+    plots.plt.close(fig)
+    # the tables' target Acc 0.8 as a dashed line at error rate 1 - 0.8 = 0.2
+    fig = plots.trajectory_figure(frame, info, colors, ["M0", "M2"], target_acc=0.8)
+    target = next(line for line in fig.axes[0].get_lines() if line.get_gid() == "a-target")
+    assert list(target.get_xdata()) == pytest.approx([0.2, 0.2]) and target.get_linestyle() == "--"
     plots.plt.close(fig)
     # robust: with two seeds, a band of ± sample sd; bin [46, 49]: M0 best Acc 0.86, 0.90 -> 0.88 ± 0.04/sqrt 2
     fig = plots.robust_figure(frame, info, colors, ["M0", "M2"], [40, 43, 46, 49])

@@ -77,7 +77,7 @@ def build_plots(score_paths, out_dir, report_config: dict | None = None,
     out_dir = Path(out_dir)
     figs = {
         "trajectories": plots.trajectory_figure(frame, info, colors, variants, s["acc_key"], s["sim_key"],
-                                                s["pp_key"]),
+                                                s["pp_key"], target_acc=s["target_acc"]),
         "robust": plots.robust_figure(frame, info, colors, variants, s["pp_bins"], s["pp_key"], s["acc_key"],
                                       s["robust_cp_key"]),
     }

@@ -81,9 +81,10 @@ def _has(frame: pd.DataFrame, info, *keys) -> list[str]:
 
 def trajectory_figure(frame: pd.DataFrame, info: dict[str, MetricInfo], colors: dict, variants=None,
                       acc_key: str = "acc", sim_key: str = "sim", pp_key: str = "pp_joint",
-                      split: str = "dev"):
+                      split: str = "dev", target_acc: float | None = None):
     """(a) Sim by 1 - Acc, (b) PP by Sim, on `split`: one curve per variant (mean over seeds),
-    consecutive markers half an epoch apart (Pang & Gimpel 2019, Fig. 1)."""
+    consecutive markers half an epoch apart (Pang & Gimpel 2019, Fig. 1). target_acc: a dashed line in (a)
+    at 1 - target_acc, where the tables select each seed's checkpoint."""
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.5))
     rows = ours(frame)
     rows = rows[rows["split"] == split]
@@ -110,6 +111,9 @@ def trajectory_figure(frame: pd.DataFrame, info: dict[str, MetricInfo], colors: 
                             ls="none", gid=f"{panel}-last-{v}")
                 ax.annotate(text, (x.iloc[i], c[yk].iloc[i]), textcoords="offset points", xytext=(4, -9),
                             fontsize=6, color=colors.get(v), fontweight="bold" if last else "normal")
+        if xk == acc_key and target_acc is not None:
+            ax.axvline(1.0 - target_acc, ls="--", lw=0.8, color="0.5", gid=f"{panel}-target",
+                       label=f"Acc = {target_acc:g} (tables)")
         ax.set_xlabel(_error_label(info, xk) if xk == acc_key else _label(info, xk), fontsize=8)
         ax.set_ylabel(_label(info, yk), fontsize=8)
         ax.legend(fontsize=7)
