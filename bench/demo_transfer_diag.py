@@ -93,19 +93,16 @@ def main():
             print(f"{name}: {time.perf_counter() - t0:.0f} s", file=sys.stderr)
         if args.no_analysis:
             continue
-        from tst.models.losses import z_probe
-        from tst.train.batching import pad_batch
         from tst.train.checkpoint import checkpoints, load_for_transfer
-        from tst.train.trainer import distinct_share
+        from tst.train.trainer import checkpoint_diagnostics
         for e, path in checkpoints(out / "checkpoints"):
             model, _ = load_for_transfer(path)
             outs = [read_sentences(out / "transfers" / f"dev.ep{e:.1f}.{t}.txt") for t in (0, 1)]
-            probe = np.mean([z_probe(model, *pad_batch([vocab.encode(s) for s in dev_s[t][:128]]), t)
-                             for t in (0, 1)])
+            diag = checkpoint_diagnostics(model, vocab, dev_s, outs, settings, None)
             acc = np.mean([p == 1 - t for t in (0, 1) for p in predict(outs[t])])
             sim = np.mean([unigram_f1(o, s) for t in (0, 1) for o, s in zip(outs[t], dev_s[t])])
-            print(json.dumps({"variant": name, "epoch": e, "dev_distinct": round(distinct_share(outs), 3),
-                              "z_probe": round(float(probe), 2), "acc_bow": round(float(acc), 3),
+            print(json.dumps({"variant": name, "epoch": e, "dev_distinct": round(float(diag["dev_distinct"]), 3),
+                              "z_probe": round(float(diag["z_probe"]), 2), "acc_bow": round(float(acc), 3),
                               "sim_unigram_f1": round(float(sim), 3)}), flush=True)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from tst.evaluators.embeddings import describe_embeddings
-from tst.metrics.base import MetricResult
+from tst.metrics.base import EMPTY_COS_RULE, EMPTY_OUTPUT_COS, MetricResult
 
 LEXICONS = {"vader": "VADER sentiment words (Fu: a positive/negative word dictionary, review data only)",
             "style_lexicon": "Mir et al.'s style-lexicon words (style_lexicon.json; not Fu's choice)",
@@ -19,11 +19,6 @@ LEXICONS = {"vader": "VADER sentiment words (Fu: a positive/negative word dictio
 def _filtered(lexicon_name: str, drop) -> str:
     what = LEXICONS.get(lexicon_name, f"{lexicon_name} lexicon")
     return f"{what}, {len(drop)} words removed" if drop else what
-
-
-EMPTY_OUTPUT_COS = -1.0  # an empty output's cosine: the worst possible value (ours; Fu et al. do not say)
-EMPTY_RULE = ("an empty output (no token) counts as cos -1, the worst value, so emitting empty lines cannot "
-              "raise the mean (ours); other pairs with no embedded token left on a side are undefined and left out")
 
 
 def _tokens(s) -> list[str]:
@@ -75,7 +70,7 @@ def content_preservation(sources, outputs, embeddings, style_words=frozenset(), 
         else:
             per.append(_cos(a, pooled_vector(_tokens(o), embeddings, drop)))
     variant = (f"Fu et al. 2018 eq. 18: mean cosine of [min;mean;max]-pooled word embeddings of source and "
-               f"output; {_filtered(lexicon_name, drop)}; {EMPTY_RULE}; {describe_embeddings(embeddings)}")
+               f"output; {_filtered(lexicon_name, drop)}; {EMPTY_COS_RULE}; {describe_embeddings(embeddings)}")
     return _result(name, variant, per, {"lexicon": lexicon_name,
                                         "n_empty_output": sum(1 for o in outputs if not _tokens(o))})
 

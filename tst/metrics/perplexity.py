@@ -30,7 +30,7 @@ def _result(name, variant, nll, lm_names) -> MetricResult:
     score = math.exp(total / count) if count else None
     return MetricResult(name, variant, score, per, False,
                         {"n": len(nll), "n_tokens": count, "total_nll": total, "lm": lm_names,
-                          "n_empty_output": sum(1 for x in nll if len(x) == 1)})
+                         "n_empty_output": sum(1 for x in nll if len(x) == 1)})
 
 
 def perplexity(sentences, lm, name: str = "pp_joint", lm_name: str = "joint") -> MetricResult:

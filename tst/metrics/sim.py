@@ -5,13 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from tst.evaluators.embeddings import describe_embeddings
-from tst.metrics.base import MetricResult
+from tst.metrics.base import EMPTY_COS_RULE, EMPTY_OUTPUT_COS, MetricResult
 
 VARIANT = ("mean over pairs of cos(v(source), v(output)), v(s) = sum_q idf(q) e(q) / sum_q idf(q) over "
-           "tokens with an embedding; idf(q) = log(|C| / |{s in C: q in s}|); an empty output (no token) "
-           "counts as cos -1, the worst value, so emitting empty lines cannot raise the mean (ours); other "
-           "pairs where either side has no embedded token are undefined and left out")  # + "; " + the embeddings (Pang & Gimpel: 300d GloVe)
-EMPTY_OUTPUT_COS = -1.0  # an empty output's cosine: the worst possible value
+           f"tokens with an embedding; idf(q) = log(|C| / |{{s in C: q in s}}|); {EMPTY_COS_RULE}")
+# + "; " + the embeddings (Pang & Gimpel: 300d GloVe)
 
 
 def _tokens(s) -> list[str]:

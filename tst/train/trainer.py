@@ -329,7 +329,7 @@ def train(settings: dict, variant: dict, vocab: Vocab, train_sents, dev_sents, o
                 checkpoint.save(checkpoint.path_of(ckpt_dir, e), model, opt_g, opt_d, step, e, vocab, cfg,
                                 lam, signature)
                 outs = _write_dev(model, vocab, dev_sents, dev_entities, cfg, device, tr_dir, e)
-                row.update(_diagnostics(model, vocab, dev_sents, outs, cfg, device))
+                row.update(checkpoint_diagnostics(model, vocab, dev_sents, outs, cfg, device))
                 writer.writerow(row)
                 f.flush()
                 means = " ".join(f"{k} {v / n_steps:.3f}" for k, v in sums.items())
@@ -363,7 +363,7 @@ def distinct_share(outputs) -> float:
     return len(set(flat)) / len(flat) if flat else float("nan")
 
 
-def _diagnostics(model, vocab, dev_sents, outputs, cfg, device) -> dict:
+def checkpoint_diagnostics(model, vocab, dev_sents, outputs, cfg, device) -> dict:
     """The checkpoint row's diagnostics: dev_distinct (distinct_share of the dev transfers) and z_probe
     (tst.models.losses.z_probe on the first dev_batch_size dev sentences of each style, averaged)."""
     probes = []
