@@ -28,7 +28,9 @@ rule train_transfer:
         mem_mb=TRANSFER_RESOURCES.get("mem_mb", 8000),
         runtime=TRANSFER_RESOURCES.get("runtime", 240),
     params:
-        settings=settings.transfer_settings(config),
+        settings=lambda w: variants.settings_read(
+            settings.transfer_settings(config), TABLE["variants"][w.variant]
+        ),
         variant=lookup(dpath="variants/{variant}", within=TABLE),
         min_count=lookup(
             dpath="datasets/{dataset}/vocab/min_count", within=config, default=1

@@ -292,3 +292,31 @@ def test_log_has_one_readable_line_per_half_epoch(tmp_path, caplog):
     assert f"step {half}, mean over {half} steps:" in lines[1]
     assert f"rec {rec_first:.3f}" in lines[1]
     assert f"dev_distinct {float(rows[-1]['dev_distinct']):.3f}" in lines[2]
+
+
+def test_settings_a_variant_does_not_read_leave_its_cache_key_and_training_unchanged(tmp_path, caplog):
+    from tst.train.checkpoint import run_signature
+    from tst.variants import settings_read
+
+    same_weights = lambda a, b: all(torch.equal(v, b.state_dict()[k]) for k, v in a.state_dict().items())
+    m0, m2 = {"lambda_adv": 1}, {"lambda_cyc": 5}
+    a = {**CFG, "cyc_start": 0.0, "cyc_ramp": 0.5, "gp_xi": 10.0, "adv2_decay": 0.5, "para_batch_size": 4}
+    b = {**CFG, "cyc_start": 1.0, "cyc_ramp": 2.0, "gp_xi": 1.0, "adv2_decay": 0.9, "para_batch_size": 8}
+    assert settings_read(a, m0) == CFG  # every gated key dropped: M0 has no cyc, WGAN-GP or paraphrase term
+    assert settings_read(a, m2) == {**CFG, "cyc_start": 0.0, "cyc_ramp": 0.5}
+    assert settings_read(a, M7) == a
+    vocab, train_s, _, _ = setup()
+    ids = [[vocab.encode(s) for s in train_s[t]] for t in (0, 1)]
+    assert run_signature(a, m0, vocab, ids, 3) == run_signature(b, m0, vocab, ids, 3)
+    assert run_signature(a, m2, vocab, ids, 3) != run_signature(b, m2, vocab, ids, 3)
+    # the claim behind dropping them: M0 trained under a and under b is the same model, weight for weight
+    assert same_weights(run(tmp_path / "a", variant=m0, cfg=a), run(tmp_path / "b", variant=m0, cfg=b))
+    # and a run of M0 stopped under a resumes under b (same signature): 3 steps + the rest = one run under b
+    run(tmp_path / "c", stop=3, variant=m0, cfg=a)
+    caplog.clear()
+    assert same_weights(run(tmp_path / "c", variant=m0, cfg=b), run(tmp_path / "b", variant=m0, cfg=b))
+    assert "from scratch" not in caplog.text
+    run(tmp_path / "d", stop=3, variant=m2, cfg=a)
+    caplog.clear()
+    run(tmp_path / "d", variant=m2, cfg=b)  # M2 reads the warm-up: its stale checkpoints go
+    assert "from scratch" in caplog.text

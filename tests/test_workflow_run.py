@@ -117,6 +117,37 @@ def test_moved_clone_and_touched_scripts_plan_nothing(finished_run, moved_clone)
     assert planned_jobs(result.stdout) == {}, result.stdout[-3000:]
 
 
+def test_touched_results_plan_nothing(finished_run, repo_root):
+    """File times alone make nothing stale, for files of any size: profiles/default raises Snakemake's
+    max-checksum-file-size (default 1MB), so a newer file whose recorded checksum matches is not "updated"."""
+    import os
+    import time
+
+    ds = finished_run / "results" / "demo"
+    touched = []
+    for folder, ahead in (("data", 120), ("evaluators", 60), ("models", 60)):  # newer than all they feed
+        for p in (ds / folder).rglob("*"):
+            if p.is_file():
+                os.utime(p, (time.time() + ahead, time.time() + ahead))
+                touched.append(p)
+    assert max(p.stat().st_size for p in touched) > 1_000_000  # one above Snakemake's default checksum limit
+    result = snakemake(finished_run, repo_root, "-n")
+    assert planned_jobs(result.stdout) == {}, result.stdout[-3000:]
+
+
+def test_warmup_setting_reruns_only_the_variant_with_a_cyclic_term(finished_run, repo_root, tmp_path):
+    """M0 has no cyclic term and never reads the lambda_cyc warm-up (tst.variants.settings_read): changing it
+    retrains M2 only."""
+    cfg = yaml.safe_load((finished_run / "config.yaml").read_text())
+    cfg["transfer"]["cyc_start"] = cfg["transfer"]["cyc_start"] + 0.5
+    overlay = tmp_path / "overlay.yaml"
+    overlay.write_text(yaml.safe_dump(cfg))
+    result = snakemake(finished_run, repo_root, "-n", "--configfile", str(overlay))
+    jobs = planned_jobs(result.stdout)
+    assert jobs["train_transfer"] == 1 and jobs["score_ours"] == 1, jobs
+    assert "variant=M2" in result.stdout and "variant=M0" not in result.stdout
+
+
 def test_metric_code_change_reruns_exactly_scores_and_reports(finished_run, moved_clone):
     bleu = moved_clone / "tst" / "metrics" / "bleu.py"
     bleu.write_text(bleu.read_text() + "\n# an edit\n")

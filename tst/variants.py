@@ -18,6 +18,13 @@ LAMBDAS = {"lambda_rec": 1.0, "lambda_para": 0.0, "lambda_cyc": 0.0, "lambda_lm"
 # LMs (eq. 6), Yu et al.'s attribute lists of the training sentences (§5.2).
 NEEDS = {"lambda_para": "paraphrase", "lambda_lm": "lm", "lambda_attr": "attributes"}
 
+# Training settings read only by a term whose weight is > 0 (tst.train.trainer: the lambda_cyc warm-up, the
+# WGAN-GP pair's decay and penalty, the paraphrase batch and sample). A variant with that weight 0 never reads
+# them, so they are not part of its cache key (the workflow's params) nor of its checkpoint signature:
+# changing the lambda_cyc warm-up retrains M2-M7, not M0.
+GATED_SETTINGS = {"lambda_cyc": ("cyc_start", "cyc_ramp"), "lambda_adv2": ("adv2_decay", "gp_xi"),
+                  "lambda_para": ("para_batch_size", "paraphrase_pairs")}
+
 
 def resolve(variant: dict) -> dict:
     """The variant with every lambda filled in and its model named (default cross_aligned)."""
@@ -27,6 +34,13 @@ def resolve(variant: dict) -> dict:
     out = {"model": variant.get("model", "cross_aligned"), **LAMBDAS}
     out.update({k: float(v) for k, v in variant.items() if k in LAMBDAS})
     return out
+
+
+def settings_read(settings: dict, variant: dict) -> dict:
+    """The training settings a variant reads: `settings` minus the GATED_SETTINGS of its zero-weight terms."""
+    v = resolve(variant)
+    unread = {k for lam, keys in GATED_SETTINGS.items() if v[lam] == 0 for k in keys}
+    return {k: val for k, val in settings.items() if k not in unread}
 
 
 def needs(variant: dict) -> list[str]:

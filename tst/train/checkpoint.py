@@ -17,7 +17,7 @@ import torch
 
 from tst.models.registry import build_model
 from tst.names import epoch_label, parse_checkpoint
-from tst.variants import resolve
+from tst.variants import resolve, settings_read
 from tst.vocab import Vocab
 
 log = logging.getLogger(__name__)
@@ -29,8 +29,8 @@ RESUMABLE_CHANGES = ("epochs", "dev_batch_size", "decode_extra")
 def run_signature(settings: dict, variant: dict, vocab: Vocab, ids, seed: int) -> str:
     """What a checkpoint must have been trained with to be resumed from: every other setting, the resolved
     variant (the model and every lambda), the seed, the vocabulary and the training sentences (as ids), as
-    one SHA-256."""
-    fixed = {k: v for k, v in settings.items() if k not in RESUMABLE_CHANGES}
+    one SHA-256. Settings the variant does not read (tst.variants.settings_read) are left out."""
+    fixed = {k: v for k, v in settings_read(settings, variant).items() if k not in RESUMABLE_CHANGES}
     blob = json.dumps([fixed, resolve(variant), seed, list(vocab.itos), ids], sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()
 
