@@ -77,6 +77,18 @@ def test_gradient_penalty_interpolates_per_instance():
     assert L.gradient_penalty(critic, real, fake, 10.0, eps).item() == pytest.approx(expected, rel=1e-6)
 
 
+def test_gradient_penalty_at_the_transferred_states_as_eq7_is_printed():
+    # f(h) = 0.5 |h|^2: gradient at h~ is h~ itself -> norms |h~| = 5 and 2, whatever real and eps are
+    critic = lambda h: 0.5 * (h ** 2).sum(dim=(1, 2))
+    real, fake = torch.ones(2, 1, 2), torch.tensor([[[3.0, 4.0]], [[0.0, 2.0]]])
+    expected = 10 * np.mean((np.array([5.0, 2.0]) - 1) ** 2)  # 85
+    assert L.gradient_penalty(critic, real, fake, 10.0, at="fake").item() == pytest.approx(expected, rel=1e-6)
+    assert L.wgan_critic_loss(critic, real, fake, 10.0, at="fake").item() == pytest.approx(
+        (12.5 + 2.0) / 2 - 1.0 + expected, rel=1e-6)
+    with pytest.raises(ValueError, match="gp_at 'mid'"):
+        L.gradient_penalty(critic, real, fake, at="mid")
+
+
 class ToyLM(nn.Module):
     """forward_soft(p) = p @ M: next-token logits depend on the last input distribution only."""
 

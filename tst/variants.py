@@ -22,7 +22,7 @@ NEEDS = {"lambda_para": "paraphrase", "lambda_lm": "lm", "lambda_attr": "attribu
 # WGAN-GP pair's decay and penalty, the paraphrase batch and sample). A variant with that weight 0 never reads
 # them, so they are not part of its cache key (the workflow's params) nor of its checkpoint signature:
 # changing the lambda_cyc warm-up retrains M2-M7, not M0.
-GATED_SETTINGS = {"lambda_cyc": ("cyc_start", "cyc_ramp"), "lambda_adv2": ("adv2_decay", "gp_xi"),
+GATED_SETTINGS = {"lambda_cyc": ("cyc_start", "cyc_ramp"), "lambda_adv2": ("adv2_decay", "gp_xi", "gp_at"),
                   "lambda_para": ("para_batch_size", "paraphrase_pairs")}
 
 

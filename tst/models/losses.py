@@ -31,22 +31,32 @@ def gan_g_loss(d_real: torch.Tensor, d_fake: torch.Tensor) -> torch.Tensor:
     return -gan_d_loss(d_real, d_fake)
 
 
+GP_POINTS = ("interpolates", "fake")
+
+
 def gradient_penalty(critic, real: torch.Tensor, fake: torch.Tensor, xi: float = 10.0,
-                     eps: torch.Tensor | None = None) -> torch.Tensor:
-    """Eq. 7's penalty xi * mean (||grad_h^ D'(h^)||_2 - 1)^2 at h^ = eps h + (1 - eps) h~,
-    eps ~ U[0, 1] drawn per instance."""
-    if eps is None:
-        eps = torch.rand(real.size(0), *([1] * (real.dim() - 1)), device=real.device, dtype=real.dtype)
-    mixed = (eps * real + (1 - eps) * fake).requires_grad_(True)
+                     eps: torch.Tensor | None = None, at: str = "interpolates") -> torch.Tensor:
+    """The WGAN-GP penalty xi * mean (||grad_h^ D'(h^)||_2 - 1)^2. at="fake": h^ = h~, the transferred states,
+    as eq. 7 of Pang & Gimpel is printed; at="interpolates": h^ = eps h + (1 - eps) h~ with eps ~ U[0, 1] per
+    instance, Gulrajani et al.'s (2017) WGAN-GP, which P&G cite through the WGAN framework."""
+    if at not in GP_POINTS:
+        raise ValueError(f"gp_at {at!r}: one of {', '.join(GP_POINTS)}")
+    if at == "fake":
+        mixed = fake.detach().clone().requires_grad_(True)
+    else:
+        if eps is None:
+            eps = torch.rand(real.size(0), *([1] * (real.dim() - 1)), device=real.device, dtype=real.dtype)
+        mixed = (eps * real + (1 - eps) * fake).requires_grad_(True)
     (grad,) = torch.autograd.grad(critic(mixed).float().sum(), mixed, create_graph=True)
     norm = grad.float().flatten(1).norm(dim=1)
     return xi * ((norm - 1) ** 2).mean()
 
 
-def wgan_critic_loss(critic, real: torch.Tensor, fake: torch.Tensor, xi: float = 10.0) -> torch.Tensor:
-    """Eq. 7 for D'_t: mean D'(h~) - mean D'(h) + gradient penalty."""
+def wgan_critic_loss(critic, real: torch.Tensor, fake: torch.Tensor, xi: float = 10.0,
+                     at: str = "interpolates") -> torch.Tensor:
+    """Eq. 7 for D'_t: mean D'(h~) - mean D'(h) + gradient penalty (at: gradient_penalty)."""
     return (critic(fake).float().mean() - critic(real).float().mean()
-            + gradient_penalty(critic, real, fake, xi))
+            + gradient_penalty(critic, real, fake, xi, at=at))
 
 
 def wgan_g_loss(critic, real: torch.Tensor, fake: torch.Tensor) -> torch.Tensor:

@@ -52,6 +52,9 @@ DEFAULTS = {
     "cyc_start": 1.0, "cyc_ramp": 1.0,
     "adv_threshold": 1.2,  # Shen et al.: adversarial term only while both D losses < 1.2 (null: always)
     "gp_xi": 10.0, "adv2_decay": 0.5,  # eq. 7's xi; lambda_6 = lambda_adv2 * adv2_decay^epoch
+    # where eq. 7's gradient penalty is taken: interpolates (Gulrajani et al.'s WGAN-GP) | fake (h~, eq. 7 as
+    # printed); P&G's code is not released
+    "gp_at": "interpolates",
     "cls_hidden": 64,  # Fu et al.'s adversarial MLP classifier
     "para_batch_size": 64, "dev_batch_size": 128, "decode_extra": 5,
     "precision": "auto",  # auto: bf16 autocast on CUDA, fp32 on CPU | bf16 | fp32
@@ -167,7 +170,7 @@ def train_step(model, opt_g, opt_d, b0, b1, lam: dict, cfg: dict, epoch: int, st
         if l_adv2 > 0:
             for t in (0, 1):
                 d_terms[f"d2_{t}"] = L.wgan_critic_loss(model.disc2[t], h_real[t].detach(),
-                                                        h_fake[1 - t].detach(), cfg["gp_xi"])
+                                                        h_fake[1 - t].detach(), cfg["gp_xi"], cfg["gp_at"])
     if d_terms:
         _check_finite(step, {**terms, **d_terms})
         opt_d.zero_grad(set_to_none=True)
