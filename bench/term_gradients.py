@@ -22,9 +22,8 @@ import torch
 from tst.io import read_sentences
 from tst.models.registry import build_model
 from tst.train.batching import epoch_plan
-from tst.train.checkpoint import load, variant_of
+from tst.train.checkpoint import load, model_from_checkpoint, variant_of
 from tst.train.trainer import train_step, with_defaults
-from tst.vocab import Vocab
 
 
 class Recorder:
@@ -71,13 +70,11 @@ def main():
     args = ap.parse_args()
     torch.set_num_threads(1)
     ck = load(args.checkpoint)
-    vocab = Vocab(ck["vocab"][4:])
-    lam = variant_of(ck)
-    cfg = with_defaults({k: v for k, v in ck["config"].items()})
-    torch.manual_seed(args.seed)
-    model = build_model(ck["config"], len(vocab), lam)
-    if not args.init:
-        model.load_state_dict(ck["model"])
+    model, vocab = model_from_checkpoint(ck)
+    lam, cfg = variant_of(ck), with_defaults(ck["config"])
+    if args.init:
+        torch.manual_seed(args.seed)
+        model = build_model(ck["config"], len(vocab), lam)
     ids = [[vocab.encode(s) for s in read_sentences(Path(args.data_dir) / f"train.{t}.txt")] for t in (0, 1)]
     plan = epoch_plan([len(s) for s in ids[0]], [len(s) for s in ids[1]], cfg["batch_size"], args.seed, 0)
     batches = [([ids[0][i] for i in i0], [ids[1][i] for i in i1]) for i0, i1 in plan[:args.batches]]

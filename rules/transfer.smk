@@ -28,8 +28,8 @@ rule train_transfer:
         mem_mb=TRANSFER_RESOURCES.get("mem_mb", 8000),
         runtime=TRANSFER_RESOURCES.get("runtime", 240),
     params:
-        settings=lambda w: variants.settings_read(
-            settings.transfer_settings(config), TABLE["variants"][w.variant]
+        settings=lambda w: settings.transfer_settings(
+            config, TABLE["variants"][w.variant]
         ),
         variant=lookup(dpath="variants/{variant}", within=TABLE),
         min_count=lookup(

@@ -4,9 +4,11 @@ the jobs that read it."""
 
 import copy
 import json
+import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -120,9 +122,6 @@ def test_moved_clone_and_touched_scripts_plan_nothing(finished_run, moved_clone)
 def test_touched_results_plan_nothing(finished_run, repo_root):
     """File times alone make nothing stale, for files of any size: profiles/default raises Snakemake's
     max-checksum-file-size (default 1MB), so a newer file whose recorded checksum matches is not "updated"."""
-    import os
-    import time
-
     ds = finished_run / "results" / "demo"
     touched = []
     for folder, ahead in (("data", 120), ("evaluators", 60), ("models", 60)):  # newer than all they feed

@@ -95,9 +95,11 @@ def _check_transfer(tr: dict, datasets: dict, run: list) -> None:
 
 # ---- settings each stage reads ----
 
-def transfer_settings(config: dict) -> dict:
-    """The `transfer` section minus the workflow keys: what tst.train.trainer reads."""
-    return {k: v for k, v in (config.get("transfer") or {}).items() if k not in TRANSFER_WORKFLOW_KEYS}
+def transfer_settings(config: dict, variant: dict | None = None) -> dict:
+    """The `transfer` section minus the workflow keys: what tst.train.trainer reads; with a variant, also minus
+    the settings that variant never reads (tst.variants.settings_read)."""
+    out = {k: v for k, v in (config.get("transfer") or {}).items() if k not in TRANSFER_WORKFLOW_KEYS}
+    return out if variant is None else variants.settings_read(out, variant)
 
 
 def checkpoints(config: dict) -> list[str]:
