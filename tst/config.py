@@ -121,10 +121,11 @@ def trained_datasets(config: dict) -> list[str]:
 
 def evaluator_settings(config: dict, section: str, dataset: str) -> dict:
     """Model + training settings of one evaluator section; the vocabulary min_count defaults to the dataset's,
-    the device to evaluators.device."""
+    the device to evaluators.device, the precision to evaluators.precision."""
     ev = config.get("evaluators") or {}
     ds = (config.get("datasets") or {})[dataset]
-    out = {"min_count": (ds.get("vocab") or {}).get("min_count", 1), **(ev.get(section) or {})}
+    out = {"min_count": (ds.get("vocab") or {}).get("min_count", 1), "precision": ev.get("precision", "auto"),
+           **(ev.get(section) or {})}
     if ev.get("device"):
         out["device"] = ev["device"]
     return out
@@ -194,8 +195,10 @@ def naturalness_settings(config: dict, kind: str) -> dict:
     nat = ev.get("naturalness") or {}
     out = {k: v for k, v in nat.items() if k not in (*names.NATURALNESS_KINDS, "split", "checkpoint")}
     out.update(nat.get(kind) or {})
-    if kind == "nn" and ev.get("device"):
-        out["device"] = ev["device"]
+    if kind == "nn":
+        out["precision"] = ev.get("precision", "auto")
+        if ev.get("device"):
+            out["device"] = ev["device"]
     return out
 
 

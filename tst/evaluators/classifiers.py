@@ -102,7 +102,7 @@ def train_classifier(train: list[list[str]], train_labels, dev: list[list[str]],
             "state_dict": cpu_state_dict(model),
             "metrics": {"dev_accuracy": history["best_dev"], "n_train": len(ids), "n_dev": len(dev),
                         "n_params": sum(p.numel() for p in model.parameters()),
-                        "epochs": history["epochs"]}}
+                        "epochs": history["epochs"], "precision": history["precision"]}}
 
 
 def classifier_from_checkpoint(ckpt: dict, device: torch.device | None = None) -> Classifier:

@@ -84,7 +84,7 @@ def train_lm(train: list[list[str]], dev: list[list[str]], vocab: Vocab, model_c
             "state_dict": cpu_state_dict(model),
             "metrics": {"dev_perplexity": history["best_dev"], "n_train": len(ids), "n_dev": len(dev),
                         "n_params": sum(p.numel() for p in model.parameters()),
-                        "epochs": history["epochs"]}}
+                        "epochs": history["epochs"], "precision": history["precision"]}}
 
 
 def lm_from_checkpoint(ckpt: dict, device: torch.device | None = None) -> LanguageModel:

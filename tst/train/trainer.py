@@ -21,7 +21,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from tst.device import pick_device
+from tst.device import pick_device, use_bf16
 from tst.io import read_jsonl, read_sentences, write_json
 from tst.joblock import job_lock
 from tst.models import losses as L
@@ -91,13 +91,6 @@ def check_variant(variant: dict, **given) -> dict:
     if missing:
         raise ValueError(f"transfer variant {variant}: {'; '.join(missing)}, which was not given")
     return v
-
-
-def use_bf16(precision: str, device: torch.device) -> bool:
-    """Mixed precision (bf16 autocast; losses and optimizer state stay fp32) for `precision` on `device`."""
-    if precision not in ("auto", "bf16", "fp32"):
-        raise ValueError(f"transfer.precision must be auto, bf16 or fp32, not {precision!r}")
-    return precision == "bf16" or (precision == "auto" and device.type == "cuda")
 
 
 def cyc_factor(step: int, steps_per_epoch: int, start: float, ramp: float) -> float:
