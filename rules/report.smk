@@ -26,6 +26,7 @@ rule report_tables:
         settings=config.get("report") or {},
         gm_t=config["score"].get("gm_t"),
         variants=TRANSFER.get("run_variants") or [],
+        warmups=settings.cycle_warmups(config),
         code=code("report_tables.py"),
     script:
         "../scripts/report_tables.py"

@@ -106,3 +106,21 @@ def test_dataset_settings_reach_only_the_jobs_that_read_them(repo_root):
     assert settings.corpus_settings({"datasets": {"demo": more}}, "demo") == before
     changed = {**demo, "length": {"min_words": 2, "max_words": 15}}
     assert settings.corpus_settings({"datasets": {"demo": changed}}, "demo") != before
+
+
+def test_cycle_warm_up_of_each_run_variant():
+    # a checkpoint at epoch <= cyc_start was trained with lambda_cyc 0 (trainer.cyc_factor: 0 while the epochs done
+    # before an update are < cyc_start); variants without the cyclic term have no warm-up
+    m2 = {"model": "cross_aligned", "lambda_cyc": 5}
+    assert variants.cycle_off_until({"cyc_start": 1.5}, m2) == 1.5
+    assert variants.cycle_off_until({}, m2) == variants.CYC_WARMUP_DEFAULTS["cyc_start"] == 1.0
+    assert variants.cycle_off_until({"cyc_start": 1.5}, {"model": "cross_aligned"}) is None
+    config = {"transfer": {"cyc_start": 0.25, "run_variants": ["M0", "M2", "multi_decoder"],
+                           "variants": {"M0": {"model": "cross_aligned"}, "M2": m2, "M6": m2,
+                                        "multi_decoder": {"model": "multi_decoder"}}}}
+    assert settings.cycle_warmups(config) == {"M2": 0.25}  # M6 is not run
+    from tst.train.trainer import DEFAULTS, cyc_factor
+    assert DEFAULTS["cyc_start"] == variants.CYC_WARMUP_DEFAULTS["cyc_start"]
+    # the last update of the ep1.5 checkpoint (steps_per_epoch 10: update 15) has factor 0 under cyc_start 1.5,
+    # the first update after it does not
+    assert cyc_factor(15, 10, 1.5, 1.5) == 0.0 and cyc_factor(17, 10, 1.5, 1.5) > 0

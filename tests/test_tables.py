@@ -53,10 +53,11 @@ def test_pang_gimpel_shape_and_values(built):
     assert md_header(built / "pang_gimpel.md") == ["Model", "Acc ↑", "Sim ↑", "PP ↓", "GM ↑", "seeds", "checkpoint"]
     pg = pd.read_csv(built / "pang_gimpel.csv")
     assert list(pg.columns) == ["model", "acc", "acc_sd", "sim", "sim_sd", "pp_joint", "pp_joint_sd", "gm", "gm_sd",
-                                "seeds", "checkpoint", "dev_acc", "off_target"]
+                                "seeds", "checkpoint", "dev_acc", "off_target", "before_cycle"]
     assert kinds(pg) == {"model": "str", "acc": "float", "acc_sd": "float", "sim": "float", "sim_sd": "float",
                          "pp_joint": "float", "pp_joint_sd": "float", "gm": "float", "gm_sd": "float",
-                         "seeds": "int", "checkpoint": "str", "dev_acc": "float", "off_target": "bool"}
+                         "seeds": "int", "checkpoint": "str", "dev_acc": "float", "off_target": "bool",
+                         "before_cycle": "bool"}
     m0, m2 = pg.to_dict("records")
     # M0: seed1 ep1.5 (dev 0.79), seed2 ep1.0 (dev 0.78) -> test Acc 0.80, 0.79: mean 0.795, sd 0.01 / sqrt 2
     assert (m0["model"], m0["seeds"], m0["checkpoint"], m0["off_target"]) == ("M0", 2, "ep1.5;ep1.0", False)
@@ -75,6 +76,28 @@ def test_pang_gimpel_shape_and_values(built):
     assert "| M0 | 0.795 ± 0.007 | 0.607 ± 0.004 | 45.7 ± 0.1 | 7.85 ± 0.07 | 2 | ep1.5 (0.790), ep1.0 (0.780) |" in md
     assert "| M2 † |" in md and "- Acc ↑: style CNN, share of outputs classified as the target style" in md
     assert "STI" not in md  # every other metric is in metrics_all
+
+
+@pytest.mark.parametrize("until, marked", [(2.0, True), (1.5, False)])
+def test_rows_inside_the_cycle_warm_up_are_marked(score_files, tmp_path, until, marked):  # noqa: F811
+    # M2 selects ep2.0 for both seeds (as above): inside a warm-up that keeps lambda_cyc 0 up to epoch 2.0, past
+    # one that ends at 1.5. M0 has no cyclic term (not in warmups) and is never marked.
+    frame, info = build.load_scores(score_files)
+    warmups = {"M2": until}
+    pg = tables.pang_gimpel_table(frame, info, 0.80, 0.02, ["M0", "M2"], warmups=warmups)
+    assert pg.data["before_cycle"].tolist() == [False, marked]
+    assert [r[0] for r in pg.rows] == ["M0", "M2 †" + (" ‡" if marked else "")]
+    note = [n for n in pg.notes if n.startswith("‡")]
+    expected = (f"‡ at least one seed's selected checkpoint lies in the λ_cyc warm-up (M2 ≤ ep{until:g}; ours, "
+                "transfer.cyc_start), where λ_cyc is still 0: that model has not yet been trained with the cyclic "
+                "loss (eq. 4), so the row is its variant without eq. 4 (for M2: M0, same seed).")
+    assert note == ([expected] if marked else [])
+    sbs = tables.side_by_side_table(frame, info, 0.80, 0.02, ["M0", "M2"], warmups=warmups)
+    assert sbs.columns[-1] == "M2 †" + (" ‡" if marked else "") and sbs.columns[-2] == "M0"
+    # Table 6 at target 0.80: the same selection (M2 at ep2.0 for both seeds)
+    bleu = tables.bleu_ref_table(frame, info, [0.80], 0.02, ["M0", "M2"], warmups=warmups)
+    ours = bleu.data[bleu.data["kind"] == "ours"]
+    assert ours["before_cycle"].tolist() == [False, marked]
 
 
 def test_bleu_ref_rows(built):

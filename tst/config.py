@@ -102,6 +102,18 @@ def transfer_settings(config: dict, variant: dict | None = None) -> dict:
     return out if variant is None else variants.settings_read(out, variant)
 
 
+def cycle_warmups(config: dict) -> dict[str, float]:
+    """Per run variant with a cyclic term: the epoch up to which its lambda_cyc is 0 (tst.variants.cycle_off_until);
+    the tables mark a row whose selected checkpoint lies in it."""
+    tr = config.get("transfer") or {}
+    out = {}
+    for name in tr.get("run_variants") or []:
+        until = variants.cycle_off_until(transfer_settings(config), tr["variants"][name])
+        if until is not None:
+            out[name] = until
+    return out
+
+
 def checkpoints(config: dict) -> list[str]:
     """Half-epoch checkpoint labels of our models (config transfer.epochs)."""
     return names.checkpoint_labels((config.get("transfer") or {}).get("epochs", 20))

@@ -22,6 +22,9 @@ NEEDS = {"lambda_para": "paraphrase", "lambda_lm": "lm", "lambda_attr": "attribu
 # WGAN-GP pair's decay and penalty, the paraphrase batch and sample). A variant with that weight 0 never reads
 # them, so they are not part of its cache key (the workflow's params) nor of its checkpoint signature:
 # changing the lambda_cyc warm-up retrains M2-M7, not M0.
+# Ours (neither paper): lambda_cyc is 0 for cyc_start epochs, then rises linearly to full over cyc_ramp epochs
+# (tst.train.trainer.cyc_factor); the trainer's defaults.
+CYC_WARMUP_DEFAULTS = {"cyc_start": 1.0, "cyc_ramp": 1.0}
 GATED_SETTINGS = {"lambda_cyc": ("cyc_start", "cyc_ramp"), "lambda_adv2": ("adv2_decay", "gp_xi", "gp_at"),
                   "lambda_para": ("para_batch_size", "paraphrase_pairs")}
 
@@ -41,6 +44,14 @@ def settings_read(settings: dict, variant: dict) -> dict:
     v = resolve(variant)
     unread = {k for lam, keys in GATED_SETTINGS.items() if v[lam] == 0 for k in keys}
     return {k: val for k, val in settings.items() if k not in unread}
+
+
+def cycle_off_until(settings: dict, variant: dict) -> float | None:
+    """The epoch up to which a variant's lambda_cyc is still 0 (the warm-up): a checkpoint at or before it was
+    trained without eq. 4, as its variant minus the cyclic term. None for a variant without the cyclic term."""
+    if resolve(variant)["lambda_cyc"] == 0:
+        return None
+    return float(settings.get("cyc_start", CYC_WARMUP_DEFAULTS["cyc_start"]))
 
 
 def needs(variant: dict) -> list[str]:

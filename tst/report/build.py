@@ -45,17 +45,19 @@ def settings(report_config: dict | None) -> dict:
 
 
 def build_tables(score_paths, out_dir, report_config: dict | None = None, variants: list[str] | None = None,
-                 correlation_csv=None, aggregate_json=None, gm_t=None) -> list[Path]:
+                 correlation_csv=None, aggregate_json=None, gm_t=None, warmups: dict | None = None) -> list[Path]:
     """Write results/{dataset}/tables/{name}.{csv,md,tex,html} for every name in TABLES. gm_t: when given, GM is
-    recomputed from each score file's corpus Acc, Sim and PP with these thresholds (see load_scores)."""
+    recomputed from each score file's corpus Acc, Sim and PP with these thresholds (see load_scores); warmups:
+    variant -> the epoch up to which its lambda_cyc is 0 (tst.config.cycle_warmups), marked ‡ in the tables."""
     s = settings(report_config)
     frame, info = load_scores(score_paths, gm_t)
     out = [
         tables.pang_gimpel_table(frame, info, s["target_acc"], s["tolerance"], variants, s["acc_key"],
-                                 s["sim_key"], s["pp_key"], s["gm_key"]),
+                                 s["sim_key"], s["pp_key"], s["gm_key"], warmups=warmups),
         tables.bleu_ref_table(frame, info, s["bleu_acc_targets"], s["tolerance"], variants, s["bleu_key"],
-                              s["acc_key"]),
-        tables.side_by_side_table(frame, info, s["target_acc"], s["tolerance"], variants, s["acc_key"]),
+                              s["acc_key"], warmups=warmups),
+        tables.side_by_side_table(frame, info, s["target_acc"], s["tolerance"], variants, s["acc_key"],
+                                  warmups=warmups),
         tables.human_correlation_table(tables.read_correlations(correlation_csv), info),
         tables.aggregation_table(read_json(aggregate_json) if aggregate_json and Path(aggregate_json).exists()
                                  else None),

@@ -61,7 +61,7 @@ def definitions(info: dict[str, MetricInfo], keys) -> list[str]:
 
 _TEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
         "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-        "↑": r"$\uparrow$", "↓": r"$\downarrow$", "±": r"$\pm$", "−": "$-$", "†": r"$\dagger$",
+        "↑": r"$\uparrow$", "↓": r"$\downarrow$", "±": r"$\pm$", "−": "$-$", "†": r"$\dagger$", "‡": r"$\ddagger$",
         "ρ": r"$\rho$", "τ": r"$\tau$", "×": r"$\times$", "α": r"$\alpha$", "≈": r"$\approx$",
         "…": r"\ldots{}", "–": "--", "—": "---", "·": r"$\cdot$", "≤": r"$\leq$", "≥": r"$\geq$"}
 
@@ -139,17 +139,21 @@ def _header(info: dict[str, MetricInfo], key: str) -> str:
 
 
 def _ours_summary(frame: pd.DataFrame, target: float, tolerance: float, keys: list[str], order: list[str],
-                  acc_key: str) -> tuple[list[dict], list[str]]:
+                  acc_key: str, warmups: dict[str, float] | None = None) -> tuple[list[dict], list[str]]:
     """Per variant: test scores of each seed's dev checkpoint closest to `target`, mean and sd over seeds
     (tst.report.select), with `seeds`, `checkpoint` (per seed, seed order, ';'-joined), `dev_acc` (mean),
-    `shown` (display text of the checkpoints) and `off_target`. Also: selected checkpoints without test scores."""
+    `shown` (display text of the checkpoints), `off_target` and `before_cycle`: some seed's checkpoint lies in
+    the variant's lambda_cyc warm-up (warmups: variant -> the epoch up to which lambda_cyc is 0,
+    tst.config.cycle_warmups). Also: selected checkpoints without test scores."""
     selection = select_checkpoints(frame, target, tolerance, acc_key)
     rows = selected_rows(frame, selection, "test")
     out = []
     for r in mean_sd_over_seeds(rows, keys, order).to_dict("records"):
         g = rows[rows["variant"] == r["variant"]].sort_values("seed")
+        until = (warmups or {}).get(r["variant"])
         out.append({**r, "seeds": int(r["n_seeds"]), "checkpoint": ";".join(str(c) for c in g["checkpoint"]),
                     "dev_acc": float(g["dev_acc"].astype(float).mean()), "off_target": not r["within"],
+                    "before_cycle": until is not None and bool((g["epoch"].astype(float) <= until).any()),
                     "shown": ", ".join(f"{c} ({a:.3f})" for c, a in zip(g["checkpoint"], g["dev_acc"]))})
     missing = sorted(set(selection["system"] + " " + selection["checkpoint"])
                      - set(rows["system"] + " " + rows["checkpoint"])) if len(selection) else []
@@ -160,24 +164,41 @@ def _metric_columns(keys: list[str]) -> list[str]:
     return [c for k in keys for c in (k, f"{k}_sd")]
 
 
+def _marks(r: dict) -> str:
+    """The display marks of one of our rows: † off the target Acc, ‡ inside the lambda_cyc warm-up."""
+    return (" †" if r.get("off_target") else "") + (" ‡" if r.get("before_cycle") else "")
+
+
+def _warmup_note(records: list[dict], warmups: dict[str, float] | None) -> list[str]:
+    hit = [r.get("variant") or r.get("model") for r in records if r.get("before_cycle")]
+    if not hit:
+        return []
+    until = ", ".join(f"{v} ≤ ep{warmups[v]:g}" for v in dict.fromkeys(hit))
+    return [(f"‡ at least one seed's selected checkpoint lies in the λ_cyc warm-up ({until}; ours, transfer.cyc_start), "
+             "where λ_cyc is still 0: that model has not yet been trained with the cyclic loss (eq. 4), so the row "
+             "is its variant without eq. 4 (for M2: M0, same seed).")]
+
+
 # ---- Pang & Gimpel Tables 2/3 ---------------------------------------------------------------------
 
 def pang_gimpel_table(frame: pd.DataFrame, info: dict[str, MetricInfo], target_acc: float, tolerance: float,
                       variants: list[str] | None = None, acc_key: str = "acc", sim_key: str = "sim",
-                      pp_key: str = "pp_joint", gm_key: str = "gm", name: str = "pang_gimpel") -> Table:
+                      pp_key: str = "pp_joint", gm_key: str = "gm", name: str = "pang_gimpel",
+                      warmups: dict[str, float] | None = None) -> Table:
     """Pang & Gimpel Tables 2/3: Model | Acc | Sim | PP | GM | seeds | checkpoint. Per variant and seed the
     dev checkpoint whose Acc is closest to target_acc; its test scores, mean ± sd over seeds. Every other
     metric is in the all-metrics table (side_by_side_table)."""
     keys = [acc_key, sim_key, pp_key, gm_key]
-    summary, missing = _ours_summary(frame, target_acc, tolerance, keys, variant_order(frame, variants), acc_key)
-    cols = ["model", *_metric_columns(keys), "seeds", "checkpoint", "dev_acc", "off_target"]
+    summary, missing = _ours_summary(frame, target_acc, tolerance, keys, variant_order(frame, variants), acc_key,
+                                     warmups)
+    cols = ["model", *_metric_columns(keys), "seeds", "checkpoint", "dev_acc", "off_target", "before_cycle"]
     data = pd.DataFrame([{c: r.get(c) if c != "model" else r["variant"] for c in cols} for r in summary],
                         columns=cols)
     acc = _header(info, acc_key).split(" ")[0]
     table = Table(name, f"Test scores at a nearly fixed {acc} (Pang & Gimpel 2019, Tables 2/3): mean ± sd over "
                   "seeds.", data, ["Model"] + [_header(info, k) for k in keys] + ["seeds", "checkpoint"])
     for r in summary:
-        table.rows.append([r["variant"] + (" †" if r["off_target"] else "")]
+        table.rows.append([r["variant"] + _marks(r)]
                           + [fmt_mean_sd(r[k], r[f"{k}_sd"], digits(k)) for k in keys] + [str(r["seeds"]), r["shown"]])
     table.notes = definitions(info, keys) + [f"{LABELS.get(k, k)}: not in these score files." for k in keys
                                              if k not in info]
@@ -186,6 +207,7 @@ def pang_gimpel_table(frame: pd.DataFrame, info: dict[str, MetricInfo], target_a
     if any(r["off_target"] for r in summary):
         table.notes.append(f"† no checkpoint of at least one seed came within ± {tolerance:g} of {acc} "
                            f"{target_acc:g}: the row is not at the fixed {acc}.")
+    table.notes += _warmup_note(summary, warmups)
     if missing:
         table.notes.append(f"Selected on dev but without test scores (left out): {', '.join(missing)}.")
     if not summary:
@@ -202,13 +224,14 @@ def _external_order(systems) -> list[str]:
 
 def bleu_ref_table(frame: pd.DataFrame, info: dict[str, MetricInfo], acc_targets: list[float],
                    tolerance: float = 0.02, variants: list[str] | None = None, bleu_key: str = "bleu_ref_corpus",
-                   acc_key: str = "acc", name: str = "bleu_ref") -> Table:
+                   acc_key: str = "acc", name: str = "bleu_ref", warmups: dict[str, float] | None = None) -> Table:
     """Pang & Gimpel Table 6: BLEU against the human references and Acc on the same test sentences. Rows:
     the published systems, the untransferred input, then one row per model x Acc target (the dev checkpoint
     of each seed closest to the target; mean ± sd over seeds). The human references are not a row: they
     would be scored against themselves."""
     keys = [bleu_key, acc_key]
-    cols = ["model", "kind", "target_acc", "seeds", "checkpoint", "dev_acc", "off_target", *_metric_columns(keys)]
+    cols = ["model", "kind", "target_acc", "seeds", "checkpoint", "dev_acc", "off_target", "before_cycle",
+            *_metric_columns(keys)]
     bleu, acc = _header(info, bleu_key), _header(info, acc_key)
     caption = (f"{bleu.split(' ')[0]} between the test outputs and the human references, {acc.split(' ')[0]} on "
                "the same sentences (Pang & Gimpel 2019, Table 6): our models at the dev checkpoints closest to "
@@ -227,18 +250,18 @@ def bleu_ref_table(frame: pd.DataFrame, info: dict[str, MetricInfo], acc_targets
             label = "untransferred" if system == "source" else system
             records.append({"model": label, "kind": "untransferred" if system == "source" else "published",
                             "target_acc": float("nan"), "seeds": 0, "checkpoint": str(r["checkpoint"]),
-                            "dev_acc": float("nan"), "off_target": False, **{k: r.get(k, float("nan")) for k in keys},
+                            "dev_acc": float("nan"), "off_target": False, "before_cycle": False,
+                            **{k: r.get(k, float("nan")) for k in keys},
                             **{f"{k}_sd": float("nan") for k in keys}, "shown": str(r["checkpoint"])})
     order = variant_order(frame, variants)
     ours = []
     for t in acc_targets:
-        summary, _ = _ours_summary(frame, t, tolerance, keys, order, acc_key)
+        summary, _ = _ours_summary(frame, t, tolerance, keys, order, acc_key, warmups)
         ours += [{**r, "model": r["variant"], "kind": "ours", "target_acc": float(t)} for r in summary]
     records += sorted(ours, key=lambda r: (order.index(r["model"]), r["target_acc"]))
     table.data = pd.DataFrame([{c: r.get(c) for c in cols} for r in records], columns=cols)
     for r in records:
-        off = " †" if r["off_target"] else ""
-        table.rows.append([r["model"] + off, "" if r["kind"] != "ours" else f"{r['target_acc']:g}", r["shown"],
+        table.rows.append([r["model"] + _marks(r), "" if r["kind"] != "ours" else f"{r['target_acc']:g}", r["shown"],
                            str(r["seeds"]) if r["kind"] == "ours" else "",
                            *(fmt_mean_sd(r[k], r[f"{k}_sd"], digits(k)) for k in keys)])
     table.notes = definitions(info, keys) + [
@@ -246,6 +269,7 @@ def bleu_ref_table(frame: pd.DataFrame, info: dict[str, MetricInfo], acc_targets
          "checkpoint can be closest to two targets. seeds 0: an external system's outputs, scored once.")]
     if any(r["off_target"] for r in records):
         table.notes.append(f"† some seed has no dev checkpoint within ± {tolerance:g} of the target.")
+    table.notes += _warmup_note(records, warmups)
     if left_out:
         table.notes.append(f"Not a row: {', '.join(left_out)} (the human references, BLEU 100 against themselves).")
     return table
@@ -255,12 +279,12 @@ def bleu_ref_table(frame: pd.DataFrame, info: dict[str, MetricInfo], acc_targets
 
 def side_by_side_table(frame: pd.DataFrame, info: dict[str, MetricInfo], target_acc: float, tolerance: float,
                        variants: list[str] | None = None, acc_key: str = "acc",
-                       name: str = "metrics_all") -> Table:
+                       name: str = "metrics_all", warmups: dict[str, float] | None = None) -> Table:
     """Every system x every metric on the test split: external systems as scored, our variants at the
     checkpoint selected as in pang_gimpel_table (mean ± sd over seeds). CSV: a row per system; display:
     a row per metric, a column per system."""
     keys = list(info)
-    cols = ["system", "kind", "seeds", "checkpoint", "off_target", *_metric_columns(keys)]
+    cols = ["system", "kind", "seeds", "checkpoint", "off_target", "before_cycle", *_metric_columns(keys)]
     records = []
     ext = external(frame)
     ext = ext[ext["split"] == "test"]
@@ -270,11 +294,12 @@ def side_by_side_table(frame: pd.DataFrame, info: dict[str, MetricInfo], target_
                             "kind": "untransferred" if system == "source" else
                             "references" if system in REFERENCE_SYSTEMS else "published",
                             "seeds": 0, "checkpoint": str(r["checkpoint"]), "off_target": False,
-                            **{k: r.get(k) for k in keys}, **{f"{k}_sd": float("nan") for k in keys}})
-    summary, _ = _ours_summary(frame, target_acc, tolerance, keys, variant_order(frame, variants), acc_key)
+                            "before_cycle": False, **{k: r.get(k) for k in keys}, **{f"{k}_sd": float("nan") for k in keys}})
+    summary, _ = _ours_summary(frame, target_acc, tolerance, keys, variant_order(frame, variants), acc_key,
+                               warmups)
     records += [{**r, "system": r["variant"], "kind": "ours"} for r in summary]
     data = pd.DataFrame([{c: r.get(c) for c in cols} for r in records], columns=cols)
-    systems = [r["system"] + (" †" if r["off_target"] else "") for r in records]
+    systems = [r["system"] + _marks(r) for r in records]
     table = Table(name, f"Every system under every metric on the test set (Yu et al. 2021, Table 2 shape); our "
                   f"models at the dev checkpoint closest to Acc {target_acc:g}, mean ± sd over seeds.", data,
                   ["Metric", *systems])
@@ -288,6 +313,7 @@ def side_by_side_table(frame: pd.DataFrame, info: dict[str, MetricInfo], target_
                            "compare them with themselves.")
     if any(r["off_target"] for r in records):
         table.notes.append(f"† not within ± {tolerance:g} of the target Acc for every seed.")
+    table.notes += _warmup_note(summary, warmups)
     if not records:
         table.empty = "No test scores in these score files."
     return table

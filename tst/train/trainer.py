@@ -31,7 +31,7 @@ from tst.train import checkpoint
 from tst.train.batching import epoch_plan, pad_batch, steps_per_epoch
 from tst.train.paraphrase import load_paraphrases
 from tst.train.transfer import per_style, transfer_sentences, unmasked_path, write_transfers
-from tst.variants import NEEDS, needs, problems, resolve
+from tst.variants import CYC_WARMUP_DEFAULTS, NEEDS, needs, problems, resolve
 from tst.vocab import Vocab
 
 log = logging.getLogger(__name__)
@@ -49,7 +49,7 @@ DEFAULTS = {
     "soft_decoding": "gumbel",  # gumbel: softmax((v + g) / gamma), Shen et al.'s code | softmax: softmax(v / gamma), their text
     # Ours (neither paper): lambda_cyc is 0 until cyc_start epochs, then rises linearly to full over cyc_ramp epochs.
     # With full lambda_cyc from the first update G learns to ignore z while transfers are near-identical strings.
-    "cyc_start": 1.0, "cyc_ramp": 1.0,
+    **CYC_WARMUP_DEFAULTS,
     "adv_threshold": 1.2,  # Shen et al.: adversarial term only while both D losses < 1.2 (null: always)
     "gp_xi": 10.0, "adv2_decay": 0.5,  # eq. 7's xi; lambda_6 = lambda_adv2 * adv2_decay^epoch
     # where eq. 7's gradient penalty is taken: interpolates (Gulrajani et al.'s WGAN-GP) | fake (h~, eq. 7 as
