@@ -320,3 +320,28 @@ def test_settings_a_variant_does_not_read_leave_its_cache_key_and_training_uncha
     caplog.clear()
     run(tmp_path / "d", variant=m2, cfg=b)  # M2 reads the warm-up: its stale checkpoints go
     assert "from scratch" in caplog.text
+
+
+def test_a_rerun_under_other_training_code_trains_afresh(tmp_path, monkeypatch, caplog):
+    # the workflow reruns train_transfer when the training code changes (params.code); the trainer must then not
+    # finish the old code's run from its checkpoints: the code hash is part of the run signature
+    import logging
+
+    from tst.train import trainer
+    caplog.set_level(logging.INFO, logger="tst.train")
+    monkeypatch.setattr(trainer, "TRAINING_CODE", "code A")
+    run(tmp_path / "a", stop=5)  # 4 steps per epoch: ep0.5 and ep1.0 (steps 2, 4) written, stopped at step 5
+    run(tmp_path / "a", stop=6)  # same code: resumes from ep1.0
+    assert "starting at step 4" in caplog.text and "training from scratch" not in caplog.text
+    caplog.clear()
+    monkeypatch.setattr(trainer, "TRAINING_CODE", "code B")
+    run(tmp_path / "a")
+    assert "starting at step 0" in caplog.text and "or code; training from scratch" in caplog.text
+    ck = torch.load(tmp_path / "a" / "checkpoints" / "ep0.5.pt", weights_only=True)
+    vocab, train_s, _, _ = setup()
+    from tst.train.checkpoint import run_signature
+    from tst.train.trainer import with_defaults
+    from tst.variants import resolve
+    ids = [[vocab.encode(s) for s in train_s[t]] for t in (0, 1)]
+    assert ck["signature"] == run_signature(with_defaults(CFG), resolve(M7), vocab, ids, 3, "code B")
+    assert ck["signature"] != run_signature(with_defaults(CFG), resolve(M7), vocab, ids, 3, "code A")

@@ -26,12 +26,14 @@ log = logging.getLogger(__name__)
 RESUMABLE_CHANGES = ("epochs", "dev_batch_size", "decode_extra")
 
 
-def run_signature(settings: dict, variant: dict, vocab: Vocab, ids, seed: int) -> str:
+def run_signature(settings: dict, variant: dict, vocab: Vocab, ids, seed: int, code: str = "") -> str:
     """What a checkpoint must have been trained with to be resumed from: every other setting, the resolved
-    variant (the model and every lambda), the seed, the vocabulary and the training sentences (as ids), as
-    one SHA-256. Settings the variant does not read (tst.variants.settings_read) are left out."""
+    variant (the model and every lambda), the seed, the vocabulary, the training sentences (as ids) and the
+    training code (code: its tst.codehash, tst.train.trainer.TRAINING_CODE), as one SHA-256. Settings the variant
+    does not read (tst.variants.settings_read) are left out. With the code in it, a job that reruns because its
+    code changed trains afresh instead of finishing the old code's run."""
     fixed = {k: v for k, v in settings_read(settings, variant).items() if k not in RESUMABLE_CHANGES}
-    blob = json.dumps([fixed, resolve(variant), seed, list(vocab.itos), ids], sort_keys=True)
+    blob = json.dumps([fixed, resolve(variant), seed, list(vocab.itos), ids, code], sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
@@ -82,14 +84,14 @@ def load(path, device=None) -> dict:
 
 def resume(ckpt_dir, signature: str, model, opt_g, opt_d, device=None) -> int:
     """Load the latest checkpoint of ckpt_dir into model, optimizers and the torch RNG when it has
-    `signature`; returns its step (0 when there is none). Checkpoints of another run (other settings, data or
-    vocabulary) are removed, so the run trains from scratch."""
+    `signature`; returns its step (0 when there is none). Checkpoints of another run (other settings, data,
+    vocabulary or code) are removed, so the run trains from scratch."""
     last = latest(ckpt_dir)
     if last is None:
         return 0
     ck = load(last, device)
     if ck.get("signature") != signature:
-        log.warning("%s: checkpoints of a run with other settings, data or vocabulary; training from scratch "
+        log.warning("%s: checkpoints of a run with other settings, data, vocabulary or code; training from scratch "
                     "(the stale ep*.pt files are removed)", ckpt_dir)
         for _, path in checkpoints(ckpt_dir):
             path.unlink()

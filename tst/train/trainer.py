@@ -21,6 +21,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from tst.codehash import code_hash
 from tst.device import pick_device, use_bf16
 from tst.io import read_jsonl, read_sentences, write_json
 from tst.joblock import job_lock
@@ -59,6 +60,9 @@ DEFAULTS = {
     "para_batch_size": 64, "dev_batch_size": 128, "decode_extra": 5,
     "precision": "auto",  # auto: bf16 autocast on CUDA, fp32 on CPU | bf16 | fp32
 }
+# The training code (this module and every tst module it imports, tst.codehash): part of the run signature, so
+# checkpoints written by other code are never resumed from.
+TRAINING_CODE = code_hash(Path(__file__))
 TERMS = ["total", "rec", "adv", "adv2", "cyc", "para", "lm", "attr", "d0", "d1", "d2_0", "d2_1"]
 # Written at the half-epoch checkpoint rows only: the effective lambda_cyc is on every row.
 DIAGNOSTICS = ["dev_distinct", "z_probe"]
@@ -282,7 +286,7 @@ def train(settings: dict, variant: dict, vocab: Vocab, train_sents, dev_sents, o
     spe = steps_per_epoch(len(ids[0]), len(ids[1]), cfg["batch_size"])
     total_steps = cfg["epochs"] * spe
 
-    signature = checkpoint.run_signature(cfg, lam, vocab, ids, seed)
+    signature = checkpoint.run_signature(cfg, lam, vocab, ids, seed, TRAINING_CODE)
     step = checkpoint.resume(ckpt_dir, signature, model, opt_g, opt_d, device)
     _backfill_dev_transfers(ckpt_dir, tr_dir, vocab, dev_sents, dev_entities, cfg, device)
     csv_path = out / "losses.csv"
