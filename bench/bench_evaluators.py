@@ -53,8 +53,15 @@ def main() -> None:
         runs = []
         for precision in args.precision:
             model = copy.deepcopy(base)
-            runs.append({"precision": precision, "model": model, "times": [], "losses": [],
-                         "opt": torch.optim.Adam(model.parameters(), 1e-3)})
+            runs.append(
+                {
+                    "precision": precision,
+                    "model": model,
+                    "times": [],
+                    "losses": [],
+                    "opt": torch.optim.Adam(model.parameters(), 1e-3),
+                }
+            )
 
         def loss(model, name=name):
             out = model(ids)
@@ -88,13 +95,25 @@ def main() -> None:
                     model(ids)
 
             t_train = float(np.mean(r["times"]))
-            print(json.dumps({"model": name, "precision": r["precision"], "device": str(device),
-                              "threads": args.threads, "batch": args.batch, "len": args.len, "vocab": args.vocab,
-                              "params": sum(p.numel() for p in model.parameters()),
-                              "train_per_s": round(unit / t_train, 1),
-                              "infer_per_s": round(unit / timed(infer, device, args.repeats), 1),
-                              "last_loss": round(r["losses"][-1], 4), "unit": "tokens" if name == "gru_lm" else "sentences"}),
-                  flush=True)
+            print(
+                json.dumps(
+                    {
+                        "model": name,
+                        "precision": r["precision"],
+                        "device": str(device),
+                        "threads": args.threads,
+                        "batch": args.batch,
+                        "len": args.len,
+                        "vocab": args.vocab,
+                        "params": sum(p.numel() for p in model.parameters()),
+                        "train_per_s": round(unit / t_train, 1),
+                        "infer_per_s": round(unit / timed(infer, device, args.repeats), 1),
+                        "last_loss": round(r["losses"][-1], 4),
+                        "unit": "tokens" if name == "gru_lm" else "sentences",
+                    }
+                ),
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -43,11 +43,21 @@ def main(argv=None) -> None:
             docs = backend.annotate(sentences, parse=True, ner=False)
             best = min(best, time.perf_counter() - t0)
             best_cpu = min(best_cpu, time.process_time() - c0)
-        print(json.dumps({"batch_size": bs, "components": backend.components(parse=True, ner=False),
-                          "sentences": len(sentences), "tokens": n_tokens, "seconds": round(best, 3),
-                          "sentences_per_s": round(len(sentences) / best), "tokens_per_s": round(n_tokens / best),
-                          "cpu_seconds": round(best_cpu, 3),
-                          "sentences_per_cpu_s": round(len(sentences) / best_cpu)}))
+        print(
+            json.dumps(
+                {
+                    "batch_size": bs,
+                    "components": backend.components(parse=True, ner=False),
+                    "sentences": len(sentences),
+                    "tokens": n_tokens,
+                    "seconds": round(best, 3),
+                    "sentences_per_s": round(len(sentences) / best),
+                    "tokens_per_s": round(n_tokens / best),
+                    "cpu_seconds": round(best_cpu, 3),
+                    "sentences_per_cpu_s": round(len(sentences) / best_cpu),
+                }
+            )
+        )
     records = [doc_to_record(d) for d in docs]
     t0 = time.perf_counter()
     for r in records:

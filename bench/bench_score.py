@@ -106,10 +106,18 @@ def main() -> None:
     for kind in ("corpus", "sentence"):
         timed(f"bleu_self_{kind}", lambda kind=kind: bleu.self_bleu(sources, outputs, kind))
         timed(f"bleu_ref_{kind}", lambda kind=kind: bleu.ref_bleu(outputs, refs, kind))
-    timed("cp (glove, vader)", lambda: content_preservation.content_preservation(
-        sources, outputs, glove, vader, lexicon_name="vader"))
-    timed("cp_random", lambda: content_preservation.random_pair_content_preservation(
-        sources, outputs, glove, vader, lexicon_name="vader"))
+    timed(
+        "cp (glove, vader)",
+        lambda: content_preservation.content_preservation(
+            sources, outputs, glove, vader, lexicon_name="vader"
+        ),
+    )
+    timed(
+        "cp_random",
+        lambda: content_preservation.random_pair_content_preservation(
+            sources, outputs, glove, vader, lexicon_name="vader"
+        ),
+    )
     for mode in ("masked", "removed"):
         _, dt = timed(f"wmd_{mode} (glove)", lambda mode=mode: wmd.wmd(sources, outputs, glove, vader, mode))
         print(f"{'':24s} {len(outputs) / dt:9.0f} pairs/s")

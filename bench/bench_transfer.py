@@ -32,8 +32,11 @@ from tst.train.trainer import DEFAULTS, train_step, with_defaults
 from tst.variants import resolve
 from tst.vocab import Vocab
 
-VARIANTS = {"M0": {}, "M2": {"lambda_cyc": 5}, "M7": {"lambda_cyc": 5, "lambda_para": 0.2, "lambda_lm": 1e-3,
-                                                    "lambda_adv2": 1}}
+VARIANTS = {
+    "M0": {},
+    "M2": {"lambda_cyc": 5},
+    "M7": {"lambda_cyc": 5, "lambda_para": 0.2, "lambda_lm": 1e-3, "lambda_adv2": 1},
+}
 YELP_STEPS = -(-268_000 // 64)
 
 
@@ -42,8 +45,16 @@ def demo_settings() -> dict:
     return with_defaults(transfer_settings(config))
 
 
-def bench(variant: str, device: torch.device, steps: int, sents, vocab, precisions=("fp32",),
-          cfg: dict | None = None, seed: int = 0) -> list[dict]:
+def bench(
+    variant: str,
+    device: torch.device,
+    steps: int,
+    sents,
+    vocab,
+    precisions=("fp32",),
+    cfg: dict | None = None,
+    seed: int = 0,
+) -> list[dict]:
     """One model per precision from the same initialization, their steps interleaved on the same batches
     (fp32 step k, bf16 step k, ...): paired timings that share whatever else loads the machine."""
     cfg = dict(cfg or DEFAULTS)
@@ -54,8 +65,17 @@ def bench(variant: str, device: torch.device, steps: int, sents, vocab, precisio
         model = build_model(cfg, len(vocab), lam).to(device)
         opt_g = torch.optim.Adam(model.generator_parameters(), lr=cfg["lr"], betas=tuple(cfg["betas"]))
         opt_d = torch.optim.Adam(model.discriminator_parameters(), lr=cfg["lr"], betas=tuple(cfg["betas"]))
-        runs.append({"precision": precision, "model": model, "opt": (opt_g, opt_d), "times": [], "rec": [],
-                     "total": [], "rng": torch.get_rng_state()})
+        runs.append(
+            {
+                "precision": precision,
+                "model": model,
+                "opt": (opt_g, opt_d),
+                "times": [],
+                "rec": [],
+                "total": [],
+                "rng": torch.get_rng_state(),
+            }
+        )
     lms = [GRULanguageModel(len(vocab), 128, 256).to(device).eval() for _ in (0, 1)]
     ids = [[vocab.encode(s) for s in sents[t]] for t in (0, 1)]
     para = [[(ids[t][i], ids[t][i + 1]) for i in range(0, 2000, 2)] for t in (0, 1)]
@@ -68,8 +88,21 @@ def bench(variant: str, device: torch.device, steps: int, sents, vocab, precisio
             torch.set_rng_state(r["rng"])  # each run draws its own dropout / Gumbel noise stream
             sync(device)
             t0 = time.perf_counter()
-            terms = train_step(r["model"], *r["opt"], b0, b1, lam, cfg, 0, k + 1, 0, para, lms, device,
-                               r["precision"] == "bf16")
+            terms = train_step(
+                r["model"],
+                *r["opt"],
+                b0,
+                b1,
+                lam,
+                cfg,
+                0,
+                k + 1,
+                0,
+                para,
+                lms,
+                device,
+                r["precision"] == "bf16",
+            )
             sync(device)
             r["rng"] = torch.get_rng_state()
             if k >= 2:
@@ -81,11 +114,23 @@ def bench(variant: str, device: torch.device, steps: int, sents, vocab, precisio
     out = []
     for r in runs:
         sec = float(np.sum(r["times"]))
-        out.append({"variant": variant, "precision": r["precision"], "seed": seed, "device": str(device),
-                    "steps": steps, "sec_per_step": sec / steps, "median_sec_per_step": float(np.median(r["times"])),
-                    "rec_last": r["rec"][-1], "mean_rec": float(np.mean(r["rec"])),
-                    "mean_total": float(np.mean(r["total"])), "tokens_per_s": float(np.sum(tokens)) / sec,
-                    "yelp_epoch_min_est": sec / steps * YELP_STEPS / 60, "vocab": len(vocab)})
+        out.append(
+            {
+                "variant": variant,
+                "precision": r["precision"],
+                "seed": seed,
+                "device": str(device),
+                "steps": steps,
+                "sec_per_step": sec / steps,
+                "median_sec_per_step": float(np.median(r["times"])),
+                "rec_last": r["rec"][-1],
+                "mean_rec": float(np.mean(r["rec"])),
+                "mean_total": float(np.mean(r["total"])),
+                "tokens_per_s": float(np.sum(tokens)) / sec,
+                "yelp_epoch_min_est": sec / steps * YELP_STEPS / 60,
+                "vocab": len(vocab),
+            }
+        )
     return out
 
 
@@ -105,14 +150,19 @@ def main() -> None:
         torch.set_num_threads(args.threads)
     if args.demo_corpus:
         from tst.data.demo import generate_demo
+
         sents = [[s.split() for s in generate_demo()["sentences"][t]] for t in (0, 1)]
         vocab = Vocab.build(sents[0] + sents[1])
     else:
-        sents = [[s for s in read_sentences(f"{args.data}/sentiment.dev.{t}") if len(s) <= 15] for t in (0, 1)]
+        sents = [
+            [s for s in read_sentences(f"{args.data}/sentiment.dev.{t}") if len(s) <= 15] for t in (0, 1)
+        ]
         vocab = Vocab.build(sents[0] + sents[1], min_count=5)  # about Shen et al.'s Yelp vocabulary size
     cfg = demo_settings() if args.dims == "demo" else dict(DEFAULTS)
     for v in args.variants:
-        for out in bench(v, torch.device(args.device), args.steps, sents, vocab, args.precision, cfg, args.seed):
+        for out in bench(
+            v, torch.device(args.device), args.steps, sents, vocab, args.precision, cfg, args.seed
+        ):
             print(json.dumps({"dims": args.dims, **out}), flush=True)
 
 

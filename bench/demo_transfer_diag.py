@@ -36,12 +36,13 @@ def split(sents, seed=0):
     s = list(sents)
     random.Random(seed).shuffle(s)
     n = len(s) // 10
-    return s[2 * n:], s[:n]
+    return s[2 * n :], s[:n]
 
 
 def bow_classifier(train_s):
     from sklearn.feature_extraction.text import CountVectorizer
     from sklearn.linear_model import LogisticRegression
+
     vec = CountVectorizer(token_pattern=r"\S+", binary=True)
     X = vec.fit_transform([" ".join(s) for t in (0, 1) for s in train_s[t]])
     y = [t for t in (0, 1) for _ in train_s[t]]
@@ -88,22 +89,42 @@ def main():
         out = Path(args.out) / name
         if not args.no_train:
             t0 = time.perf_counter()
-            train(settings, config["transfer"]["variants"][name], vocab, train_s, dev_s, out, args.seed,
-                  device="cpu", progress=False)
+            train(
+                settings,
+                config["transfer"]["variants"][name],
+                vocab,
+                train_s,
+                dev_s,
+                out,
+                args.seed,
+                device="cpu",
+                progress=False,
+            )
             print(f"{name}: {time.perf_counter() - t0:.0f} s", file=sys.stderr)
         if args.no_analysis:
             continue
         from tst.train.checkpoint import checkpoints, load_for_transfer
         from tst.train.trainer import checkpoint_diagnostics
+
         for e, path in checkpoints(out / "checkpoints"):
             model, _ = load_for_transfer(path)
             outs = [read_sentences(out / "transfers" / f"dev.ep{e:.1f}.{t}.txt") for t in (0, 1)]
             diag = checkpoint_diagnostics(model, vocab, dev_s, outs, settings, None)
             acc = np.mean([p == 1 - t for t in (0, 1) for p in predict(outs[t])])
             sim = np.mean([unigram_f1(o, s) for t in (0, 1) for o, s in zip(outs[t], dev_s[t])])
-            print(json.dumps({"variant": name, "epoch": e, "dev_distinct": round(float(diag["dev_distinct"]), 3),
-                              "z_probe": round(float(diag["z_probe"]), 2), "acc_bow": round(float(acc), 3),
-                              "sim_unigram_f1": round(float(sim), 3)}), flush=True)
+            print(
+                json.dumps(
+                    {
+                        "variant": name,
+                        "epoch": e,
+                        "dev_distinct": round(float(diag["dev_distinct"]), 3),
+                        "z_probe": round(float(diag["z_probe"]), 2),
+                        "acc_bow": round(float(acc), 3),
+                        "sim_unigram_f1": round(float(sim), 3),
+                    }
+                ),
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

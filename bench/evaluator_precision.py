@@ -34,31 +34,59 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
-    cfg = {**yaml.safe_load((ROOT / "config.yaml").read_text())["evaluators"][args.kind], "seed": args.seed,
-           "precision": args.precision, "device": "cpu"}
+    cfg = {
+        **yaml.safe_load((ROOT / "config.yaml").read_text())["evaluators"][args.kind],
+        "seed": args.seed,
+        "precision": args.precision,
+        "device": "cpu",
+    }
     train = [read_sentences(f"{args.data}/train.{t}.txt") for t in (0, 1)]
     dev = [read_sentences(f"{args.data}/dev.{t}.txt") for t in (0, 1)]
     vocab = Vocab.load(f"{args.data}/vocab.txt", cfg.get("min_count", 1))
     t0 = time.perf_counter()
     if args.kind == "lm":
         keys = language_model.MODEL_KEYS
-        ckpt = language_model.train_lm(train[0] + train[1], dev[0] + dev[1], vocab,
-                                       {k: v for k, v in cfg.items() if k in keys},
-                                       {k: v for k, v in cfg.items() if k not in keys}, log=lambda *a: None)
+        ckpt = language_model.train_lm(
+            train[0] + train[1],
+            dev[0] + dev[1],
+            vocab,
+            {k: v for k, v in cfg.items() if k in keys},
+            {k: v for k, v in cfg.items() if k not in keys},
+            log=lambda *a: None,
+        )
         score = "dev_perplexity"
     else:
         kind = classifiers.KIND_ALIASES[args.kind]
         keys = classifiers.MODEL_KEYS[kind]
-        ckpt = classifiers.train_classifier(train[0] + train[1], [0] * len(train[0]) + [1] * len(train[1]),
-                                            dev[0] + dev[1], [0] * len(dev[0]) + [1] * len(dev[1]), vocab, kind,
-                                            {k: v for k, v in cfg.items() if k in keys},
-                                            {k: v for k, v in cfg.items() if k not in keys}, log=lambda *a: None)
+        ckpt = classifiers.train_classifier(
+            train[0] + train[1],
+            [0] * len(train[0]) + [1] * len(train[1]),
+            dev[0] + dev[1],
+            [0] * len(dev[0]) + [1] * len(dev[1]),
+            vocab,
+            kind,
+            {k: v for k, v in cfg.items() if k in keys},
+            {k: v for k, v in cfg.items() if k not in keys},
+            log=lambda *a: None,
+        )
         score = "dev_accuracy"
     m = ckpt["metrics"]
-    print(json.dumps({"data": args.data, "kind": args.kind, "precision": m["precision"], "seed": args.seed,
-                      "n_train": m["n_train"], "vocab": len(vocab), "wall_s": round(time.perf_counter() - t0, 1),
-                      "dev_by_epoch": [round(e["dev"], 4) for e in m["epochs"]], score: round(m[score], 4)}),
-          flush=True)
+    print(
+        json.dumps(
+            {
+                "data": args.data,
+                "kind": args.kind,
+                "precision": m["precision"],
+                "seed": args.seed,
+                "n_train": m["n_train"],
+                "vocab": len(vocab),
+                "wall_s": round(time.perf_counter() - t0, 1),
+                "dev_by_epoch": [round(e["dev"], 4) for e in m["epochs"]],
+                score: round(m[score], 4),
+            }
+        ),
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

@@ -35,16 +35,23 @@ def labelled(data: Path, split: str) -> tuple[list[str], list[int]]:
 def main(root: Path) -> None:
     train, y = labelled(root / "data", "train")
     dev, dev_y = labelled(root / "data", "dev")
-    print(f"train {len(train)}, dev {len(dev)}, dev majority share {max(dev_y.count(0), dev_y.count(1)) / len(dev_y):.3f}")
+    print(
+        f"train {len(train)}, dev {len(dev)}, dev majority share {max(dev_y.count(0), dev_y.count(1)) / len(dev_y):.3f}"
+    )
     cnn = root / "evaluators" / "style_cnn.pt"
     if cnn.exists():
-        print(f"style CNN (recorded dev accuracy): {torch.load(cnn, weights_only=True)['metrics']['dev_accuracy']:.3f}")
+        print(
+            f"style CNN (recorded dev accuracy): {torch.load(cnn, weights_only=True)['metrics']['dev_accuracy']:.3f}"
+        )
     w = TfidfVectorizer(token_pattern=r"\S+", ngram_range=(1, 2), sublinear_tf=True)
     c = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), sublinear_tf=True, min_df=2)
     xw, xc = w.fit_transform(train), c.fit_transform(train)
     dw, dc = w.transform(dev), c.transform(dev)
-    for name, x, d in [("words 1-2", xw, dw), ("chars 2-5", xc, dc),
-                       ("both", hstack([xw, xc]).tocsr(), hstack([dw, dc]).tocsr())]:
+    for name, x, d in [
+        ("words 1-2", xw, dw),
+        ("chars 2-5", xc, dc),
+        ("both", hstack([xw, xc]).tocsr(), hstack([dw, dc]).tocsr()),
+    ]:
         for C in (3, 10, 30):
             model = LogisticRegression(C=C, max_iter=2000).fit(x, y)
             print(f"tf-idf LR {name}, C={C}: dev accuracy {(model.predict(d) == dev_y).mean():.3f}")

@@ -63,8 +63,10 @@ def main() -> None:
 
     def autoencoder():
         with torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp):
-            loss = sum(L.nll(model.teacher_force(model.encode(tok, ln, t), t, tg)[1], tg).mean()
-                       for t, (tok, ln, tg) in enumerate(batch))
+            loss = sum(
+                L.nll(model.teacher_force(model.encode(tok, ln, t), t, tg)[1], tg).mean()
+                for t, (tok, ln, tg) in enumerate(batch)
+            )
         loss.backward()
 
     def soft_transfer():
@@ -78,10 +80,17 @@ def main() -> None:
     def step():
         train_step(model, opt_g, opt_d, b0, b1, lam, cfg, 0, 1, 0, device=device, amp=amp)
 
-    res = {"device": str(device), "bf16": amp, "compile": args.compile, "compile_s": compile_s, "vocab": len(vocab), "batch_len": T + 1,
-           "step_s": timed(step, device, args.steps),
-           "autoencoder_fwd_bwd_s": timed(autoencoder, device, args.steps),
-           "soft_transfer_fwd_bwd_s": timed(soft_transfer, device, args.steps)}
+    res = {
+        "device": str(device),
+        "bf16": amp,
+        "compile": args.compile,
+        "compile_s": compile_s,
+        "vocab": len(vocab),
+        "batch_len": T + 1,
+        "step_s": timed(step, device, args.steps),
+        "autoencoder_fwd_bwd_s": timed(autoencoder, device, args.steps),
+        "soft_transfer_fwd_bwd_s": timed(soft_transfer, device, args.steps),
+    }
     res["soft_share_of_step"] = res["soft_transfer_fwd_bwd_s"] / res["step_s"]
     print(json.dumps(res), flush=True)
 

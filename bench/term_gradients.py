@@ -38,7 +38,9 @@ class Recorder:
             p.grad = None
 
     def step(self):
-        sq = sum(float(p.grad.float().pow(2).sum()) for p in self.param_groups[0]["params"] if p.grad is not None)
+        sq = sum(
+            float(p.grad.float().pow(2).sum()) for p in self.param_groups[0]["params"] if p.grad is not None
+        )
         self.norms.append(math.sqrt(sq))
 
 
@@ -77,11 +79,21 @@ def main():
         model = build_model(ck["config"], len(vocab), lam)
     ids = [[vocab.encode(s) for s in read_sentences(Path(args.data_dir) / f"train.{t}.txt")] for t in (0, 1)]
     plan = epoch_plan([len(s) for s in ids[0]], [len(s) for s in ids[1]], cfg["batch_size"], args.seed, 0)
-    batches = [([ids[0][i] for i in i0], [ids[1][i] for i in i1]) for i0, i1 in plan[:args.batches]]
-    epoch = 0 if args.init else int(ck["epoch"] - 1e-9)  # the epoch the next update belongs to (lambda_6 decay)
+    batches = [([ids[0][i] for i in i0], [ids[1][i] for i in i1]) for i0, i1 in plan[: args.batches]]
+    epoch = (
+        0 if args.init else int(ck["epoch"] - 1e-9)
+    )  # the epoch the next update belongs to (lambda_6 decay)
     norms = term_gradients(model, lam, cfg, batches, epoch, args.seed)
-    print(json.dumps({"checkpoint": args.checkpoint, "init": args.init, "epoch": epoch,
-                      "grad_norm": {k: round(v, 3) for k, v in norms.items()}}))
+    print(
+        json.dumps(
+            {
+                "checkpoint": args.checkpoint,
+                "init": args.init,
+                "epoch": epoch,
+                "grad_norm": {k: round(v, 3) for k, v in norms.items()},
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -17,6 +17,14 @@ with log_to(sm.log[0]):
     n_ind = [len(r["independent"]) for r in records]
     n_dep = [len(r["dependent"]) for r in records]
     n = max(len(records), 1)
-    logging.getLogger("attributes").info(json.dumps({
-        "sentences": len(records), "mean_independent": sum(n_ind) / n, "mean_dependent": sum(n_dep) / n,
-        "empty_independent": n_ind.count(0), "empty_dependent": n_dep.count(0)}))
+    logging.getLogger("attributes").info(
+        json.dumps(
+            {
+                "sentences": len(records),
+                "mean_independent": sum(n_ind) / n,
+                "mean_dependent": sum(n_dep) / n,
+                "empty_independent": n_ind.count(0),
+                "empty_dependent": n_dep.count(0),
+            }
+        )
+    )

@@ -15,8 +15,12 @@ with log_to(sm.log[0]):
     sents = [s for p in sm.input.train for s in read_sentences(p)]
     if kind == "glove":  # the words of every split, so dev and test words have vectors too
         words = {t for p in [*sm.input.train, *sm.input.extra] for s in read_sentences(p) for t in s}
-        emb = load_glove(cfg.get("source"), vocab=words, member=cfg.get("member"),
-                         cache_dir=cfg.get("cache_dir", "resources/glove"))
+        emb = load_glove(
+            cfg.get("source"),
+            vocab=words,
+            member=cfg.get("member"),
+            cache_dir=cfg.get("cache_dir", "resources/glove"),
+        )
     else:
         if kind == "word2vec_masked":
             lexicon = read_json(sm.input.lexicon)

@@ -20,4 +20,8 @@ with log_to(sm.log[0]):
     # Pang 2019 §3: the classifier's style lexicon holds the corpus-specific names too; they are masked
     words = select_content_words(s0, s1, **{k: ccfg[k] for k in keys if k in ccfg})
     write_json(sm.output.content, {"words": words, **ccfg})
-    log.info(json.dumps({"style0_words": len(lex["0"]), "style1_words": len(lex["1"]), "content_words": len(words)}))
+    log.info(
+        json.dumps(
+            {"style0_words": len(lex["0"]), "style1_words": len(lex["1"]), "content_words": len(words)}
+        )
+    )

@@ -11,9 +11,14 @@ from tst.logs import log_to
 
 sm = snakemake  # noqa: F821 (set by Snakemake)
 with log_to(sm.log[0]):
-    sources, outputs, counts = import_system(sm.params.spec, sm.params.dataset,
-                                             resolve_data_dir(sm.config.get("data_dir")), int(sm.wildcards.style),
-                                             sm.wildcards.dataset, sm.wildcards.system)
+    sources, outputs, counts = import_system(
+        sm.params.spec,
+        sm.params.dataset,
+        resolve_data_dir(sm.config.get("data_dir")),
+        int(sm.wildcards.style),
+        sm.wildcards.dataset,
+        sm.wildcards.system,
+    )
     write_lines(sm.output.outputs, outputs)
     write_lines(sm.output.sources, sources)
     logging.getLogger("import_system").info(json.dumps(counts))

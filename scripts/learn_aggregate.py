@@ -10,5 +10,7 @@ from tst.logs import log_to
 sm = snakemake  # noqa: F821 (set by Snakemake)
 with log_to(sm.log[0]):
     scores = dict(zip(sm.params.systems, sm.input.scores))
-    write_json(sm.output[0], learn_aggregate(sm.input.ratings, Path(sm.input.outputs[0]).parent, scores,
-                                             **sm.params.settings))
+    write_json(
+        sm.output[0],
+        learn_aggregate(sm.input.ratings, Path(sm.input.outputs[0]).parent, scores, **sm.params.settings),
+    )

@@ -22,7 +22,7 @@ with log_to(sm.log[0]):
     t0 = time.perf_counter()
     with open(out, "w", encoding="utf-8") as f:
         for start in range(0, len(sentences), CHUNK):
-            records = parse_records(backend, sentences[start:start + CHUNK])
+            records = parse_records(backend, sentences[start : start + CHUNK])
             f.writelines(json.dumps(rec, ensure_ascii=False) + "\n" for rec in records)
     dt = time.perf_counter() - t0
     logging.getLogger("parse").info("parsed %d sentences in %.1f s", len(sentences), dt)

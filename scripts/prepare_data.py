@@ -12,6 +12,13 @@ from tst.logs import log_to
 
 sm = snakemake  # noqa: F821 (set by Snakemake)
 with log_to(sm.log[0]):
-    report = prepare_dataset(sm.params.dataset, resolve_data_dir(sm.config.get("data_dir")),
-                             Path(sm.output[0]).parent, sm.params.nlp, sm.wildcards.dataset)
-    logging.getLogger("prepare_data").info("prepared %s: %s", sm.wildcards.dataset, json.dumps(report["splits"]))
+    report = prepare_dataset(
+        sm.params.dataset,
+        resolve_data_dir(sm.config.get("data_dir")),
+        Path(sm.output[0]).parent,
+        sm.params.nlp,
+        sm.wildcards.dataset,
+    )
+    logging.getLogger("prepare_data").info(
+        "prepared %s: %s", sm.wildcards.dataset, json.dumps(report["splits"])
+    )

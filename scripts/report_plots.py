@@ -9,5 +9,10 @@ from tst.report.build import build_plots
 
 sm = snakemake  # noqa: F821 (set by Snakemake)
 with log_to(sm.log[0]):
-    build_plots(sm.input.scores, Path(sm.output[0]).parent, sm.params.settings, sm.params.variants,
-                gm_t=sm.params.gm_t or DEFAULT_T)
+    build_plots(
+        sm.input.scores,
+        Path(sm.output[0]).parent,
+        sm.params.settings,
+        sm.params.variants,
+        gm_t=sm.params.gm_t or DEFAULT_T,
+    )

@@ -9,6 +9,13 @@ from tst.report.build import build_tables
 
 sm = snakemake  # noqa: F821 (set by Snakemake)
 with log_to(sm.log[0]):
-    build_tables(sm.input.scores, Path(sm.output[0]).parent, sm.params.settings, sm.params.variants,
-                 sm.input.get("correlations"), sm.input.get("aggregate"), gm_t=sm.params.gm_t or DEFAULT_T,
-                 warmups=sm.params.warmups)
+    build_tables(
+        sm.input.scores,
+        Path(sm.output[0]).parent,
+        sm.params.settings,
+        sm.params.variants,
+        sm.input.get("correlations"),
+        sm.input.get("aggregate"),
+        gm_t=sm.params.gm_t or DEFAULT_T,
+        warmups=sm.params.warmups,
+    )

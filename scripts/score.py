@@ -17,8 +17,16 @@ with log_to(sm.log[0]):
     json_out, tsv_out = ([o] if isinstance(o, str) else list(o) for o in (sm.output.json, sm.output.tsv))
     for i, (split, checkpoint) in enumerate(sm.params.runs):
         pair = slice(2 * i, 2 * i + 2)
-        score_files(evaluators, sm.input.sources[pair], sm.input.outputs[pair], [0, 1],
-                    references=sm.input.get("references", []) if split == "test" else [],
-                    lists=sm.input.get("lists", [])[pair], lists_text=sm.input.get("lists_text", [])[pair],
-                    meta=score_meta(w.dataset, system, split, checkpoint), options=sm.params.options,
-                    json_out=json_out[i], tsv_out=tsv_out[i])
+        score_files(
+            evaluators,
+            sm.input.sources[pair],
+            sm.input.outputs[pair],
+            [0, 1],
+            references=sm.input.get("references", []) if split == "test" else [],
+            lists=sm.input.get("lists", [])[pair],
+            lists_text=sm.input.get("lists_text", [])[pair],
+            meta=score_meta(w.dataset, system, split, checkpoint),
+            options=sm.params.options,
+            json_out=json_out[i],
+            tsv_out=tsv_out[i],
+        )

@@ -24,8 +24,14 @@ with log_to(sm.log[0]):
     if words:
         train, dev = mask_content_words(train, words), mask_content_words(dev, words)
     vocab = Vocab.load(sm.input.vocab, cfg.get("min_count", 1), cfg.get("max_vocab"))
-    ckpt = train_lm(train, dev, vocab, {k: v for k, v in cfg.items() if k in MODEL_KEYS},
-                    {k: v for k, v in cfg.items() if k not in MODEL_KEYS}, log=log.info)
+    ckpt = train_lm(
+        train,
+        dev,
+        vocab,
+        {k: v for k, v in cfg.items() if k in MODEL_KEYS},
+        {k: v for k, v in cfg.items() if k not in MODEL_KEYS},
+        log=log.info,
+    )
     if words:  # the loaded evaluator masks the same words before scoring
         ckpt["content_words"] = sorted(set(words))
     Path(sm.output[0]).parent.mkdir(parents=True, exist_ok=True)

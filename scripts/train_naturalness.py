@@ -30,22 +30,40 @@ def outputs_of(path):
 def inputs_of(path, n_outputs):
     lines = [line.split() for line in read_lines(path)]
     if len(lines) != n_outputs:
-        raise ValueError(f"{path}: {len(lines)} input lines but {n_outputs} outputs; the inputs must be "
-                         f"aligned line by line with the system's outputs")
+        raise ValueError(
+            f"{path}: {len(lines)} input lines but {n_outputs} outputs; the inputs must be "
+            f"aligned line by line with the system's outputs"
+        )
     return lines
 
 
 def train(kind, human, generated, cfg, seed):
     dev_fraction = cfg.get("dev_fraction", 0.1)
     if kind == "lr":
-        model = train_naturalness_lr(human, generated, C=cfg.get("C", 1.0), dev_fraction=dev_fraction, seed=seed,
-                                     min_count=cfg.get("min_count", 1))
+        model = train_naturalness_lr(
+            human,
+            generated,
+            C=cfg.get("C", 1.0),
+            dev_fraction=dev_fraction,
+            seed=seed,
+            min_count=cfg.get("min_count", 1),
+        )
         return model, model.metrics
     model_keys = ("emb_dim", "hidden_dim", "widths", "n_filters", "dropout")
-    model = train_naturalness_cnn(human, generated, {k: v for k, v in cfg.items() if k in model_keys},
-                                  {k: v for k, v in cfg.items() if k not in model_keys
-                                   and k not in ("dev_fraction", "min_count", "arch")},
-                                  dev_fraction, cfg.get("min_count", 1), log=log.info, arch=cfg.get("arch", "lstm"))
+    model = train_naturalness_cnn(
+        human,
+        generated,
+        {k: v for k, v in cfg.items() if k in model_keys},
+        {
+            k: v
+            for k, v in cfg.items()
+            if k not in model_keys and k not in ("dev_fraction", "min_count", "arch")
+        },
+        dev_fraction,
+        cfg.get("min_count", 1),
+        log=log.info,
+        arch=cfg.get("arch", "lstm"),
+    )
     return model, {k: v for k, v in model["metrics"].items() if k != "epochs"}
 
 

@@ -8,7 +8,18 @@ from tst.train.trainer import train_files
 
 sm = snakemake  # noqa: F821 (set by Snakemake)
 with log_to(sm.log[0]):
-    train_files(sm.params.settings, sm.params.variant, int(sm.wildcards.seed),
-                Path(sm.output.last).parent.parent, sm.input.train, sm.input.dev, sm.input.vocab,
-                sm.params.min_count, paraphrase=sm.input.get("paraphrase"), lm=sm.input.get("lm"),
-                attributes=sm.input.get("attributes"), dev_entities=sm.input.dev_entities, threads=sm.threads)
+    train_files(
+        sm.params.settings,
+        sm.params.variant,
+        int(sm.wildcards.seed),
+        Path(sm.output.last).parent.parent,
+        sm.input.train,
+        sm.input.dev,
+        sm.input.vocab,
+        sm.params.min_count,
+        paraphrase=sm.input.get("paraphrase"),
+        lm=sm.input.get("lm"),
+        attributes=sm.input.get("attributes"),
+        dev_entities=sm.input.dev_entities,
+        threads=sm.threads,
+    )

@@ -10,6 +10,11 @@ sm = snakemake  # noqa: F821 (set by Snakemake)
 with log_to(sm.log[0]):
     folder = Path(sm.input.last).parent
     labels = sm.params.checkpoints
-    outputs = {c: sm.output[2 * i:2 * i + 2] for i, c in enumerate(labels)}
-    transfer_test_files({c: folder / f"{c}.pt" for c in labels}, sm.input.test, outputs,
-                        entities=sm.input.entities, threads=sm.threads)
+    outputs = {c: sm.output[2 * i : 2 * i + 2] for i, c in enumerate(labels)}
+    transfer_test_files(
+        {c: folder / f"{c}.pt" for c in labels},
+        sm.input.test,
+        outputs,
+        entities=sm.input.entities,
+        threads=sm.threads,
+    )

@@ -30,8 +30,18 @@ def repo_root() -> Path:
     return REPO
 
 
-def run_script(name: str, *, input=None, output=None, params=None, wildcards=None, log=None, threads=1,
-               config=None, rule=None):
+def run_script(
+    name: str,
+    *,
+    input=None,
+    output=None,
+    params=None,
+    wildcards=None,
+    log=None,
+    threads=1,
+    config=None,
+    rule=None,
+):
     """Run scripts/{name}.py as Snakemake's `script:` does: with a `snakemake` object (named lists for
     input, output, params, wildcards, log). Dicts give named entries, lists positional ones."""
     import runpy
@@ -49,9 +59,16 @@ def run_script(name: str, *, input=None, output=None, params=None, wildcards=Non
             return out
         return Namedlist(list(x or []))
 
-    sm = SimpleNamespace(input=named(input), output=named(output), params=named(params),
-                         wildcards=named(wildcards), log=named(log or []), threads=threads, config=config or {},
-                         rule=rule or name)
+    sm = SimpleNamespace(
+        input=named(input),
+        output=named(output),
+        params=named(params),
+        wildcards=named(wildcards),
+        log=named(log or []),
+        threads=threads,
+        config=config or {},
+        rule=rule or name,
+    )
     return runpy.run_path(str(REPO / "scripts" / f"{name}.py"), init_globals={"snakemake": sm})
 
 
@@ -69,6 +86,7 @@ def planned_jobs(dry_run_output: str) -> dict:
             if len(parts) == 2 and parts[1].isdigit():
                 jobs[parts[0]] = int(parts[1])
     return jobs
+
 
 class Emb:
     """A tiny word-embedding table (the KeyedVectors interface the metrics use); counts lookups."""

@@ -23,49 +23,93 @@ from tst.nlp.backend import Doc, Token, load_backend
 REPO = __import__("pathlib").Path(__file__).resolve().parents[1]
 
 
-
 # Yu et al. 2021, Tables 5 and 6 (Table 4 = the first five IMDB rows of Table 6): input (tokenized as in
 # our corpora: "do n't", "denny 's"), the paper's attribute-independent and attribute-dependent words.
 PAPER_EXAMPLES = [
     # Yu et al. 2021, Table 5 (Yelp), negative inputs
-    ("definitely disappointed that i could not use my birthday gift !",
-     "i use birthday gift", "disappoint"),
+    ("definitely disappointed that i could not use my birthday gift !", "i use birthday gift", "disappoint"),
     ("do n't waste your time or money at this denny 's .", "time money denny", "waste"),
     ("my biggest complaint , however , is what happened with our meals .", "happened meals", "complaint"),
-    ("unfortunately my family decided to go here again tonight .", "family decided go tonight", "unfortunately"),
+    (
+        "unfortunately my family decided to go here again tonight .",
+        "family decided go tonight",
+        "unfortunately",
+    ),
     ("bad food , slow service and rude managers .", "food service manager", "bad rude"),
     # Table 5, positive inputs
-    ("they also have daily specials and ice cream which is really good .",
-     "they have daily specials ice cream", "good"),
-    ("the best fish and chips you 'll ever enjoy and equally superb fried shrimp .",
-     "fish chips you shrimp", "best enjoy superb"),
-    ("excellent fish sandwich , wonderful reuben sandwich , even the stuffed cabbage tastes homemade .",
-     "fish sandwich reuben sandwich cabbage tastes", "excellent wonderful"),
-    ("fantastic wings that are crispy and delicious , wing night on tuesday and thursday !",
-     "wings wing night tuesday thursday", "fantastic delicious"),
-    ("friendly staff , good food , great beer selection , and relaxing atmosphere .",
-     "staff food beer selection atmosphere", "friendly good great relaxing"),
+    (
+        "they also have daily specials and ice cream which is really good .",
+        "they have daily specials ice cream",
+        "good",
+    ),
+    (
+        "the best fish and chips you 'll ever enjoy and equally superb fried shrimp .",
+        "fish chips you shrimp",
+        "best enjoy superb",
+    ),
+    (
+        "excellent fish sandwich , wonderful reuben sandwich , even the stuffed cabbage tastes homemade .",
+        "fish sandwich reuben sandwich cabbage tastes",
+        "excellent wonderful",
+    ),
+    (
+        "fantastic wings that are crispy and delicious , wing night on tuesday and thursday !",
+        "wings wing night tuesday thursday",
+        "fantastic delicious",
+    ),
+    (
+        "friendly staff , good food , great beer selection , and relaxing atmosphere .",
+        "staff food beer selection atmosphere",
+        "friendly good great relaxing",
+    ),
     # Table 6 (IMDB; its first five rows are Table 4), negative inputs
-    ("combine the bad writing and bad acting this movie just totally fail .",
-     "combine writing acting movie", "bad bad fail"),
-    ("this cinematic failure is littered with cheesy , cliché dialogue that 's worse than angsty teen poetry .",
-     "littered dialogue teen poetry", "failure worse"),
-    ("after about 30 minutes i stopped the movie , went on-line to see how many minutes this disaster was .",
-     "minutes i movie went online see minutes was", "stopped disaster"),
-    ("if you wish to have a truly traumatic experience , than this awful motion picture is for you .",
-     "you wish have experience motion picture you", "traumatic awful"),
-    ("my final comment is : do not waste your time and money to watch this uninspired and boring film .",
-     "comment is time money watch film", "waste boring"),
+    (
+        "combine the bad writing and bad acting this movie just totally fail .",
+        "combine writing acting movie",
+        "bad bad fail",
+    ),
+    (
+        "this cinematic failure is littered with cheesy , cliché dialogue that 's worse than angsty teen poetry .",
+        "littered dialogue teen poetry",
+        "failure worse",
+    ),
+    (
+        "after about 30 minutes i stopped the movie , went on-line to see how many minutes this disaster was .",
+        "minutes i movie went online see minutes was",
+        "stopped disaster",
+    ),
+    (
+        "if you wish to have a truly traumatic experience , than this awful motion picture is for you .",
+        "you wish have experience motion picture you",
+        "traumatic awful",
+    ),
+    (
+        "my final comment is : do not waste your time and money to watch this uninspired and boring film .",
+        "comment is time money watch film",
+        "waste boring",
+    ),
     # Table 6, positive inputs
-    ("i am a great fan of this movie and would , and have , recommended it to all .",
-     "i movie have", "great fan recommended"),
-    ("fantastic chaplin movie with many memorable moments as charlie joins the army to fight in ww 1 .",
-     "chaplin movie moments charlie joins army fight ww", "fantastic"),
+    (
+        "i am a great fan of this movie and would , and have , recommended it to all .",
+        "i movie have",
+        "great fan recommended",
+    ),
+    (
+        "fantastic chaplin movie with many memorable moments as charlie joins the army to fight in ww 1 .",
+        "chaplin movie moments charlie joins army fight ww",
+        "fantastic",
+    ),
     ("it 's one of the all-around funniest movies i 've ever seen .", "movies i seen", "funniest"),
-    ("powerful , to the point , beautifully acted , mysterious in it 's ending , and just downright superb .",
-     "point acted ending", "powerful beautifully superb"),
-    ("his happy-go-lucky exterior is there , but he reveals his soul to show us the underlying loneliness .",
-     "go exterior he reveals soul show loneliness", "happy lucky"),
+    (
+        "powerful , to the point , beautifully acted , mysterious in it 's ending , and just downright superb .",
+        "point acted ending",
+        "powerful beautifully superb",
+    ),
+    (
+        "his happy-go-lucky exterior is there , but he reveals his soul to show us the underlying loneliness .",
+        "go exterior he reveals soul show loneliness",
+        "happy lucky",
+    ),
 ]
 PAPER_EXAMPLES = [(s, i.split(), d.split()) for s, i, d in PAPER_EXAMPLES]
 
@@ -209,11 +253,17 @@ def test_parse_roundtrip_and_scripts(backend, tmp_path):
     assert [len(d.tokens) for d in docs] == [9, 0, 3, 4]
     # the two scripts give the same lists as the in-memory path
     parse_out, attr_out = tmp_path / "t.parse.jsonl", tmp_path / "t.attributes.jsonl"
-    run_script("parse", input=[str(text)], output=[str(parse_out)], params={"nlp": {}},
-               log=[str(tmp_path / "p.log")])
+    run_script(
+        "parse", input=[str(text)], output=[str(parse_out)], params={"nlp": {}}, log=[str(tmp_path / "p.log")]
+    )
     assert read_jsonl(parse_out) == recs
-    run_script("attributes", input=[str(parse_out)], output=[str(attr_out)], params={"options": {"nouns_only": True}},
-               log=[str(tmp_path / "a.log")])
+    run_script(
+        "attributes",
+        input=[str(parse_out)],
+        output=[str(attr_out)],
+        params={"options": {"nouns_only": True}},
+        log=[str(tmp_path / "a.log")],
+    )
     ind, dep = load_attribute_lists(attr_out)
     assert ind == [["food", "servic", "manag"], [], [], ["store"]]
     assert dep[0] == ["bad", "rude"] and dep[1:3] == [[], []]

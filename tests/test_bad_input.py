@@ -37,15 +37,20 @@ SCHEMA = REPO / "schemas" / "config.schema.yaml"
 
 # ---------------------------------------------------------------- corpora
 
+
 def toy_dataset(tmp_path, lines0, lines1, **extra):
     """A files-kind dataset with one pool file per style (split 10% dev, 10% test), no NER, no BPE."""
     data = tmp_path / "data"
     (data / "toy").mkdir(parents=True, exist_ok=True)
     for style, lines in ((0, lines0), (1, lines1)):
         (data / "toy" / f"{style}.txt").write_bytes(b"".join(x.encode("utf-8") + b"\n" for x in lines))
-    cfg = {"styles": ["neg", "pos"], "source": {"kind": "files", "files": {"pool": "toy/{style}.txt"}},
-           "length": {"min_words": 1, "max_words": 15}, "splits": {"dev_fraction": 0.1, "test_fraction": 0.1,
-                                                                      "seed": 0}, **extra}
+    cfg = {
+        "styles": ["neg", "pos"],
+        "source": {"kind": "files", "files": {"pool": "toy/{style}.txt"}},
+        "length": {"min_words": 1, "max_words": 15},
+        "splits": {"dev_fraction": 0.1, "test_fraction": 0.1, "seed": 0},
+        **extra,
+    }
     return cfg, data
 
 
@@ -87,8 +92,12 @@ def test_three_sentences_give_empty_dev_and_test_and_stop(tmp_path):
 
 def test_minimums_are_configurable(tmp_path):
     # 30 sentences: test round(3.0) = 3, dev 3, train 24 -> below train 25, but passes once lowered
-    cfg, data = toy_dataset(tmp_path, sentences("bad", 40), sentences("good", 30),
-                            min_sentences={"train": 25, "dev": 3, "test": 3})
+    cfg, data = toy_dataset(
+        tmp_path,
+        sentences("bad", 40),
+        sentences("good", 30),
+        min_sentences={"train": 25, "dev": 3, "test": 3},
+    )
     with pytest.raises(TooFewSentences, match=r"style 1 \(pos\) train: 24 sentences, minimum 25"):
         prepare_dataset(cfg, data, tmp_path / "a", None, "toy")
     cfg["min_sentences"] = {"train": 24, "dev": 3, "test": 3}
@@ -99,7 +108,9 @@ def test_minimums_are_configurable(tmp_path):
 def test_default_minimums_are_the_configs_and_the_schemas():
     cfg = yaml.safe_load((REPO / "config.yaml").read_text())
     assert cfg["datasets"]["demo"]["min_sentences"] == MIN_SENTENCES
-    schema = yaml.safe_load(SCHEMA.read_text())["$defs"]["dataset"]["properties"]["min_sentences"]["properties"]
+    schema = yaml.safe_load(SCHEMA.read_text())["$defs"]["dataset"]["properties"]["min_sentences"][
+        "properties"
+    ]
     assert {k: v["default"] for k, v in schema.items()} == MIN_SENTENCES
 
 
@@ -117,6 +128,7 @@ def test_nul_and_control_lines_are_dropped_and_counted(tmp_path):
 
 
 # ---------------------------------------------------------------- config
+
 
 @pytest.fixture
 def config():
@@ -144,16 +156,29 @@ def test_epochs_two_point_zero_is_two_everywhere(config):
     validate(config, str(SCHEMA))
     settings.check_config(config)
     assert settings.checkpoints(config) == ["ep0.5", "ep1.0", "ep1.5", "ep2.0"]
-    assert with_defaults({"epochs": 2.0})["epochs"] == 2 and type(with_defaults({"epochs": 2.0})["epochs"]) is int
+    assert (
+        with_defaults({"epochs": 2.0})["epochs"] == 2
+        and type(with_defaults({"epochs": 2.0})["epochs"]) is int
+    )
 
 
-@pytest.mark.parametrize("section, value, expected", [
-    ("transfer", {"run_variants": ["M0", "M9"]}, r"transfer\.run_variants\[1\]: unknown variant 'M9'"),
-    ("transfer", {"epochs": 1, "test_checkpoints": ["ep9.0"]},
-     r"transfer\.test_checkpoints\[0\]: ep9\.0 is not a checkpoint of a 1-epoch run \(ep0\.5 \.\.\. ep1\.0\)"),
-    ("score", {"naturalness": {"lr": "json", "nm": "pt"}}, r"score\.naturalness\.nm"),
-    ("transfer", {"datasets": ["nope"]}, r"transfer\.datasets\[0\]: unknown dataset 'nope'; allowed: demo"),
-])
+@pytest.mark.parametrize(
+    "section, value, expected",
+    [
+        ("transfer", {"run_variants": ["M0", "M9"]}, r"transfer\.run_variants\[1\]: unknown variant 'M9'"),
+        (
+            "transfer",
+            {"epochs": 1, "test_checkpoints": ["ep9.0"]},
+            r"transfer\.test_checkpoints\[0\]: ep9\.0 is not a checkpoint of a 1-epoch run \(ep0\.5 \.\.\. ep1\.0\)",
+        ),
+        ("score", {"naturalness": {"lr": "json", "nm": "pt"}}, r"score\.naturalness\.nm"),
+        (
+            "transfer",
+            {"datasets": ["nope"]},
+            r"transfer\.datasets\[0\]: unknown dataset 'nope'; allowed: demo",
+        ),
+    ],
+)
 def test_bad_key_is_named_at_load(config, section, value, expected):
     config[section].update(value)
     with pytest.raises(settings.ConfigError, match=expected):
@@ -163,7 +188,9 @@ def test_bad_key_is_named_at_load(config, section, value, expected):
 def test_transfer_datasets_not_in_run_is_refused(config):
     config["datasets"]["other"] = dict(config["datasets"]["demo"])
     config["transfer"]["datasets"] = ["other"]
-    with pytest.raises(settings.ConfigError, match=r"transfer\.datasets\[0\]: 'other' is not in run \(demo\)"):
+    with pytest.raises(
+        settings.ConfigError, match=r"transfer\.datasets\[0\]: 'other' is not in run \(demo\)"
+    ):
         settings.check_config(config)
 
 
@@ -179,8 +206,11 @@ def test_transfer_datasets_is_honoured(config):
 
 # ---------------------------------------------------------------- runs: identical runs, identical bytes
 
+
 def all_files(folder):
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
 
 
 def keys_of(obj):
@@ -207,15 +237,28 @@ def train_evaluators(tmp_path, folder):
         cfg, raw = toy_dataset(tmp_path, sentences("bad", 40), sentences("good", 40))
         prepare_dataset(cfg, raw, data, None, "toy")
     common = {"emb_dim": 8, "batch_size": 16, "max_epochs": 2, "patience": 1, "seed": 1, "device": "cpu"}
-    inputs = {"train": [str(data / f"train.{s}.txt") for s in (0, 1)],
-              "dev": [str(data / f"dev.{s}.txt") for s in (0, 1)], "vocab": str(data / "vocab.txt")}
+    inputs = {
+        "train": [str(data / f"train.{s}.txt") for s in (0, 1)],
+        "dev": [str(data / f"dev.{s}.txt") for s in (0, 1)],
+        "vocab": str(data / "vocab.txt"),
+    }
     out = tmp_path / folder
-    run_script("train_classifier", input=inputs, output=[str(out / "style_cnn.pt")],
-               params={"settings": {**common, "widths": [1, 2], "n_filters": 4}}, wildcards={"kind": "cnn"},
-               log=[str(tmp_path / "logs" / folder / "cnn.log")])
-    run_script("train_lm", input=inputs, output=[str(out / "lm_joint.pt")],
-               params={"settings": {**common, "hidden_dim": 8}}, wildcards={"lm": "joint"},
-               log=[str(tmp_path / "logs" / folder / "lm.log")])
+    run_script(
+        "train_classifier",
+        input=inputs,
+        output=[str(out / "style_cnn.pt")],
+        params={"settings": {**common, "widths": [1, 2], "n_filters": 4}},
+        wildcards={"kind": "cnn"},
+        log=[str(tmp_path / "logs" / folder / "cnn.log")],
+    )
+    run_script(
+        "train_lm",
+        input=inputs,
+        output=[str(out / "lm_joint.pt")],
+        params={"settings": {**common, "hidden_dim": 8}},
+        wildcards={"lm": "joint"},
+        log=[str(tmp_path / "logs" / folder / "lm.log")],
+    )
     return out
 
 
@@ -244,13 +287,23 @@ HOLD = "import sys, time; from tst.joblock import job_lock\nwith job_lock(sys.ar
 def test_second_process_stops_at_once_naming_the_lock_file(tmp_path):
     out_dir = tmp_path / "models" / "M0" / "seed1"
     lock = out_dir / "train.lock"
-    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(lock)], cwd=REPO, stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(lock)], cwd=REPO, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert holder.stdout.readline().strip() == "held"
         missing = [str(tmp_path / "no_such_file")] * 2  # the lock is checked before any input is read
         with pytest.raises(JobLockedError, match=str(lock).replace(".", r"\.")):
-            train_files({"epochs": 1}, {"model": "cross_aligned"}, 1, out_dir, missing, missing,
-                        str(tmp_path / "no_vocab"), 1)
+            train_files(
+                {"epochs": 1},
+                {"model": "cross_aligned"},
+                1,
+                out_dir,
+                missing,
+                missing,
+                str(tmp_path / "no_vocab"),
+                1,
+            )
     finally:
         holder.kill()  # SIGKILL: the kernel still releases the lock
         holder.wait()
@@ -260,6 +313,7 @@ def test_second_process_stops_at_once_naming_the_lock_file(tmp_path):
 
 
 # ---------------------------------------------------------------- runs: downloads renamed only when complete
+
 
 class FakeResponse(io.BytesIO):
     def __init__(self, body: bytes, length: int):
@@ -317,8 +371,17 @@ def _files(tmp_path):
 
 
 def _score(d, *extra, outputs=("out.0.txt", "out.1.txt"), dataset="ds"):
-    return ["score", "--dataset-dir", str(d / dataset), "--sources", str(d / "test.0.txt"), str(d / "test.1.txt"),
-            "--outputs", *[str(d / o) for o in outputs], *extra]
+    return [
+        "score",
+        "--dataset-dir",
+        str(d / dataset),
+        "--sources",
+        str(d / "test.0.txt"),
+        str(d / "test.1.txt"),
+        "--outputs",
+        *[str(d / o) for o in outputs],
+        *extra,
+    ]
 
 
 def _fails(argv, capsys) -> tuple[int, str]:
@@ -352,9 +415,9 @@ def test_non_utf8_references_stop_or_are_replaced_and_counted(tmp_path, capsys):
     d = _files(tmp_path)
     ref = d / "reference2.1"
     # line 2 has two bad bytes, line 3 one: 2 lines replaced
-    ref.write_bytes(b"the food was good\tthe food was bad\n"
-                    b"the decor was really ugly\t" + BAD + b"\n"
-                    b"unrelated\tcaf\xe9\n")
+    ref.write_bytes(
+        b"the food was good\tthe food was bad\nthe decor was really ugly\t" + BAD + b"\nunrelated\tcaf\xe9\n"
+    )
     code, err = _fails(_score(d, "--metrics", "bleu_ref_corpus", "--references", str(ref)), capsys)
     assert code == 1 and f"{ref}, line 2: byte 0xa8" in err
     main(_score(d, "--metrics", "bleu_ref_corpus", "--references", str(ref), "--encoding-errors", "replace"))
@@ -366,9 +429,17 @@ def test_non_utf8_references_stop_or_are_replaced_and_counted(tmp_path, capsys):
 def test_no_traceback_and_exit_code_1(tmp_path):
     d = _files(tmp_path)
     (d / "bad.1.txt").write_bytes(BAD + b"\nok\n")
-    r = subprocess.run([sys.executable, "-m", "tst", *_score(d, "--metrics", "bleu_self_corpus",
-                                                             outputs=("out.0.txt", "bad.1.txt"))],
-                       check=False, capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tst",
+            *_score(d, "--metrics", "bleu_self_corpus", outputs=("out.0.txt", "bad.1.txt")),
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 1 and "Traceback" not in r.stderr
     assert r.stderr.startswith(f"tst score: error: {d / 'bad.1.txt'}, line 1:")
 
@@ -384,8 +455,9 @@ def test_attribute_list_that_is_not_json_names_the_line(tmp_path, capsys):
     d = _files(tmp_path)
     write_lines(d / "a.0.jsonl", ['{"independent": ["food"]}', '{"independent": [servic]}'])
     write_lines(d / "a.1.jsonl", ['{"independent": []}', '{"independent": []}'])
-    code, err = _fails(_score(d, "--metrics", "attribute_hit", "--lists", str(d / "a.0.jsonl"),
-                              str(d / "a.1.jsonl")), capsys)
+    code, err = _fails(
+        _score(d, "--metrics", "attribute_hit", "--lists", str(d / "a.0.jsonl"), str(d / "a.1.jsonl")), capsys
+    )
     assert code == 1 and f"{d / 'a.0.jsonl'}, line 2: not JSON" in err
 
 

@@ -2,12 +2,18 @@
 
 from tst.data.bpe import BPE, train_bpe, unbpe
 
-TRAIN = [f"the {a} {n} was {b} ." for a in ("old", "young", "tall", "kind") for n in ("man", "woman", "lady")
-         for b in ("here", "there", "waiting", "singing")] + ["-PERSON- went to -LOCATION- ."]
+TRAIN = [
+    f"the {a} {n} was {b} ."
+    for a in ("old", "young", "tall", "kind")
+    for n in ("man", "woman", "lady")
+    for b in ("here", "there", "waiting", "singing")
+] + ["-PERSON- went to -LOCATION- ."]
 
 
 def test_roundtrip_and_symbols(tmp_path):
-    bpe = train_bpe(TRAIN, tmp_path / "bpe.model", vocab_size=340, user_symbols=["-PERSON-", "-LOCATION-", "<num>"])
+    bpe = train_bpe(
+        TRAIN, tmp_path / "bpe.model", vocab_size=340, user_symbols=["-PERSON-", "-LOCATION-", "<num>"]
+    )
     assert (tmp_path / "bpe.model").stat().st_size > 0
     reloaded = BPE(tmp_path / "bpe.model")
     for s in TRAIN + ["the zebra , -PERSON- said , was quixotic \u00bd .", "<num> ladies waited ."]:

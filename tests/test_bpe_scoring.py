@@ -49,7 +49,12 @@ def test_piece_vocab_and_unk_counts(tmp_path):
     # a word's pieces do not depend on its sentence, so train words give no <unk>
     units = ModelUnits(lm_like, bpe)
     units.encode(seen)
-    assert units.counts() == {"units": "bpe", "n_tokens": sum(len(p) for p in fed), "n_unk": 0, "unk_rate": 0.0}
+    assert units.counts() == {
+        "units": "bpe",
+        "n_tokens": sum(len(p) for p in fed),
+        "n_unk": 0,
+        "unk_rate": 0.0,
+    }
     # the old behaviour, words into a piece vocabulary: a word is never a piece ("▁the" is, "the" is not)
     words = ModelUnits(lm_like)
     words.encode(seen)
@@ -79,12 +84,27 @@ def train_evaluators(tmp_path, bpe, vocab):
     train = [bpe.encode_many(STYLE[0]), bpe.encode_many(STYLE[1])]
     x, y = train[0] + train[1], [0] * len(train[0]) + [1] * len(train[1])
     cfg = {"max_epochs": 8, "patience": 8, "batch_size": 8, "lr": 0.01, "seed": 1, "device": "cpu"}
-    ckpt = train_classifier(x, y, x, y, vocab, "cnn", {"emb_dim": 16, "widths": [1, 2], "n_filters": 8,
-                                                       "dropout": 0.0}, cfg, log=lambda *a: None)
+    ckpt = train_classifier(
+        x,
+        y,
+        x,
+        y,
+        vocab,
+        "cnn",
+        {"emb_dim": 16, "widths": [1, 2], "n_filters": 8, "dropout": 0.0},
+        cfg,
+        log=lambda *a: None,
+    )
     assert ckpt["metrics"]["dev_accuracy"] == 1.0  # separable by construction: style words differ
     torch.save(ckpt, ev / "style_cnn.pt")
-    lm = train_lm(x, x, vocab, {"emb_dim": 16, "hidden_dim": 16, "dropout": 0.0},
-                  {"max_epochs": 2, "batch_size": 8, "lr": 0.01, "seed": 1, "device": "cpu"}, log=lambda *a: None)
+    lm = train_lm(
+        x,
+        x,
+        vocab,
+        {"emb_dim": 16, "hidden_dim": 16, "dropout": 0.0},
+        {"max_epochs": 2, "batch_size": 8, "lr": 0.01, "seed": 1, "device": "cpu"},
+        log=lambda *a: None,
+    )
     torch.save(lm, ev / "lm_joint.pt")
     return ev
 
@@ -94,8 +114,9 @@ def test_scoring_words_encodes_them_for_piece_evaluators(trained, tmp_path):
     sources = ["the kind dog was old there .", "the quick man was sad there ."]  # style 0, style 1
     styles = [0, 1]
     # untransferred: outputs = sources, so Acc (share put in the target style 1 - s) is 0 for a right classifier
-    scores = score_system(sources, sources, styles, Evaluators(ev, bpe=models / "bpe.model"),
-                          only=["acc", "pp_joint"])
+    scores = score_system(
+        sources, sources, styles, Evaluators(ev, bpe=models / "bpe.model"), only=["acc", "pp_joint"]
+    )
     pieces = pieces_direct(models / "bpe.model", sources)
     clf = load_classifier(ev / "style_cnn.pt")
     predicted = clf.predict_proba(pieces).argmax(1)
@@ -105,16 +126,21 @@ def test_scoring_words_encodes_them_for_piece_evaluators(trained, tmp_path):
     expected_pp = math.exp(sum(float(a.sum()) for a in nll) / sum(len(p) + 1 for p in pieces))
     assert np.isclose(scores["pp_joint"].score, expected_pp, rtol=1e-9)
     # Acc alone: the CNN read the outputs once
-    assert scores.units["style_cnn.pt"] == {"units": "bpe", "n_tokens": sum(map(len, pieces)), "n_unk": 0,
-                                            "unk_rate": 0.0}
+    assert scores.units["style_cnn.pt"] == {
+        "units": "bpe",
+        "n_tokens": sum(map(len, pieces)),
+        "n_unk": 0,
+        "unk_rate": 0.0,
+    }
     assert scores.units["lm_joint.pt"]["n_unk"] == 0
     assert "bpe.model" in scores.evaluators
 
 
 def test_piece_evaluator_without_bpe_model_is_skipped_with_the_fix(trained):
     _, ev = trained
-    scores = score_system(["the old man was kind there ."], ["the sad man was kind there ."], [0], ev,
-                          only=["acc"])
+    scores = score_system(
+        ["the old man was kind there ."], ["the sad man was kind there ."], [0], ev, only=["acc"]
+    )
     assert "acc" not in scores
     assert "trained on BPE pieces" in scores.skipped["acc"] and "bpe.model" in scores.skipped["acc"]
 
@@ -125,19 +151,32 @@ def test_score_script_passes_the_bpe_model(trained, tmp_path):
     write_lines(src[0], ["the kind dog was old there ."])
     write_lines(src[1], ["the quick man was sad there ."])
     out = tmp_path / "scores.json"
-    run_script("score", input={"outputs": [str(p) for p in src], "sources": [str(p) for p in src],
-                               "evaluators": [str(ev / "style_cnn.pt"), str(ev / "lm_joint.pt")],
-                               "bpe": str(models / "bpe.model")},
-               output={"json": str(out), "tsv": str(tmp_path / "scores.tsv")},
-               params={"runs": [("test", "final")], "options": {}},
-               wildcards={"dataset": "lit", "system": "source"}, log=[str(tmp_path / "log.txt")])
+    run_script(
+        "score",
+        input={
+            "outputs": [str(p) for p in src],
+            "sources": [str(p) for p in src],
+            "evaluators": [str(ev / "style_cnn.pt"), str(ev / "lm_joint.pt")],
+            "bpe": str(models / "bpe.model"),
+        },
+        output={"json": str(out), "tsv": str(tmp_path / "scores.tsv")},
+        params={"runs": [("test", "final")], "options": {}},
+        wildcards={"dataset": "lit", "system": "source"},
+        log=[str(tmp_path / "log.txt")],
+    )
     obj = read_json(out)
     assert obj["metrics"]["acc"]["score"] == 0.0
     assert obj["units"]["style_cnn.pt"]["unk_rate"] == 0.0 and obj["units"]["style_cnn.pt"]["units"] == "bpe"
     assert "bpe.model" in obj["evaluators"]
     # the same files scored directly give the same numbers
-    direct = score_files(Evaluators(ev, bpe=models / "bpe.model"), src, src, [0, 1],
-                         meta={"system": "source"}, only=["acc", "pp_joint"])
+    direct = score_files(
+        Evaluators(ev, bpe=models / "bpe.model"),
+        src,
+        src,
+        [0, 1],
+        meta={"system": "source"},
+        only=["acc", "pp_joint"],
+    )
     assert obj["metrics"]["pp_joint"]["score"] == direct["metrics"]["pp_joint"]["score"]
 
 
@@ -159,9 +198,24 @@ def test_workflow_declares_the_bpe_model_for_bpe_datasets_only(repo_root, tmp_pa
 
     def dry_run(*args):
         (tmp_path / "config.yaml").write_bytes((repo_root / "config.yaml").read_bytes())
-        r = subprocess.run([str(Path(sys.executable).with_name("snakemake")), "-s", str(repo_root / "Snakefile"),
-                            "-n", "--cores", "1", "--config", f"data_dir={data}", *args], cwd=tmp_path,
-                           capture_output=True, text=True, timeout=300, check=False)
+        r = subprocess.run(
+            [
+                str(Path(sys.executable).with_name("snakemake")),
+                "-s",
+                str(repo_root / "Snakefile"),
+                "-n",
+                "--cores",
+                "1",
+                "--config",
+                f"data_dir={data}",
+                *args,
+            ],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
         assert r.returncode == 0, r.stderr + r.stdout
         return r.stdout
 
@@ -169,8 +223,12 @@ def test_workflow_declares_the_bpe_model_for_bpe_datasets_only(repo_root, tmp_pa
         block = out.split(f"rule {rule}:")[1]
         return next(line for line in block.splitlines() if line.strip().startswith("input:"))
 
-    lit = dry_run("--configfile", str(repo_root / "configs/literature.yaml"), "--",
-                  "results/literature/scores/source/test.final.json")
+    lit = dry_run(
+        "--configfile",
+        str(repo_root / "configs/literature.yaml"),
+        "--",
+        "results/literature/scores/source/test.final.json",
+    )
     assert "rule prepare_data_bpe:" in lit and "rule prepare_data:" not in lit
     assert "results/literature/data/bpe.model" in score_inputs(lit, "score_external")
     demo = dry_run("--", "results/demo/scores/source/test.final.json")

@@ -25,13 +25,40 @@ def _files(tmp_path):
 def test_score_command_prints_json_and_writes_tsv(tmp_path, capsys):
     d = _files(tmp_path)
     (d / "ds" / "evaluators").mkdir(parents=True)
-    main(["score", "--dataset-dir", str(d / "ds"), "--system", "M1.seed2", "--split", "dev",
-          "--checkpoint", "ep2.0", "--sources", str(d / "test.0.txt"), str(d / "test.1.txt"),
-          "--outputs", str(d / "out.0.txt"), str(d / "out.1.txt"), "--references", str(d / "references.1.tsv"),
-          "--tsv", str(d / "s.tsv"), "--json", str(d / "s.json")])
+    main(
+        [
+            "score",
+            "--dataset-dir",
+            str(d / "ds"),
+            "--system",
+            "M1.seed2",
+            "--split",
+            "dev",
+            "--checkpoint",
+            "ep2.0",
+            "--sources",
+            str(d / "test.0.txt"),
+            str(d / "test.1.txt"),
+            "--outputs",
+            str(d / "out.0.txt"),
+            str(d / "out.1.txt"),
+            "--references",
+            str(d / "references.1.tsv"),
+            "--tsv",
+            str(d / "s.tsv"),
+            "--json",
+            str(d / "s.json"),
+        ]
+    )
     obj = json.loads(capsys.readouterr().out)
     assert obj == json.loads((d / "s.json").read_text())
-    assert (obj["dataset"], obj["variant"], obj["seed"], obj["epoch"], obj["n_sentences"]) == ("ds", "M1", 2, 2.0, 3)
+    assert (obj["dataset"], obj["variant"], obj["seed"], obj["epoch"], obj["n_sentences"]) == (
+        "ds",
+        "M1",
+        2,
+        2.0,
+        3,
+    )
     # self-BLEU, multi-bleu by hand: 1-grams 4+3+3 / 11, 2-grams 3+2+2 / 8, 3-grams 2+1+1 / 5, 4-grams 1/2
     expected = 100 * (10 / 11 * 7 / 8 * 4 / 5 * 1 / 2) ** 0.25
     assert obj["metrics"]["bleu_self_corpus"]["score"] == pytest.approx(expected)
@@ -63,8 +90,21 @@ def test_score_command_with_saved_embeddings(tmp_path, capsys):
     kv.add_vectors(words, vecs)
     kv.save_word2vec_format(str(ev / "glove.kv"), binary=True)  # the format load_embeddings reads
     write_json(ev / "idf.json", {"idf": {w: 1.0 for w in words}, "n_docs": 3, "default": 1.0})
-    main(["score", "--dataset-dir", str(d / "ds"), "--sources", str(d / "test.0.txt"), str(d / "test.1.txt"),
-          "--outputs", str(d / "out.0.txt"), str(d / "out.1.txt"), "--metrics", "sim"])
+    main(
+        [
+            "score",
+            "--dataset-dir",
+            str(d / "ds"),
+            "--sources",
+            str(d / "test.0.txt"),
+            str(d / "test.1.txt"),
+            "--outputs",
+            str(d / "out.0.txt"),
+            str(d / "out.1.txt"),
+            "--metrics",
+            "sim",
+        ]
+    )
     obj = json.loads(capsys.readouterr().out)
     assert list(obj["metrics"]) == ["sim"] and list(obj["evaluators"]) == ["glove.kv", "idf.json"]
     # per pair: identical, identical, and "the food was good" vs "the food was bad" (mean vectors)
@@ -77,10 +117,19 @@ def test_score_command_with_saved_embeddings(tmp_path, capsys):
 
 
 def test_help_documents_the_command():
-    out = subprocess.run([sys.executable, "-m", "tst", "score", "--help"], capture_output=True, text=True,
-                         check=True).stdout
-    for word in ["--dataset-dir", "--sources", "--outputs", "--source-styles", "--references", "--tsv",
-                 "wmd_masked", "bleu_ref_sentence"]:
+    out = subprocess.run(
+        [sys.executable, "-m", "tst", "score", "--help"], capture_output=True, text=True, check=True
+    ).stdout
+    for word in [
+        "--dataset-dir",
+        "--sources",
+        "--outputs",
+        "--source-styles",
+        "--references",
+        "--tsv",
+        "wmd_masked",
+        "bleu_ref_sentence",
+    ]:
         assert word in out
     for key, m in METRICS.items():  # the metric list is generated from the registry
         assert any(line.split()[:2] == [key, m.label] for line in out.splitlines())
@@ -98,11 +147,27 @@ def test_attribute_lists_matched_on_source_text(tmp_path, capsys):
     write_jsonl(d / "attr.0.jsonl", [{"independent": ["servic", "slow"]}, {"independent": ["unrel"]}])
     write_lines(d / "data.1.txt", ["the food was good"])
     write_jsonl(d / "attr.1.jsonl", [{"independent": ["food"]}])
-    main(["score", "--dataset-dir", str(d / "ds"), "--metrics", "attribute_hit",
-          "--sources", str(d / "test.0.txt"), str(d / "test.1.txt"),
-          "--outputs", str(d / "out.0.txt"), str(d / "out.1.txt"),
-          "--lists", str(d / "attr.0.jsonl"), str(d / "attr.1.jsonl"),
-          "--lists-text", str(d / "data.0.txt"), str(d / "data.1.txt")])
+    main(
+        [
+            "score",
+            "--dataset-dir",
+            str(d / "ds"),
+            "--metrics",
+            "attribute_hit",
+            "--sources",
+            str(d / "test.0.txt"),
+            str(d / "test.1.txt"),
+            "--outputs",
+            str(d / "out.0.txt"),
+            str(d / "out.1.txt"),
+            "--lists",
+            str(d / "attr.0.jsonl"),
+            str(d / "attr.1.jsonl"),
+            "--lists-text",
+            str(d / "data.0.txt"),
+            str(d / "data.1.txt"),
+        ]
+    )
     hit = json.loads(capsys.readouterr().out)["metrics"]["attribute_hit"]
     # "service was slow" -> itself: stems servic, slow: "servic" found via stemming of "service", "slow" found
     # -> 1.0; "the food was good" -> "the food was bad": food found -> 1.0; "the food was bad" has no list

@@ -23,15 +23,46 @@ from tst.vocab import Vocab
 torch.set_num_threads(1)
 
 ROOT = Path(__file__).resolve().parents[1]
-TINY = {"emb_dim": 8, "style_dim": 4, "content_dim": 16, "disc_filters": 4, "disc_widths": [1, 2],
-        "disc2_widths": [1], "cls_hidden": 4, "batch_size": 4, "epochs": 6, "dev_batch_size": 4, "lr": 1e-2}
+TINY = {
+    "emb_dim": 8,
+    "style_dim": 4,
+    "content_dim": 16,
+    "disc_filters": 4,
+    "disc_widths": [1, 2],
+    "disc2_widths": [1],
+    "cls_hidden": 4,
+    "batch_size": 4,
+    "epochs": 6,
+    "dev_batch_size": 4,
+    "lr": 1e-2,
+}
 # every training sentence starts with the placeholder, so even a tiny model learns to write it first
-S0 = ["-PERSON- was rude", "-PERSON- was cold", "-PERSON- never again", "-PERSON- was slow",
-      "-PERSON- was rude to us", "-PERSON- was bland", "-PERSON- was cold and rude", "-PERSON- was slow again"]
-S1 = ["-PERSON- was kind", "-PERSON- was warm", "-PERSON- always again", "-PERSON- was fast",
-      "-PERSON- was kind to us", "-PERSON- was tasty", "-PERSON- was warm and kind", "-PERSON- was fast again"]
-DATASET = {"styles": ["negative", "positive"], "normalize": {"lowercase": True, "numbers": False, "tokenize": False},
-           "ner": {"enabled": True, "labels": {"PERSON": "-PERSON-"}}, "bpe": {"enabled": False}}
+S0 = [
+    "-PERSON- was rude",
+    "-PERSON- was cold",
+    "-PERSON- never again",
+    "-PERSON- was slow",
+    "-PERSON- was rude to us",
+    "-PERSON- was bland",
+    "-PERSON- was cold and rude",
+    "-PERSON- was slow again",
+]
+S1 = [
+    "-PERSON- was kind",
+    "-PERSON- was warm",
+    "-PERSON- always again",
+    "-PERSON- was fast",
+    "-PERSON- was kind to us",
+    "-PERSON- was tasty",
+    "-PERSON- was warm and kind",
+    "-PERSON- was fast again",
+]
+DATASET = {
+    "styles": ["negative", "positive"],
+    "normalize": {"lowercase": True, "numbers": False, "tokenize": False},
+    "ner": {"enabled": True, "labels": {"PERSON": "-PERSON-"}},
+    "bpe": {"enabled": False},
+}
 
 
 class FakeNER(NLPBackend):
@@ -65,10 +96,19 @@ def tiny_run(tmp_path_factory):
         write_lines(train[-1], sents)
         write_lines(dev[-1], sents[:2])
     Vocab.save_counts(data / "vocab.txt", [s.split() for s in S0 + S1])
-    train_files(TINY, {"model": "cross_aligned"}, 1, root / "run", train, dev, data / "vocab.txt", 1, device="cpu")
+    train_files(
+        TINY, {"model": "cross_aligned"}, 1, root / "run", train, dev, data / "vocab.txt", 1, device="cpu"
+    )
     config = root / "config.yaml"
-    config.write_text(yaml.safe_dump({"nlp": {"backend": "spacy", "batch_size": 8}, "datasets": {"tiny": DATASET}}))
-    return {"root": root, "data": data, "config": config, "ckpt": checkpoint.latest(root / "run" / "checkpoints")}
+    config.write_text(
+        yaml.safe_dump({"nlp": {"backend": "spacy", "batch_size": 8}, "datasets": {"tiny": DATASET}})
+    )
+    return {
+        "root": root,
+        "data": data,
+        "config": config,
+        "ckpt": checkpoint.latest(root / "run" / "checkpoints"),
+    }
 
 
 def test_transfer_puts_the_person_back(tiny_run, tmp_path, capsys):
@@ -76,8 +116,22 @@ def test_transfer_puts_the_person_back(tiny_run, tmp_path, capsys):
     inp = tmp_path / "in.txt"
     write_lines(inp, ["John Smith was rude", "", "Mary Johnson was cold"])
     out = tmp_path / "out.txt"
-    main(["transfer", str(r["ckpt"]), "--dataset-dir", str(r["data"]), "--to-style", "positive",
-          "--config", str(r["config"]), "--input", str(inp), "--output", str(out)])
+    main(
+        [
+            "transfer",
+            str(r["ckpt"]),
+            "--dataset-dir",
+            str(r["data"]),
+            "--to-style",
+            "positive",
+            "--config",
+            str(r["config"]),
+            "--input",
+            str(inp),
+            "--output",
+            str(out),
+        ]
+    )
     lines = read_lines(out)
     assert len(lines) == 3 and lines[1] == ""  # one line out per line in, an empty line stays empty
     # spaCy finds the (lowercased) names; the model writes -PERSON- first, unmask puts the name back
@@ -88,8 +142,18 @@ def test_transfer_puts_the_person_back(tiny_run, tmp_path, capsys):
     sys_stdin = sys.stdin
     try:
         sys.stdin = io.StringIO("John Smith was rude\n")
-        main(["transfer", str(r["ckpt"]), "--dataset-dir", str(r["data"]), "--to-style", "1",
-              "--config", str(r["config"])])
+        main(
+            [
+                "transfer",
+                str(r["ckpt"]),
+                "--dataset-dir",
+                str(r["data"]),
+                "--to-style",
+                "1",
+                "--config",
+                str(r["config"]),
+            ]
+        )
     finally:
         sys.stdin = sys_stdin
     assert capsys.readouterr().out == lines[0] + "\n"
@@ -99,8 +163,16 @@ def test_transfer_command_line_errors(tiny_run, tmp_path, capsys):
     r = tiny_run
     base = ["transfer", str(r["ckpt"]), "--dataset-dir", str(r["data"]), "--config", str(r["config"])]
     for argv, code, words in (
-        (base + ["--to-style", "happy"], 2, "unknown style 'happy': use 0, 1 or one of ['negative', 'positive']"),
-        (base + ["--to-style", "1", "--dataset", "yelp"], 2, "config key datasets.yelp not found; defined: tiny"),
+        (
+            base + ["--to-style", "happy"],
+            2,
+            "unknown style 'happy': use 0, 1 or one of ['negative', 'positive']",
+        ),
+        (
+            base + ["--to-style", "1", "--dataset", "yelp"],
+            2,
+            "config key datasets.yelp not found; defined: tiny",
+        ),
         (base + ["--to-style", "1", "--input", str(tmp_path / "none.txt")], 2, "none.txt: no such file"),
     ):
         with pytest.raises(SystemExit) as e:
@@ -111,7 +183,10 @@ def test_transfer_command_line_errors(tiny_run, tmp_path, capsys):
     write_lines(tmp_path / "in.txt", ["john was rude"])
     with pytest.raises(SystemExit) as e:
         main(["transfer", str(bad), *base[2:], "--to-style", "1", "--input", str(tmp_path / "in.txt")])
-    assert e.value.code == 1 and f"cannot use checkpoint {bad}: not a transfer checkpoint" in capsys.readouterr().err
+    assert (
+        e.value.code == 1
+        and f"cannot use checkpoint {bad}: not a transfer checkpoint" in capsys.readouterr().err
+    )
 
     class Stdin:  # bytes on standard input, the second line not UTF-8
         buffer = io.BytesIO(b"john was rude\nthe caf\xe9 was cold\n")
@@ -131,8 +206,13 @@ def test_prepare_lines_bpe_round_trip(tmp_path):
     """Normalized, masked (fake NER: known names), BPE-encoded with a tiny sentencepiece model whose
     training text is the masked corpus: decoding the pieces gives the masked normalized words back and the
     placeholder stays one piece."""
-    corpus = ["-PERSON- was rude to us", "the food was cold", "-PERSON- was kind", "the service was slow",
-              "great food and kind staff"] * 4
+    corpus = [
+        "-PERSON- was rude to us",
+        "the food was cold",
+        "-PERSON- was kind",
+        "the service was slow",
+        "great food and kind staff",
+    ] * 4
     bpe_path = tmp_path / "bpe.model"
     train_bpe(corpus, bpe_path, vocab_size=300, user_symbols=["-PERSON-", "<num>"])
     cfg = {**DATASET, "bpe": {"enabled": True}}
@@ -155,16 +235,35 @@ def test_prepare_lines_is_what_prepare_dataset_writes(tmp_path):
     from tst.data.prepare import prepare_dataset
     from tst.io import read_jsonl
 
-    raw = {0: ["John Smith was RUDE to us", "the food was COLD", "Mary   Johnson never came back", "slow service"],
-           1: ["John Smith was kind to us", "the food was warm", "Mary Johnson always comes back", "fast service"]}
-    test = {0: ["Zoë said the soup was cold", "John was rude again"], 1: ["Mary said the soup was warm", "fast and kind"]}
+    raw = {
+        0: [
+            "John Smith was RUDE to us",
+            "the food was COLD",
+            "Mary   Johnson never came back",
+            "slow service",
+        ],
+        1: [
+            "John Smith was kind to us",
+            "the food was warm",
+            "Mary Johnson always comes back",
+            "fast service",
+        ],
+    }
+    test = {
+        0: ["Zoë said the soup was cold", "John was rude again"],
+        1: ["Mary said the soup was warm", "fast and kind"],
+    }
     for t in (0, 1):
         write_lines(tmp_path / "in" / f"train.{t}.txt", raw[t] * 3)
         write_lines(tmp_path / "in" / f"dev.{t}.txt", raw[t][:1])
         write_lines(tmp_path / "in" / f"test.{t}.txt", test[t])
-    cfg = {**DATASET, "source": {"kind": "files", "files": {s: f"{s}.{{style}}.txt" for s in ("train", "dev", "test")}},
-           "length": {"min_words": 1, "max_words": 20}, "bpe": {"enabled": True, "vocab_size": 300},
-           "min_sentences": {"train": 1, "dev": 1, "test": 1}}  # a tiny corpus, below the default minimums
+    cfg = {
+        **DATASET,
+        "source": {"kind": "files", "files": {s: f"{s}.{{style}}.txt" for s in ("train", "dev", "test")}},
+        "length": {"min_words": 1, "max_words": 20},
+        "bpe": {"enabled": True, "vocab_size": 300},
+        "min_sentences": {"train": 1, "dev": 1, "test": 1},
+    }  # a tiny corpus, below the default minimums
     out = tmp_path / "data"
     prepare_dataset(cfg, tmp_path / "in", out, None, "tiny", backend=FakeNER())
     for t in (0, 1):
@@ -186,10 +285,14 @@ def test_config_overlay_and_style_names():
 
 def test_version_is_the_pyproject_version():
     expected = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
-    out = subprocess.run([sys.executable, "-m", "tst", "--version"], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "tst", "--version"], capture_output=True, text=True, check=True
+    )
     assert out.stdout.strip() == f"tst {expected}"
 
 
 def test_help_lists_both_commands():
-    out = subprocess.run([sys.executable, "-m", "tst", "--help"], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "tst", "--help"], capture_output=True, text=True, check=True
+    ).stdout
     assert "score" in out and "transfer" in out and "--version" in out

@@ -10,19 +10,39 @@ def ratings_table():
     # 2 systems x 2 sources; style-0 source "a" is line 1 of its file, style-1 source "c" line 0.
     rows = []
     for system, topic, gram in (("A", (1, 3), (1, 2)), ("B", (2, 4), (3, 4))):
-        rows.append({"source": "a", "source_style": 0, "line": 1, "system": system,
-                     "topic": topic[0], "grammaticality": gram[0], "sentiment": 3.0})
-        rows.append({"source": "c", "source_style": 1, "line": 0, "system": system,
-                     "topic": topic[1], "grammaticality": gram[1], "sentiment": 3.0})
+        rows.append(
+            {
+                "source": "a",
+                "source_style": 0,
+                "line": 1,
+                "system": system,
+                "topic": topic[0],
+                "grammaticality": gram[0],
+                "sentiment": 3.0,
+            }
+        )
+        rows.append(
+            {
+                "source": "c",
+                "source_style": 1,
+                "line": 0,
+                "system": system,
+                "topic": topic[1],
+                "grammaticality": gram[1],
+                "sentiment": 3.0,
+            }
+        )
     return pd.DataFrame(rows)
 
 
 def metrics():
     # rows: style-0 sources "z", "a" (n_style0 = 2) then style-1 sources "c", "d"
     src = ["z", "a", "c", "d"]
-    return {"A": pd.DataFrame({"source": src, "sim": [9.0, 1.0, 3.0, 9.0], "pp_joint": [0, 40.0, 30.0, 0]}),
-            "B": pd.DataFrame({"source": src, "sim": [9.0, 2.0, 4.0, 9.0], "pp_joint": [0, 20.0, 10.0, 0]}),
-            "unrated": pd.DataFrame({"source": src, "sim": [0.0] * 4, "pp_joint": [1.0] * 4})}
+    return {
+        "A": pd.DataFrame({"source": src, "sim": [9.0, 1.0, 3.0, 9.0], "pp_joint": [0, 40.0, 30.0, 0]}),
+        "B": pd.DataFrame({"source": src, "sim": [9.0, 2.0, 4.0, 9.0], "pp_joint": [0, 20.0, 10.0, 0]}),
+        "unrated": pd.DataFrame({"source": src, "sim": [0.0] * 4, "pp_joint": [1.0] * 4}),
+    }
 
 
 def test_join_by_source_and_by_line_agree():
@@ -35,8 +55,9 @@ def test_join_by_source_and_by_line_agree():
 
 
 def test_correlations_hand_computed():
-    res = correlations(join_metrics(ratings_table(), metrics(), n_style0=2),
-                       {"sim": "topic", "pp_joint": "grammaticality"})
+    res = correlations(
+        join_metrics(ratings_table(), metrics(), n_style0=2), {"sim": "topic", "pp_joint": "grammaticality"}
+    )
     res = res.set_index(["metric", "level"])
     # sim (1, 3, 2, 4) vs topic (1, 3, 2, 4): perfect monotone and linear
     sent = res.loc[("sim", "sentence")]

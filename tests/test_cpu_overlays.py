@@ -14,9 +14,21 @@ SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 def dry_run(repo_root, shared_data, workdir, *configs):
     shutil.copy(repo_root / "config.yaml", workdir / "config.yaml")
     result = subprocess.run(
-        [SNAKEMAKE, "-s", str(repo_root / "Snakefile"), "-n", "--cores", "2", "--configfile",
-         *[str(repo_root / "configs" / c) for c in configs]],
-        cwd=workdir, capture_output=True, text=True, timeout=600, check=False,
+        [
+            SNAKEMAKE,
+            "-s",
+            str(repo_root / "Snakefile"),
+            "-n",
+            "--cores",
+            "2",
+            "--configfile",
+            *[str(repo_root / "configs" / c) for c in configs],
+        ],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
         env={**os.environ, "TST_DATA_DIR": str(shared_data)},
     )
     assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]

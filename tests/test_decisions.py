@@ -18,8 +18,11 @@ def test_names_and_labels():
     assert names.system_name("M0", "3") == "M0.seed3" and names.parse_system("M0.seed3") == ("M0", 3)
     assert names.parse_system("rule_base") is None and names.parse_system("M2_attr.seed10") == ("M2_attr", 10)
     assert names.parse_checkpoint("ep1.5") == 1.5 and names.parse_checkpoint("final") is None
-    assert [n for n in ("M0", "multi_decoder", "a-b.c", "x$(touch y)", "../x", "a/b", "de.*mo", ".x", "a..b", "")
-            if names.is_safe_name(n)] == ["M0", "multi_decoder", "a-b.c"]
+    assert [
+        n
+        for n in ("M0", "multi_decoder", "a-b.c", "x$(touch y)", "../x", "a/b", "de.*mo", ".x", "a..b", "")
+        if names.is_safe_name(n)
+    ] == ["M0", "multi_decoder", "a-b.c"]
     assert names.alternatives(["a.b", "c"]) == r"a\.b|c" and names.alternatives([]) == "(?!)"
     assert names.naturalness_file("M0.seed1", "nn") == "naturalness/M0.seed1.nn.pt"
 
@@ -28,9 +31,14 @@ def test_variants_need_what_their_terms_need():
     m5 = {"model": "cross_aligned", "lambda_para": 0.2, "lambda_cyc": 5, "lambda_lm": 0.001}
     assert variants.needs(m5) == ["paraphrase", "lm"]
     assert variants.needs({"model": "multi_decoder"}) == []
-    assert variants.resolve({"lambda_cyc": 5}) == {"model": "cross_aligned", **variants.LAMBDAS, "lambda_cyc": 5.0}
+    assert variants.resolve({"lambda_cyc": 5}) == {
+        "model": "cross_aligned",
+        **variants.LAMBDAS,
+        "lambda_cyc": 5.0,
+    }
     assert variants.problems({"model": "style_embedding", "lambda_adv2": 1}) == [
-        "lambda_adv2 (the WGAN-GP discriminators D' of P&G eq. 7) needs model cross_aligned"]
+        "lambda_adv2 (the WGAN-GP discriminators D' of P&G eq. 7) needs model cross_aligned"
+    ]
     assert "model 'gpt' is not one of" in variants.problems({"model": "gpt"})[0]
     assert "unknown variant keys ['lambda_xyz']" in variants.problems({"lambda_xyz": 1})[0]
 
@@ -40,7 +48,11 @@ def test_settings_of_the_default_config(repo_root):
     settings.check_config(cfg)
     runs = settings.our_runs(cfg)
     epochs = cfg["transfer"]["epochs"]
-    assert len(runs) == 2 * (2 * epochs) and runs[0] == ("dev", "ep0.5") and runs[-1] == ("test", f"ep{epochs}.0")
+    assert (
+        len(runs) == 2 * (2 * epochs)
+        and runs[0] == ("dev", "ep0.5")
+        and runs[-1] == ("test", f"ep{epochs}.0")
+    )
     assert settings.external_systems(cfg, "demo") == ["source", "reference"]  # demo: own references
     assert settings.our_models(cfg, "demo") == [(v, 1) for v in cfg["transfer"]["run_variants"]]
     cfg["transfer"]["datasets"] = []
@@ -67,11 +79,26 @@ def _package(root, files: dict):
 
 
 def test_code_hash_follows_imports_and_only_content(tmp_path):
-    pkg = _package(tmp_path, {"__init__.py": "", "m/__init__.py": "", "m/a.py": "from tst.m.b import f\n",
-                              "m/b.py": "def f():\n    import tst.c\n", "c.py": "X = 1\n", "unrelated.py": ""})
+    pkg = _package(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "m/__init__.py": "",
+            "m/a.py": "from tst.m.b import f\n",
+            "m/b.py": "def f():\n    import tst.c\n",
+            "c.py": "X = 1\n",
+            "unrelated.py": "",
+        },
+    )
     script = tmp_path / "s.py"
     script.write_text("from tst.m.a import f\n")
-    assert set(modules_of(script, pkg)) == {"tst", "tst.m", "tst.m.a", "tst.m.b", "tst.c"}  # function-level too
+    assert set(modules_of(script, pkg)) == {
+        "tst",
+        "tst.m",
+        "tst.m.a",
+        "tst.m.b",
+        "tst.c",
+    }  # function-level too
     before = code_hash.__wrapped__(script, pkg)
     os.utime(pkg / "c.py", (1, 1))  # a touch
     (pkg / "unrelated.py").write_text("Y = 2\n")  # a module the script never imports
@@ -90,19 +117,33 @@ def test_dataset_settings_reach_only_the_jobs_that_read_them(repo_root):
     preparation (and no training)."""
     cfg = yaml.safe_load((repo_root / "config.yaml").read_text())
     for name in ("literature", "paper_news"):
-        cfg = {**cfg, "datasets": {**cfg["datasets"], **yaml.safe_load(
-            (repo_root / "configs" / f"{name}.yaml").read_text())["datasets"]}}
+        cfg = {
+            **cfg,
+            "datasets": {
+                **cfg["datasets"],
+                **yaml.safe_load((repo_root / "configs" / f"{name}.yaml").read_text())["datasets"],
+            },
+        }
     assert settings.score_options(cfg, "demo")["cp_lexicon"] == "vader"  # review-like demo: the score default
     assert settings.score_options(cfg, "paper_news")["cp_lexicon"] == "none"  # Fu: no filter off review data
     assert settings.score_options(cfg, "literature") == {"cp_lexicon": "none", "cp_seed": 0, "sbert": False}
     tables = settings.lookup_tables(cfg)
-    assert tables["score"]["paper_news"]["cp_lexicon"] == "none" and tables["score"]["demo"]["cp_lexicon"] == "vader"
+    assert (
+        tables["score"]["paper_news"]["cp_lexicon"] == "none"
+        and tables["score"]["demo"]["cp_lexicon"] == "vader"
+    )
 
     demo = cfg["datasets"]["demo"]
     before = settings.corpus_settings(cfg, "demo")
     assert before == {k: demo[k] for k in settings.CORPUS_KEYS if k in demo}
-    more = {**demo, "systems": {"x": {"file": "x.{style}"}}, "human_systems": ["x"], "cp_lexicon": "none",
-            "vocab": {"min_count": 5}, "human_aggregate": {"columns": ["acc"]}}
+    more = {
+        **demo,
+        "systems": {"x": {"file": "x.{style}"}},
+        "human_systems": ["x"],
+        "cp_lexicon": "none",
+        "vocab": {"min_count": 5},
+        "human_aggregate": {"columns": ["acc"]},
+    }
     assert settings.corpus_settings({"datasets": {"demo": more}}, "demo") == before
     changed = {**demo, "length": {"min_words": 2, "max_words": 15}}
     assert settings.corpus_settings({"datasets": {"demo": changed}}, "demo") != before
@@ -115,11 +156,21 @@ def test_cycle_warm_up_of_each_run_variant():
     assert variants.cycle_off_until({"cyc_start": 1.5}, m2) == 1.5
     assert variants.cycle_off_until({}, m2) == variants.CYC_WARMUP_DEFAULTS["cyc_start"] == 1.0
     assert variants.cycle_off_until({"cyc_start": 1.5}, {"model": "cross_aligned"}) is None
-    config = {"transfer": {"cyc_start": 0.25, "run_variants": ["M0", "M2", "multi_decoder"],
-                           "variants": {"M0": {"model": "cross_aligned"}, "M2": m2, "M6": m2,
-                                        "multi_decoder": {"model": "multi_decoder"}}}}
+    config = {
+        "transfer": {
+            "cyc_start": 0.25,
+            "run_variants": ["M0", "M2", "multi_decoder"],
+            "variants": {
+                "M0": {"model": "cross_aligned"},
+                "M2": m2,
+                "M6": m2,
+                "multi_decoder": {"model": "multi_decoder"},
+            },
+        }
+    }
     assert settings.cycle_warmups(config) == {"M2": 0.25}  # M6 is not run
     from tst.train.trainer import DEFAULTS, cyc_factor
+
     assert DEFAULTS["cyc_start"] == variants.CYC_WARMUP_DEFAULTS["cyc_start"]
     # the last update of the ep1.5 checkpoint (steps_per_epoch 10: update 15) has factor 0 under cyc_start 1.5,
     # the first update after it does not

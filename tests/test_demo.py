@@ -45,9 +45,16 @@ def test_spacy_finds_the_names_and_places(corpus):
     from tst.nlp.backend import load_backend
     from tst.nlp.ner import mask
 
-    sents = [s for s in corpus["sentences"][0][:400] if any(f" {n} " in f" {s} " for n in demo.PERSONS + demo.CITIES)]
+    sents = [
+        s
+        for s in corpus["sentences"][0][:400]
+        if any(f" {n} " in f" {s} " for n in demo.PERSONS + demo.CITIES)
+    ]
     toks = [s.split() for s in sents]
     _, ents = mask(toks, load_backend("spacy").annotate(toks, parse=False), {"PERSON": "-P-", "GPE": "-L-"})
-    found = sum(1 for s, e in zip(sents, ents)
-                if {x for _, x in e} >= {n for n in demo.PERSONS + demo.CITIES if f" {n} " in f" {s} "})
+    found = sum(
+        1
+        for s, e in zip(sents, ents)
+        if {x for _, x in e} >= {n for n in demo.PERSONS + demo.CITIES if f" {n} " in f" {s} "}
+    )
     assert len(sents) > 100 and found / len(sents) >= 0.9

@@ -21,8 +21,9 @@ flags\t\t: fpu
 """
 
 
-@pytest.mark.parametrize("extra, has", [("avx512_bf16", True), ("amx_bf16 amx_tile", True), ("avx512bw", False),
-                                        ("", False)])
+@pytest.mark.parametrize(
+    "extra, has", [("avx512_bf16", True), ("amx_bf16 amx_tile", True), ("avx512bw", False), ("", False)]
+)
 def test_cpu_has_bf16_reads_the_first_flags_line(tmp_path, extra, has):
     path = tmp_path / "cpuinfo"
     path.write_text(CPUINFO.format(vendor="AuthenticAMD", extra=extra))
@@ -48,8 +49,10 @@ def test_use_bf16_table(monkeypatch):
 
 
 def test_evaluator_settings_carry_the_precision():
-    config = {"datasets": {"d": {"vocab": {"min_count": 2}}},
-              "evaluators": {"precision": "fp32", "lm": {"hidden_dim": 8}, "naturalness": {"nn": {"emb_dim": 4}}}}
+    config = {
+        "datasets": {"d": {"vocab": {"min_count": 2}}},
+        "evaluators": {"precision": "fp32", "lm": {"hidden_dim": 8}, "naturalness": {"nn": {"emb_dim": 4}}},
+    }
     assert evaluator_settings(config, "lm", "d") == {"min_count": 2, "precision": "fp32", "hidden_dim": 8}
     assert naturalness_settings(config, "nn")["precision"] == "fp32"
     assert "precision" not in naturalness_settings(config, "lr")  # a logistic regression: no torch
@@ -71,9 +74,14 @@ def test_lm_training_steps_run_in_the_asked_precision(monkeypatch, precision, dt
     monkeypatch.setattr(F, "cross_entropy", spy)
     sents = [s.split() for s in ["a b c", "b c a", "c a b a", "a a b"]] * 4
     vocab = Vocab.build(sents)
-    ckpt = train_lm(sents, sents[:4], vocab, {"emb_dim": 8, "hidden_dim": 8},
-                    {"max_epochs": 2, "batch_size": 4, "seed": 1, "device": "cpu", "precision": precision},
-                    log=lambda *a: None)
+    ckpt = train_lm(
+        sents,
+        sents[:4],
+        vocab,
+        {"emb_dim": 8, "hidden_dim": 8},
+        {"max_epochs": 2, "batch_size": 4, "seed": 1, "device": "cpu", "precision": precision},
+        log=lambda *a: None,
+    )
     assert seen["train"] == {dtype} and seen["eval"] == {torch.float32}
     assert ckpt["metrics"]["precision"] == precision
     assert all(v.dtype == torch.float32 for v in ckpt["state_dict"].values())

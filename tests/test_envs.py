@@ -49,8 +49,10 @@ def test_envs_list_every_import_of_their_rules(repo_root):
     dists = packages_distributions()
     for name, (env, script) in rules_of(repo_root).items():
         spec = yaml.safe_load((repo_root / "envs" / f"{env}.yaml").read_text())
-        listed = {canonical(d.split("==")[0]) for d in next(x["pip"] for x in spec["dependencies"]
-                                                              if isinstance(x, dict))}
+        listed = {
+            canonical(d.split("==")[0])
+            for d in next(x["pip"] for x in spec["dependencies"] if isinstance(x, dict))
+        }
         path = repo_root / "scripts" / script
         imports = third_party(path)
         for module in modules_of(path).values():

@@ -27,9 +27,17 @@ def _train(kind, tmp_path):
     dv, dy = toy_corpus(100, 1)
     vocab = Vocab.build(tr)
     model_cfg = {"emb_dim": 16, "n_filters": 8, "hidden_dim": 16}
-    ckpt = train_classifier(tr, ty, dv, dy, vocab, kind, model_cfg,
-                            {"max_epochs": 15, "patience": 3, "batch_size": 32, "lr": 0.01, "seed": 3,
-                             "device": "cpu"}, log=lambda m: None)
+    ckpt = train_classifier(
+        tr,
+        ty,
+        dv,
+        dy,
+        vocab,
+        kind,
+        model_cfg,
+        {"max_epochs": 15, "patience": 3, "batch_size": 32, "lr": 0.01, "seed": 3, "device": "cpu"},
+        log=lambda m: None,
+    )
     path = tmp_path / f"{kind}.pt"
     torch.save(ckpt, path)
     return ckpt, path, dv, dy

@@ -34,8 +34,9 @@ def test_token_nll_of_hand_set_lm():
     bias = [0.0, 0.0, 0.0, math.log(2), math.log(4), math.log(1)]  # p = [1, 1, 1, 2, 4, 1] / 10
     lm = hand_set_lm(vocab, bias)
     (nll,) = lm.token_nll([["a", "b", "q"]])  # q is unknown -> <unk>
-    np.testing.assert_allclose(nll, [-math.log(0.4), -math.log(0.1), -math.log(0.1), -math.log(0.2)],
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        nll, [-math.log(0.4), -math.log(0.1), -math.log(0.1), -math.log(0.2)], rtol=1e-6
+    )
 
 
 def test_lm_learns_deterministic_corpus_and_round_trips(tmp_path):
@@ -43,9 +44,14 @@ def test_lm_learns_deterministic_corpus_and_round_trips(tmp_path):
     # two equally likely sentences: PP of the optimum = exp(log 2 / 4) (one binary choice per 4 tokens)
     train = [["x", "y", "z"], ["y", "x", "z"]] * 100
     vocab = Vocab.build(train)
-    ckpt = train_lm(train, train[:2], vocab, {"emb_dim": 16, "hidden_dim": 32, "dropout": 0.0},
-                    {"max_epochs": 30, "patience": 30, "lr": 0.01, "batch_size": 20, "device": "cpu"},
-                    log=lambda m: None)
+    ckpt = train_lm(
+        train,
+        train[:2],
+        vocab,
+        {"emb_dim": 16, "hidden_dim": 32, "dropout": 0.0},
+        {"max_epochs": 30, "patience": 30, "lr": 0.01, "batch_size": 20, "device": "cpu"},
+        log=lambda m: None,
+    )
     optimum = math.exp(math.log(2) / 4)
     assert optimum - 1e-3 < ckpt["metrics"]["dev_perplexity"] < optimum + 0.02
     path = tmp_path / "lm.pt"

@@ -48,15 +48,24 @@ def test_lr_naturalness_learns_and_round_trips(tmp_path):
     assert abs(p[1] - 1 / (1 + math.exp(-z))) < 1e-12
 
 
-@pytest.mark.parametrize("arch,model_cfg,description", [
-    ("lstm", {"emb_dim": 8, "hidden_dim": 8}, "LSTM classifier"),  # Mir et al.'s neural classifier
-    ("cnn", {"emb_dim": 8, "n_filters": 4}, "Kim CNN classifier")])
+@pytest.mark.parametrize(
+    "arch,model_cfg,description",
+    [
+        ("lstm", {"emb_dim": 8, "hidden_dim": 8}, "LSTM classifier"),  # Mir et al.'s neural classifier
+        ("cnn", {"emb_dim": 8, "n_filters": 4}, "Kim CNN classifier"),
+    ],
+)
 def test_nn_naturalness_learns_and_round_trips(tmp_path, arch, model_cfg, description):
     torch.set_num_threads(1)
     human, system = corpora()
-    ckpt = train_naturalness_cnn(human, system, model_cfg,
-                                 {"max_epochs": 10, "patience": 2, "lr": 0.01, "batch_size": 16, "device": "cpu"},
-                                 log=lambda m: None, arch=arch)
+    ckpt = train_naturalness_cnn(
+        human,
+        system,
+        model_cfg,
+        {"max_epochs": 10, "patience": 2, "lr": 0.01, "batch_size": 16, "device": "cpu"},
+        log=lambda m: None,
+        arch=arch,
+    )
     assert ckpt["metrics"]["dev_accuracy"] >= 0.9  # "unk_unk" separates the classes; 20 dev sentences
     path = tmp_path / "sys.nn.pt"
     save_naturalness(ckpt, path)

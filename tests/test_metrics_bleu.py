@@ -51,7 +51,7 @@ def test_corpus_bleu_is_zero_without_any_4gram_match_and_is_cased():
 def test_sentence_bleu_method1_hand_case():
     # "a b" vs "a c": p1 = 1/2; p2 = 0/1, p3 and p4 have no n-grams (nltk denominator 1): method1 -> 0.1 each
     r = sentence_bleu_mean(["a b", "a b c d"], [["a c"], ["a b c d"]])
-    first = 100 * (0.5 * 0.1 ** 3) ** 0.25
+    first = 100 * (0.5 * 0.1**3) ** 0.25
     assert r.per_sentence == pytest.approx([first, 100.0])
     assert r.score == pytest.approx((first + 100.0) / 2)
     # nltk's default (no smoothing, as in the fastnlp/style-transformer evaluator) gives ~0 here
@@ -85,7 +85,9 @@ def test_references_of_li_yelp_match_every_test_source(shared_data, tmp_path):
     refs = read_references([li / "reference.0", li / "reference.1"], sources)
     assert len(refs) == 500 and all(r is not None and len(r) == 1 for r in refs)
     # Li et al.'s "human" system output is the reference itself: ref-BLEU 100
-    human = [line.split("\t")[1] for line in (li / "outputs" / "sentiment.test.0.human").read_text().splitlines()]
+    human = [
+        line.split("\t")[1] for line in (li / "outputs" / "sentiment.test.0.human").read_text().splitlines()
+    ]
     assert ref_bleu(human, refs, "corpus").score == pytest.approx(100.0)
 
 
@@ -96,13 +98,18 @@ def test_style_transformer_bleu_by_hand():
     4-gram match scores 0 (no smoothing), so the mean over the two is 24.446."""
     from tst.metrics.bleu import ref_bleu, self_bleu
 
-    r = ref_bleu(["The cat sat on the mat .", "Great food !"], [["the cat sat on a mat ."], ["great food ."]], "st")
+    r = ref_bleu(
+        ["The cat sat on the mat .", "Great food !"], [["the cat sat on a mat ."], ["great food ."]], "st"
+    )
     assert r.name == "bleu_ref_st" and "Style Transformer" in r.variant and "without smoothing" in r.variant
     assert r.per_sentence == pytest.approx([100 * (2 / 35) ** 0.25, 0.0], abs=1e-9)
     assert r.score == pytest.approx(100 * (2 / 35) ** 0.25 / 2, abs=1e-9)  # 24.446
     # the smoothed sentence BLEU is cased and gives the second pair a positive score: not this number
-    smoothed = ref_bleu(["The cat sat on the mat .", "Great food !"], [["the cat sat on a mat ."], ["great food ."]],
-                        "sentence")
+    smoothed = ref_bleu(
+        ["The cat sat on the mat .", "Great food !"],
+        [["the cat sat on a mat ."], ["great food ."]],
+        "sentence",
+    )
     assert "method1" in smoothed.variant and "Style Transformer" not in smoothed.variant
     assert smoothed.per_sentence[1] > 0 and smoothed.per_sentence[0] < r.per_sentence[0]
     assert self_bleu(["a b c d"], ["A B C D"], "st").score == pytest.approx(100.0)

@@ -38,10 +38,10 @@ BLEU_PADDED = 100 * math.exp(sum(math.log(p) for p in P) / 4)
 
 
 def _clipped(hyp, refs, n):
-    h = Counter(tuple(hyp[i:i + n]) for i in range(len(hyp) - n + 1))
+    h = Counter(tuple(hyp[i : i + n]) for i in range(len(hyp) - n + 1))
     best = Counter()
     for r in refs:
-        best |= Counter(tuple(r[i:i + n]) for i in range(len(r) - n + 1))
+        best |= Counter(tuple(r[i : i + n]) for i in range(len(r) - n + 1))
     return sum(min(c, best[g]) for g, c in h.items()), sum(h.values())
 
 
@@ -72,7 +72,9 @@ def test_ref_bleu_where_given_from_reference_files(tmp_path):
     (tmp_path / "r0.tsv").write_text("s1\tx a b c d y\ns2\tp q r\ns3\te f g h j k\n")
     (tmp_path / "r1.tsv").write_text("s1\ta b c d\ns3\te f g h\n")
     sources = ["s1", "s2", "s3", "s4"]
-    refs = read_references([tmp_path / "r0.tsv", tmp_path / "r1.tsv"], sources, read=lambda p: p.read_text().splitlines())
+    refs = read_references(
+        [tmp_path / "r0.tsv", tmp_path / "r1.tsv"], sources, read=lambda p: p.read_text().splitlines()
+    )
     assert refs == REFS + [None]
     r = ref_bleu_where_given(HYPS + ["zz"], refs)
     assert r.details["n_with_reference"] == 3
@@ -81,12 +83,13 @@ def test_ref_bleu_where_given_from_reference_files(tmp_path):
 
 # --- empty outputs: hand values, and an empty line never improves the corpus score --------------------
 
+
 def _never_better(score_fn, sources, outputs, higher_is_better):
     base = score_fn(sources, outputs)
     for i, o in enumerate(outputs):
         if not o.split():
             continue
-        emptied = score_fn(sources, outputs[:i] + [""] + outputs[i + 1:])
+        emptied = score_fn(sources, outputs[:i] + [""] + outputs[i + 1 :])
         if higher_is_better:
             assert emptied <= base + 1e-12, (i, base, emptied)
         else:
@@ -123,7 +126,9 @@ def test_cp_empty_output_counts_as_minus_one():
 
 def test_cp_empty_line_never_raises_the_score():
     e = Emb({"a": [1, 2], "b": [3, 0], "c": [0, 1], "m": [-1, 0]})
-    _never_better(lambda s, o: content_preservation(s, o, e).score, ["a b", "a", "a b"], ["c", "m", "a b"], True)
+    _never_better(
+        lambda s, o: content_preservation(s, o, e).score, ["a b", "a", "a b"], ["c", "m", "a b"], True
+    )
 
 
 def test_wmd_empty_output_counts_as_two():
@@ -140,11 +145,19 @@ def test_wmd_empty_output_counts_as_two():
 @pytest.mark.parametrize("mode", ["unmasked", "masked", "removed"])
 def test_wmd_empty_line_never_lowers_the_score(mode):
     e = Emb({"a": [1, 0], "b": [0, 1], "c": [-1, 0], "good": [1, 1], "<style>": [1, 1]})
-    _never_better(lambda s, o: wmd(s, o, e, style_words={"good"}, mode=mode).score,
-                  ["a", "a b", "a good", "b"], ["c", "a", "a", "b"], False)
+    _never_better(
+        lambda s, o: wmd(s, o, e, style_words={"good"}, mode=mode).score,
+        ["a", "a b", "a good", "b"],
+        ["c", "a", "a", "b"],
+        False,
+    )
 
 
-BIGRAM = {"<bos>": {"a": 3, "b": 2, "<eos>": 1}, "a": {"a": 1, "b": 3, "<eos>": 2}, "b": {"a": 2, "b": 1, "<eos>": 3}}
+BIGRAM = {
+    "<bos>": {"a": 3, "b": 2, "<eos>": 1},
+    "a": {"a": 1, "b": 3, "<eos>": 2},
+    "b": {"a": 2, "b": 1, "<eos>": 3},
+}
 
 
 class BigramLM:
@@ -152,8 +165,10 @@ class BigramLM:
     P(.|<bos>) = a 3/6, b 2/6, <eos> 1/6; P(.|a) = a 1/6, b 3/6, <eos> 2/6; P(.|b) = a 2/6, b 1/6, <eos> 3/6."""
 
     def token_nll(self, sentences):
-        return [np.array([-math.log(BIGRAM[p][w] / 6) for p, w in zip(["<bos>"] + s, s + ["<eos>"])])
-                for s in sentences]
+        return [
+            np.array([-math.log(BIGRAM[p][w] / 6) for p, w in zip(["<bos>"] + s, s + ["<eos>"])])
+            for s in sentences
+        ]
 
 
 def test_pp_empty_output_is_one_eos_token():

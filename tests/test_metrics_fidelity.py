@@ -24,6 +24,7 @@ from tst.metrics.wmd import VectorCache, wmd, word_movers_distance
 
 # ---- 2. Mir et al.'s style lexicon threshold ----
 
+
 def mir_selection(coef: np.ndarray, number_of_standard_deviations=2):
     """Mir et al.'s code/style_lexicon.py (passeul/style-transfer-model-evaluation) on a (1, n) coef_ array:
     extract_nonzero_weights -> select_feature_numbers -> feature_numbers[style][selected], verbatim logic."""
@@ -73,14 +74,20 @@ def test_build_style_lexicon_records_its_selection():
 
 # ---- 3. WMD on unit vectors, as gensim's wmdistance and Mir et al.'s init_sims(replace=True) ----
 
+
 def test_wmd_equals_gensim_wmdistance_on_unit_vectors():
     rng = np.random.default_rng(3)
     words = [f"w{i}" for i in range(12)]
     vecs = rng.normal(0, 1, (12, 6)) * rng.uniform(0.2, 5.0, (12, 1))  # very different norms
     e = Embeddings(words, vecs)
     kv = e.to_keyed_vectors()
-    pairs = [("w0 w1 w2", "w3 w4"), ("w5 w5 w6", "w7"), ("w8 w9 w10 w11", "w0 w9 w2 w2"),
-             ("w1 w3 oov", "w1 w4 w6"), ("w2", "w11 w10")]
+    pairs = [
+        ("w0 w1 w2", "w3 w4"),
+        ("w5 w5 w6", "w7"),
+        ("w8 w9 w10 w11", "w0 w9 w2 w2"),
+        ("w1 w3 oov", "w1 w4 w6"),
+        ("w2", "w11 w10"),
+    ]
     expected = [kv.wmdistance(a.split(), b.split()) for a, b in pairs]  # gensim 4: norm=True by default
     cache = VectorCache(e, unit=True)
     got = [word_movers_distance(a.split(), b.split(), cache) for a, b in pairs]
@@ -102,6 +109,7 @@ def test_wmd_unmasked_touches_no_style_word():
 
 # ---- 4. Pang 2019 §3: corpus-specific content words are masked, even when the classifier calls them style ----
 
+
 def test_skewed_name_is_masked_although_the_style_lexicon_has_it(tmp_path):
     fill = ["the", "house", "was", "near", "a", "street", "man", "came", "then", "door"]
     rng = np.random.default_rng(0)
@@ -120,15 +128,20 @@ def test_skewed_name_is_masked_although_the_style_lexicon_has_it(tmp_path):
         p = tmp_path / f"train.{k}.txt"
         p.write_text("".join(" ".join(s) + "\n" for s in sents), encoding="utf-8")
         paths.append(str(p))
-    run_script("build_style_lexicon", input=paths, log=[str(tmp_path / "x.log")],
-               output={"lexicon": str(tmp_path / "lex.json"), "content": str(tmp_path / "cw.json")},
-               params={"lexicon": {}, "content_mask": {"min_count": 20, "ratio": 5.0}})
+    run_script(
+        "build_style_lexicon",
+        input=paths,
+        log=[str(tmp_path / "x.log")],
+        output={"lexicon": str(tmp_path / "lex.json"), "content": str(tmp_path / "cw.json")},
+        params={"lexicon": {}, "content_mask": {"min_count": 20, "ratio": 5.0}},
+    )
     # 133 "oliver" in style 0, none in style 1: smoothed ratio far above 5 -> masked
     assert read_json(tmp_path / "cw.json")["words"] == ["oliver"]
     assert select_content_words(s0, s1, keep=["oliver"]) == []  # only an explicit list spares it
 
 
 # ---- 8. The embedding (source, dimension) in the labels; GloVe choices ----
+
 
 class FixedEmb:
     def __init__(self, table, source=None):
@@ -169,6 +182,7 @@ def test_named_glove_choice_downloads_and_labels(tmp_path, monkeypatch):
 
 # ---- 9. Fu et al.'s CP: filter where Fu used it, lower bound as a dataset constant ----
 
+
 def test_lower_bound_of_two_sentences_is_their_cosine():
     # v = [min; mean; max]: "a" (1,0) -> (1,0,1,0,1,0); "b c" with b (0,1), c (0,3) -> (0,1, 0,2, 0,3)
     e = FixedEmb({"a": [1, 0], "b": [0, 1], "c": [0, 3]})
@@ -177,7 +191,10 @@ def test_lower_bound_of_two_sentences_is_their_cosine():
     e2 = FixedEmb({"a": [1, 1], "b": [2, 0]})
     # "a" -> (1,1,1,1,1,1), "b" -> (2,0,2,0,2,0): cos = 6 / (sqrt6 * sqrt12) = 1/sqrt2, whatever the pairs
     assert content_preservation_lower_bound(["a", "b"], e2).score == pytest.approx(1 / math.sqrt(2))
-    assert "2000 random pairs of distinct source sentences" in content_preservation_lower_bound(["a", "b"], e2).variant
+    assert (
+        "2000 random pairs of distinct source sentences"
+        in content_preservation_lower_bound(["a", "b"], e2).variant
+    )
 
 
 def test_lower_bound_filters_like_cp_and_does_not_depend_on_outputs():
@@ -193,7 +210,9 @@ def test_lower_bound_filters_like_cp_and_does_not_depend_on_outputs():
 def test_registry_entries_for_the_new_scores():
     e = FixedEmb({"a": [1, 1], "b": [2, 0]}, source="glove_6b_100d")
     files = {"glove.kv": e, "word2vec.kv": e}
-    ctx = Context(["a", "b"], ["b", "a"], [0, 1], files.__getitem__, options={"cp_lexicon": "none", "cp_seed": 0})
+    ctx = Context(
+        ["a", "b"], ["b", "a"], [0, 1], files.__getitem__, options={"cp_lexicon": "none", "cp_seed": 0}
+    )
     lb = METRICS["cp_lower_bound"].compute(ctx)
     assert lb.score == pytest.approx(1 / math.sqrt(2)) and "no words filtered" in lb.variant
     assert "GloVe 6B 100d" in lb.variant and not METRICS["cp_lower_bound"].human_aspect

@@ -17,8 +17,13 @@ from tst.metrics.registry import add_derived
 
 def test_gm_uses_acc_sim_pp_joint_and_the_given_t():
     # every factor above its threshold, so each one matters; pp_target and transfer strength are decoys
-    m = {"acc": {"score": 0.8}, "sim": {"score": 0.9}, "pp_joint": {"score": 40.0},
-         "pp_target": {"score": 10.0}, "transfer_strength": {"score": 0.1}}
+    m = {
+        "acc": {"score": 0.8},
+        "sim": {"score": 0.9},
+        "pp_joint": {"score": 40.0},
+        "pp_target": {"score": 10.0},
+        "transfer_strength": {"score": 0.1},
+    }
     # eq. 1 by hand, t = (63, 71, 97, -37): ((80 - 63) (90 - 71) min(97 - 40, 40 + 37))^(1/3)
     assert add_derived(m)["gm"]["score"] == pytest.approx((17 * 19 * 57) ** (1 / 3))
     # another t is honoured: ((80 - 50) (90 - 60) min(80 - 40, 40 + 10))^(1/3)
@@ -30,7 +35,7 @@ class _Fixed:
         self.p1 = p1
 
     def predict_proba(self, sentences):
-        return np.array([[1 - p, p] for p in self.p1[:len(sentences)]])
+        return np.array([[1 - p, p] for p in self.p1[: len(sentences)]])
 
 
 def test_acc_tie_goes_to_style_0_and_acc_prob_is_the_target_probability():
@@ -64,8 +69,15 @@ def test_learn_aggregate_on_a_rated_fixture(tmp_path):
     for system, (a, s, p) in feats.items():
         write_lines(out / f"sentiment.test.0.{system}", ["bad .\tgood .\t0"])  # one style-0 line
         tsvs[system] = tmp_path / f"{system}.tsv"  # rows: style-0 line 0, style-1 lines 0 and 1
-        write_lines(tsvs[system], ["i\tsource_style\tacc_prob\tsim\tpp_joint", "0\t0\t0\t0\t1",
-                                   "1\t1\t0\t0\t1", f"2\t1\t{a}\t{s}\t{p}"])
+        write_lines(
+            tsvs[system],
+            [
+                "i\tsource_style\tacc_prob\tsim\tpp_joint",
+                "0\t0\t0\t0\t1",
+                "1\t1\t0\t0\t1",
+                f"2\t1\t{a}\t{s}\t{p}",
+            ],
+        )
     torch.set_num_threads(1)
     res = learn_aggregate(csv_path, out, tsvs, held_out=0.0, steps=20)
     assert res["pairs"]["with_metrics"] == 5 and res["pairs"]["train"] == 5
@@ -74,7 +86,10 @@ def test_learn_aggregate_on_a_rated_fixture(tmp_path):
     assert res["learned_t"]["loss"] == min(f["loss"] for f in res["learned_t"]["fits"])
     t = res["learned_t"]["t"]
     plus, minus = np.array([feats[k] for k in "zzzxy"]), np.array([feats[k] for k in "xywww"])
-    assert res["learned_t"]["train_agreement"] == pair_agreement(score_gm(plus, t), score_gm(minus, t))["agreement"]
+    assert (
+        res["learned_t"]["train_agreement"]
+        == pair_agreement(score_gm(plus, t), score_gm(minus, t))["agreement"]
+    )
     assert res["columns"]["acc"] == "acc_prob" and "P(target style)" in res["acc_form"]
     with pytest.raises(ValueError, match="lack the column"):
         learn_aggregate(csv_path, out, tsvs, columns=("acc", "sim", "pp_joint"), held_out=0.0, steps=1)
@@ -83,11 +98,15 @@ def test_learn_aggregate_on_a_rated_fixture(tmp_path):
 def test_naturalness_files_pair_outputs_with_their_inputs():
     cfg = {"evaluators": {"naturalness": {"checkpoint": "ep2.0"}}}
     ours = settings.naturalness_files(cfg, "yelp", "M0.seed1")
-    assert ours == {"outputs": [f"results/yelp/models/M0/seed1/transfers/dev.ep2.0.{s}.txt" for s in (0, 1)],
-                    "inputs": [f"results/yelp/data/dev.{s}.raw.txt" for s in (0, 1)]}
+    assert ours == {
+        "outputs": [f"results/yelp/models/M0/seed1/transfers/dev.ep2.0.{s}.txt" for s in (0, 1)],
+        "inputs": [f"results/yelp/data/dev.{s}.raw.txt" for s in (0, 1)],
+    }
     ext = settings.naturalness_files(cfg, "yelp", "mit")
-    assert ext == {"outputs": [f"results/yelp/systems/mit/test.final.{s}.txt" for s in (0, 1)],
-                   "inputs": [f"results/yelp/systems/mit/test.final.sources.{s}.txt" for s in (0, 1)]}
+    assert ext == {
+        "outputs": [f"results/yelp/systems/mit/test.final.{s}.txt" for s in (0, 1)],
+        "inputs": [f"results/yelp/systems/mit/test.final.sources.{s}.txt" for s in (0, 1)],
+    }
 
 
 def test_learned_t_skips_the_degenerate_minimiser():
@@ -114,7 +133,10 @@ def test_learned_t_skips_the_degenerate_minimiser():
 
 
 def test_select_fit_prefers_the_lowest_non_degenerate_loss():
-    a, b, c = ({"loss": 0.9, "degenerate": True}, {"loss": 1.3, "degenerate": False},
-               {"loss": 1.1, "degenerate": False})
+    a, b, c = (
+        {"loss": 0.9, "degenerate": True},
+        {"loss": 1.3, "degenerate": False},
+        {"loss": 1.1, "degenerate": False},
+    )
     assert select_fit([a, b, c]) is c and select_fit([a, b]) is b
     assert select_fit([a, {"loss": 0.95, "degenerate": True}]) is a

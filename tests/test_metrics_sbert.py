@@ -10,15 +10,19 @@ from tst.metrics.registry import METRICS
 from tst.score import score_system
 
 KEY = "sbert_all_minilm_l6_v2"
-PAIRS = [("the food was great and the staff were friendly .", "the food was awful and the staff were rude ."),
-         ("i will never come back here .", "i will definitely come back here ."),
-         ("my steak was cold", "the weather is sunny today !")]
+PAIRS = [
+    ("the food was great and the staff were friendly .", "the food was awful and the staff were rude ."),
+    ("i will never come back here .", "i will definitely come back here ."),
+    ("my steak was cold", "the weather is sunny today !"),
+]
 
 
 def test_registry_entry_names_the_model_and_is_a_content_metric():
     m = METRICS[KEY]
     assert "all-MiniLM-L6-v2" in m.label and m.aspect == "content" and m.higher_is_better
-    assert ASPECT_OF_METRIC[KEY] == "topic"  # correlated with Li et al.'s content rating beside Sim, CP, WMD, BLEU
+    assert (
+        ASPECT_OF_METRIC[KEY] == "topic"
+    )  # correlated with Li et al.'s content rating beside Sim, CP, WMD, BLEU
     assert {"sim", "cp", "wmd_masked", "bleu_self_sentence"} <= set(ASPECT_OF_METRIC)
 
 
@@ -44,8 +48,9 @@ def model():
 
 
 def test_equals_the_cosine_of_the_models_own_embeddings(model, tmp_path):
-    scores = score_system([s for s, _ in PAIRS], [o for _, o in PAIRS], [0, 1, 0], tmp_path,
-                          options={"sbert": True}, only=[KEY])
+    scores = score_system(
+        [s for s, _ in PAIRS], [o for _, o in PAIRS], [0, 1, 0], tmp_path, options={"sbert": True}, only=[KEY]
+    )
     r = scores[KEY]
     # independent path: the model's raw encode output, normalised here, dot product
     raw = model.encode([s for p in PAIRS for s in p], normalize_embeddings=False, convert_to_numpy=True)

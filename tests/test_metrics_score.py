@@ -52,21 +52,34 @@ class Adv:
 @pytest.fixture
 def evaluators(tmp_path, monkeypatch):
     d = tmp_path / "evaluators"
-    for name in ["style_cnn.pt", "style_lstm.pt", "lm_joint.pt", "lm_style0.pt", "lm_style1.pt", "glove.kv",
-                 "word2vec.kv", "word2vec_masked.kv", "naturalness/M0.seed1.lr.json"]:
+    for name in [
+        "style_cnn.pt",
+        "style_lstm.pt",
+        "lm_joint.pt",
+        "lm_style0.pt",
+        "lm_style1.pt",
+        "glove.kv",
+        "word2vec.kv",
+        "word2vec_masked.kv",
+        "naturalness/M0.seed1.lr.json",
+    ]:
         (d / name).parent.mkdir(parents=True, exist_ok=True)
         (d / name).write_text(f"fake {name}")
     write_json(d / "idf.json", {"idf": {"the": 0.1}, "n_docs": 10, "default": 2.0})
     write_json(d / "style_lexicon.json", {"0": ["bad", "awful"], "1": ["good", "great"], "C": 3, "sd": 2})
     calls = []
-    fakes = {"load_classifier": lambda p: Clf(),
-             "load_lm": lambda p: UniformLM({"lm_joint.pt": 50, "lm_style0.pt": 20, "lm_style1.pt": 80}[p.name]),
-             "load_embeddings": lambda p: Emb(), "load_naturalness": lambda p: Adv()}
+    fakes = {
+        "load_classifier": lambda p: Clf(),
+        "load_lm": lambda p: UniformLM({"lm_joint.pt": 50, "lm_style0.pt": 20, "lm_style1.pt": 80}[p.name]),
+        "load_embeddings": lambda p: Emb(),
+        "load_naturalness": lambda p: Adv(),
+    }
 
     def loader(func):
         def load(path):
             calls.append(path.name)
             return fakes[func](path)
+
         return load
 
     for func in fakes:  # the scorer's evaluator loaders, replaced by fakes that count their calls
@@ -95,13 +108,19 @@ def test_every_metric_with_every_evaluator(evaluators):
     assert s["bleu_ref_sentence"].per_sentence[1] is None
     assert s["bleu_ref_sentence"].per_sentence[0] == pytest.approx(100.0)
     # two-word sentence: p1 = p2 = 1, no 3- or 4-grams -> method1 gives 0.1 each: 100 * 0.01 ** (1/4)
-    assert s["bleu_ref_sentence"].per_sentence[2] == pytest.approx(100 * 0.01 ** 0.25)
+    assert s["bleu_ref_sentence"].per_sentence[2] == pytest.approx(100 * 0.01**0.25)
     assert 0 < s["sim"].score < 1
     # GM (Pang & Gimpel eq. 1), derived from the corpus scores: acc 1 -> 37, pp 50 -> min(47, 87) = 47
     assert "gm" not in s and "gm" not in s.skipped  # score_system computes no derived metric
     expect_gm = ((100 - 63) * max(100 * s["sim"].score - 71, 0) * 47) ** (1 / 3)
-    assert add_derived({k: r.to_json() for k, r in s.items()}, DEFAULT_T)["gm"]["score"] == pytest.approx(expect_gm)
-    assert "naturalness_nn" in s.skipped and "naturalness_nn_inputs" in s.skipped and "attribute_hit" in s.skipped
+    assert add_derived({k: r.to_json() for k, r in s.items()}, DEFAULT_T)["gm"]["score"] == pytest.approx(
+        expect_gm
+    )
+    assert (
+        "naturalness_nn" in s.skipped
+        and "naturalness_nn_inputs" in s.skipped
+        and "attribute_hit" in s.skipped
+    )
     # every computed metric in one place, as the registry describes it
     assert sorted([*s, *s.skipped]) == sorted(k for k, m in METRICS.items() if not m.derived)
     assert list(s) == [k for k in METRICS if k in s]  # in registry order
@@ -118,8 +137,11 @@ def test_missing_evaluators_are_skipped_with_reason(tmp_path):
     assert {"bleu_self_corpus", "bleu_self_sentence"} <= set(s)
     assert s.skipped["acc"] == "missing evaluator file(s): style_cnn.pt"
     assert s.skipped["bleu_ref_corpus"] == "no human references given"
-    assert add_derived({k: r.to_json() for k, r in s.items()}, DEFAULT_T).skipped["gm"].startswith(
-        "needs acc, sim, pp_joint")
+    assert (
+        add_derived({k: r.to_json() for k, r in s.items()}, DEFAULT_T)
+        .skipped["gm"]
+        .startswith("needs acc, sim, pp_joint")
+    )
 
 
 def test_attribute_hit_and_only(evaluators):
@@ -132,17 +154,28 @@ def test_attribute_hit_and_only(evaluators):
 
 def test_score_json_and_tsv(evaluators, tmp_path):
     d, _ = evaluators
-    s = score_system(SOURCES, OUTPUTS, STYLES, d, system="M0.seed1", only={"acc", "pp_joint", "bleu_self_corpus"})
+    s = score_system(
+        SOURCES, OUTPUTS, STYLES, d, system="M0.seed1", only={"acc", "pp_joint", "bleu_self_corpus"}
+    )
     meta = score_meta("yelp", "M0.seed1", "dev", "ep1.5")
-    assert meta == {"dataset": "yelp", "system": "M0.seed1", "variant": "M0", "seed": 1, "checkpoint": "ep1.5",
-                    "epoch": 1.5, "split": "dev"}
+    assert meta == {
+        "dataset": "yelp",
+        "system": "M0.seed1",
+        "variant": "M0",
+        "seed": 1,
+        "checkpoint": "ep1.5",
+        "epoch": 1.5,
+        "split": "dev",
+    }
     assert score_meta("yelp", "mit", "test", "final")["seed"] is None
     write_score_json(tmp_path / "s.json", s, meta, 3)
     obj = json.loads((tmp_path / "s.json").read_text())
     assert obj["n_sentences"] == 3 and obj["metrics"]["acc"]["score"] == 1.0
     assert obj["metrics"]["pp_joint"]["higher_is_better"] is False
-    assert obj["evaluators"] == {"lm_joint.pt": sha256_of(d / "lm_joint.pt"),
-                                 "style_cnn.pt": sha256_of(d / "style_cnn.pt")}
+    assert obj["evaluators"] == {
+        "lm_joint.pt": sha256_of(d / "lm_joint.pt"),
+        "style_cnn.pt": sha256_of(d / "style_cnn.pt"),
+    }
     cols = write_score_tsv(tmp_path / "s.tsv", s, STYLES)
     assert cols == ["acc", "pp_joint"]  # corpus BLEU has no per-sentence values
     lines = read_lines(tmp_path / "s.tsv")

@@ -32,7 +32,12 @@ def test_spacy_components(spacy_backend):
     # the small model's ner has its own embedding layer: NER alone runs only `ner`
     assert spacy_backend.components(parse=False, ner=True) == ["ner"]
     assert spacy_backend.components(parse=True, ner=False) == [
-        "tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer"]
+        "tok2vec",
+        "tagger",
+        "parser",
+        "attribute_ruler",
+        "lemmatizer",
+    ]
     d = spacy_backend.annotate([["mary", "johnson", "lives", "in", "boston"]], parse=False)[0]
     assert d.tokens[0].pos == "" and d.ents == [(0, 2, "PERSON"), (4, 5, "GPE")]
 
@@ -55,17 +60,25 @@ def test_unmask_extra_and_missing_placeholders():
 
 
 def test_mask_ignores_unlisted_labels():
-    doc = Doc([Token(w) for w in ["we", "paid", "20", "dollars", "in", "paris"]], [(2, 4, "MONEY"), (5, 6, "GPE")])
+    doc = Doc(
+        [Token(w) for w in ["we", "paid", "20", "dollars", "in", "paris"]], [(2, 4, "MONEY"), (5, 6, "GPE")]
+    )
     masked, ents = mask_one(["we", "paid", "20", "dollars", "in", "paris"], doc, LABELS)
     assert masked == ["we", "paid", "20", "dollars", "in", "-LOCATION-"] and ents == [["-LOCATION-", "paris"]]
 
 
 def _fake_stanza_sentence():
     """`new york is big`: stanza-like objects (1-based word ids, head 0 = root, ents with tokens)."""
+
     def word(i, text, lemma, upos, xpos, head, deprel):
         return NS(id=i, text=text, lemma=lemma, upos=upos, xpos=xpos, head=head, deprel=deprel)
-    words = [word(1, "new", "new", "PROPN", "NNP", 2, "compound"), word(2, "york", "york", "PROPN", "NNP", 4, "nsubj"),
-             word(3, "is", "be", "AUX", "VBZ", 4, "cop"), word(4, "big", "big", "ADJ", "JJ", 0, "root")]
+
+    words = [
+        word(1, "new", "new", "PROPN", "NNP", 2, "compound"),
+        word(2, "york", "york", "PROPN", "NNP", 4, "nsubj"),
+        word(3, "is", "be", "AUX", "VBZ", 4, "cop"),
+        word(4, "big", "big", "ADJ", "JJ", 0, "root"),
+    ]
     tokens = [NS(id=(w.id,), text=w.text, words=[w]) for w in words]
     return NS(tokens=tokens, words=words, ents=[NS(type="GPE", tokens=tokens[0:2])])
 

@@ -11,8 +11,21 @@ from tst.data.reader import DataFileError, read_text_lines
 def test_ptb_tokenization_of_raw_references():
     # Li et al.'s human rewrite of the first yelp test sentence (raw text, as released)
     raw = "Ever since joes has changed hands it's gotten better and better."
-    assert normalize_tokens(raw, tokenize=True) == \
-        ["ever", "since", "joes", "has", "changed", "hands", "it", "'s", "gotten", "better", "and", "better", "."]
+    assert normalize_tokens(raw, tokenize=True) == [
+        "ever",
+        "since",
+        "joes",
+        "has",
+        "changed",
+        "hands",
+        "it",
+        "'s",
+        "gotten",
+        "better",
+        "and",
+        "better",
+        ".",
+    ]
     assert ptb_tokenize("I don't know.") == ["I", "do", "n't", "know", "."]
 
 
@@ -23,8 +36,22 @@ def test_lowercase_and_whitespace():
 
 def test_numbers_fu_et_al():
     f = normalizer({"lowercase": True, "numbers": True})
-    assert f("Top 10 tips for 2018 : 3.5 % of 1,000 cells in 2nd trial") == \
-        ["top", "<num>", "tips", "for", "<num>", ":", "<num>", "%", "of", "<num>", "cells", "in", "<num>", "trial"]
+    assert f("Top 10 tips for 2018 : 3.5 % of 1,000 cells in 2nd trial") == [
+        "top",
+        "<num>",
+        "tips",
+        "for",
+        "<num>",
+        ":",
+        "<num>",
+        "%",
+        "of",
+        "<num>",
+        "cells",
+        "in",
+        "<num>",
+        "trial",
+    ]
     assert not is_number("h2o") and not is_number("covid-19") and is_number("50%")
 
 
@@ -35,7 +62,9 @@ def test_length_filter():
 
 def test_reader_drops_and_counts(tmp_path):
     p = tmp_path / "sentiment.train.0"
-    p.write_bytes(b"good food .\n\n   \nbad \xff\xfe bytes\n" + b"x" * 2001 + b"\n" + "caf\u00e9 ok\n".encode())
+    p.write_bytes(
+        b"good food .\n\n   \nbad \xff\xfe bytes\n" + b"x" * 2001 + b"\n" + "caf\u00e9 ok\n".encode()
+    )
     counts = Counter()
     lines = read_text_lines(p, "datasets.yelp.source.files.train", max_chars=2000, counts=counts)
     assert lines == ["good food .", "caf\u00e9 ok"]

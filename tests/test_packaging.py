@@ -31,7 +31,11 @@ def test_requires_python_admits_exactly_the_verified_versions(repo_root):
 
 def test_classifiers_and_readme_name_the_same_versions(repo_root):
     classifiers = project(repo_root)["classifiers"]
-    listed = sorted(c.rsplit(" :: ", 1)[1] for c in classifiers if re.match(r"Programming Language :: Python :: 3\.\d+$", c))
+    listed = sorted(
+        c.rsplit(" :: ", 1)[1]
+        for c in classifiers
+        if re.match(r"Programming Language :: Python :: 3\.\d+$", c)
+    )
     assert listed == VERIFIED
     assert not any(c.startswith("License ::") for c in classifiers)  # the SPDX `license` field says it
     assert "Python 3.11, 3.12 or 3.13" in (repo_root / "README.md").read_text()

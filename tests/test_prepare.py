@@ -33,7 +33,10 @@ def test_demo_end_to_end(tmp_path):
     for style in (0, 1):
         sizes = [len(read_lines(tmp_path / f"{sp}.{style}.txt")) for sp in ("train", "dev", "test")]
         assert sizes == [120, 15, 15]  # 150 unique sentences, 10 % dev, 10 % test
-        test, ents = read_lines(tmp_path / f"test.{style}.txt"), read_jsonl(tmp_path / f"test.{style}.entities.jsonl")
+        test, ents = (
+            read_lines(tmp_path / f"test.{style}.txt"),
+            read_jsonl(tmp_path / f"test.{style}.entities.jsonl"),
+        )
         restored = [" ".join(unmask(t.split(), e)) for t, e in zip(test, ents)]
         assert set(restored) <= set(demo["sentences"][style])  # masking is reversible
         refs = [line.split("\t") for line in read_lines(tmp_path / f"references.{style}.tsv")]
@@ -41,7 +44,9 @@ def test_demo_end_to_end(tmp_path):
         assert len(read_lines(tmp_path / f"paraphrase.{style}.tsv")) == 120
     assert report["ner"]["entities"]["-PERSON-"] > 0 and report["ner"]["entities"]["-LOCATION-"] > 0
     vocab = Vocab.load(tmp_path / "vocab.txt")
-    train_tokens = {t for s in (0, 1) for line in read_lines(tmp_path / f"train.{s}.txt") for t in line.split()}
+    train_tokens = {
+        t for s in (0, 1) for line in read_lines(tmp_path / f"train.{s}.txt") for t in line.split()
+    }
     assert set(vocab.itos[4:]) == train_tokens and "-PERSON-" in vocab
 
 
@@ -50,10 +55,19 @@ def test_yelp_offline_no_leakage(shared_data, tmp_path):
     cfg = dataset_cfg("yelp")
     report = prepare_dataset(cfg, shared_data, tmp_path, NLP, "yelp")
     # Shen dev + test line counts from the data README: 25,278 + 50,278 and 38,205 + 76,392
-    assert report["inputs"]["train"]["0"]["read"] == 75556 and report["inputs"]["train"]["1"]["read"] == 114597
+    assert (
+        report["inputs"]["train"]["0"]["read"] == 75556 and report["inputs"]["train"]["1"]["read"] == 114597
+    )
     assert report["inputs"]["test"]["0"]["kept"] == 500 and report["inputs"]["dev"]["1"]["read"] == 2000
-    files = {sp: {line for s in (0, 1) for line in read_lines(tmp_path / f"{sp}.{s}.txt")} for sp in ("train", "dev", "test")}
-    assert not files["test"] & files["train"] and not files["test"] & files["dev"] and not files["dev"] & files["train"]
+    files = {
+        sp: {line for s in (0, 1) for line in read_lines(tmp_path / f"{sp}.{s}.txt")}
+        for sp in ("train", "dev", "test")
+    }
+    assert (
+        not files["test"] & files["train"]
+        and not files["test"] & files["dev"]
+        and not files["dev"] & files["train"]
+    )
     # the Li test set is complete and in its original order (system outputs are aligned with it)
     for s in (0, 1):
         li = [" ".join(x.split()) for x in read_lines(shared_data / f"yelp/li/sentiment.test.{s}")]
@@ -123,18 +137,27 @@ def test_all_files_and_data_dir(tmp_path, monkeypatch):
 
 
 def test_urls_and_missing_downloads(tmp_path):
-    datasets = {"yelp": dataset_cfg("yelp"), "imdb": dataset_cfg("imdb"), "literature": dataset_cfg("literature")}
-    assert url_for(datasets, "imdb/test.pos") == \
-        "https://raw.githubusercontent.com/fastnlp/style-transformer/master/data/imdb/test.pos"
-    assert url_for(datasets, "yelp/li/outputs/sentiment.test.1.fader") == ("https://raw.githubusercontent.com/"
-        "lijuncen/Sentiment-and-Style-Transfer/master/evaluation/outputs/yelp/sentiment.test.1.fader")
+    datasets = {
+        "yelp": dataset_cfg("yelp"),
+        "imdb": dataset_cfg("imdb"),
+        "literature": dataset_cfg("literature"),
+    }
+    assert (
+        url_for(datasets, "imdb/test.pos")
+        == "https://raw.githubusercontent.com/fastnlp/style-transformer/master/data/imdb/test.pos"
+    )
+    assert url_for(datasets, "yelp/li/outputs/sentiment.test.1.fader") == (
+        "https://raw.githubusercontent.com/"
+        "lijuncen/Sentiment-and-Style-Transfer/master/evaluation/outputs/yelp/sentiment.test.1.fader"
+    )
     assert url_for(datasets, "literature/dickens.txt") is None and url_for(datasets, "imdb/test.xyz") is None
     (tmp_path / "imdb").mkdir()
     for name in ("dev.neg", "dev.pos", "test.neg"):
         (tmp_path / "imdb" / name).write_text("a b\n")
     # only the missing file with a URL may be downloaded; literature has no URL
-    assert missing_downloads({"imdb": datasets["imdb"], "literature": datasets["literature"]}, tmp_path) == \
-        ["imdb/test.pos"]
+    assert missing_downloads({"imdb": datasets["imdb"], "literature": datasets["literature"]}, tmp_path) == [
+        "imdb/test.pos"
+    ]
 
 
 def test_prepare_script(tmp_path):
@@ -144,8 +167,13 @@ def test_prepare_script(tmp_path):
     cfg["source"]["sentences_per_style"] = 40
     cfg["ner"]["enabled"] = False
     out = tmp_path / "out"
-    run_script("prepare_data", output=[str(out / "vocab.txt")], params={"dataset": cfg, "nlp": NLP},
-               wildcards={"dataset": "tiny"}, log=[str(tmp_path / "p.log")])
+    run_script(
+        "prepare_data",
+        output=[str(out / "vocab.txt")],
+        params={"dataset": cfg, "nlp": NLP},
+        wildcards={"dataset": "tiny"},
+        log=[str(tmp_path / "p.log")],
+    )
     assert len(read_lines(out / "train.1.txt")) == 32 and len(read_lines(out / "test.0.txt")) == 4
     assert "prepared tiny" in (tmp_path / "p.log").read_text()
 
@@ -165,13 +193,19 @@ def test_train_subset_is_drawn_after_leakage_removal(tmp_path):
         positions = [full.index(s) for s in part]
         assert positions == sorted(positions)  # a subset, in corpus order
         for split in ("dev", "test"):
-            assert read_lines(tmp_path / "sub" / f"{split}.{style}.txt") == read_lines(tmp_path / "full" / f"{split}.{style}.txt")
+            assert read_lines(tmp_path / "sub" / f"{split}.{style}.txt") == read_lines(
+                tmp_path / "full" / f"{split}.{style}.txt"
+            )
         assert report["train_subset"][str(style)] == {"of": 120, "kept": 50}
     again = prepare_dataset(sub, None, tmp_path / "again", NLP, "demo")
     assert read_lines(tmp_path / "again" / "train.0.txt") == read_lines(tmp_path / "sub" / "train.0.txt")
     assert again["train_subset"] == report["train_subset"]
-    other = prepare_dataset({**sub, "splits": {**sub["splits"], "seed": 1}}, None, tmp_path / "other", NLP, "demo")
+    other = prepare_dataset(
+        {**sub, "splits": {**sub["splits"], "seed": 1}}, None, tmp_path / "other", NLP, "demo"
+    )
     assert read_lines(tmp_path / "other" / "train.0.txt") != read_lines(tmp_path / "sub" / "train.0.txt")
     assert other["train_subset"]["0"]["kept"] == 50
-    train_tokens = {t for s in (0, 1) for line in read_lines(tmp_path / "sub" / f"train.{s}.txt") for t in line.split()}
+    train_tokens = {
+        t for s in (0, 1) for line in read_lines(tmp_path / "sub" / f"train.{s}.txt") for t in line.split()
+    }
     assert set(Vocab.load(tmp_path / "sub" / "vocab.txt").itos[4:]) == train_tokens

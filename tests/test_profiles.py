@@ -82,9 +82,22 @@ def paper_dry_run(repo_root, shared_data, tmp_path_factory):
     workdir = tmp_path_factory.mktemp("paper")
     shutil.copy(repo_root / "config.yaml", workdir / "config.yaml")
     result = subprocess.run(
-        [SNAKEMAKE, "-s", str(repo_root / "Snakefile"), "-n", "--profile", str(repo_root / "profiles" / "slurm"),
-         "--configfile", str(repo_root / "configs" / "yelp.yaml"), str(repo_root / "configs" / "paper_dimensions.yaml")],
-        cwd=workdir, capture_output=True, text=True, timeout=600, check=False,
+        [
+            SNAKEMAKE,
+            "-s",
+            str(repo_root / "Snakefile"),
+            "-n",
+            "--profile",
+            str(repo_root / "profiles" / "slurm"),
+            "--configfile",
+            str(repo_root / "configs" / "yelp.yaml"),
+            str(repo_root / "configs" / "paper_dimensions.yaml"),
+        ],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
         env={**os.environ, "TST_DATA_DIR": str(shared_data)},
     )
     assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
@@ -157,8 +170,14 @@ def test_slurm_submits_tens_of_group_jobs(repo_root, paper_dry_run):
         "lexicons": 1,
         "report": 1,
     }
-    assert sorted(alone) == ["prepare_data", "train_classifier", "train_classifier", "train_lm", "train_lm",
-                             "train_lm"]
+    assert sorted(alone) == [
+        "prepare_data",
+        "train_classifier",
+        "train_classifier",
+        "train_lm",
+        "train_lm",
+        "train_lm",
+    ]
     total = sum(groups.values()) + len(alone)
     jobs = planned_jobs(paper_dry_run)
     assert total == 38  # 24 models + 5 score + 3 groups + 6 single jobs
@@ -178,7 +197,9 @@ def test_each_model_group_is_one_model(paper_dry_run):
 
 @pytest.mark.shared_data
 def test_paper_scale_resources_come_from_the_config(repo_root, paper_dry_run):
-    wanted = yaml.safe_load((repo_root / "configs" / "paper_dimensions.yaml").read_text())["transfer"]["resources"]
+    wanted = yaml.safe_load((repo_root / "configs" / "paper_dimensions.yaml").read_text())["transfer"][
+        "resources"
+    ]
     block = paper_dry_run.split("rule train_transfer:", 1)[1].split("Shell command", 1)[0]
     resources = re.search(r"resources: (.*)", block).group(1)
     assert f"mem_mb={wanted['mem_mb']}," in resources

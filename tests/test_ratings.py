@@ -22,15 +22,26 @@ def write_fixture(tmp_path):
     and one rewrite matches nothing."""
     src = "good food ."
     mods = ["good food .", "bad food .", "good food .", "Bad  Food.", "???"]
-    resp = ["grammaticality=5 sentiment=1 topic=5", "grammaticality=4 sentiment=5 topic=4",
-            "grammaticality=3 sentiment=2 topic=4", "grammaticality=2 sentiment=4 topic=3",
-            "grammaticality=1 sentiment=1 topic=1"]
+    resp = [
+        "grammaticality=5 sentiment=1 topic=5",
+        "grammaticality=4 sentiment=5 topic=4",
+        "grammaticality=3 sentiment=2 topic=4",
+        "grammaticality=2 sentiment=4 topic=3",
+        "grammaticality=1 sentiment=1 topic=1",
+    ]
     with open(tmp_path / "ratings.csv", "w", newline="") as f:
         w = csv.DictWriter(f, FIELDS)
         w.writeheader()
-        w.writerow({"HITId": "h1", "WorkerId": "w1", "Input.target": "negative",
-                    "Input.origs": "\t".join([src] * len(mods)), "Input.mods": "\t".join(mods),
-                    "Answer.responses": "\t".join(resp)})
+        w.writerow(
+            {
+                "HITId": "h1",
+                "WorkerId": "w1",
+                "Input.target": "negative",
+                "Input.origs": "\t".join([src] * len(mods)),
+                "Input.mods": "\t".join(mods),
+                "Answer.responses": "\t".join(resp),
+            }
+        )
     out = tmp_path / "outputs"
     out.mkdir()
     for system, o in (("x", "good food ."), ("y", "good food ."), ("z", "bad food ."), ("w", "bad food.")):
@@ -75,9 +86,9 @@ def test_real_yelp_ratings(shared_data):
     assert report["tasks"] == 400 and report["rated_rewrites"] == 3200
     assert report["rewrites_unmatched"] == 0
     assert report["rewrites_matched_exact"] + report["rewrites_matched_normalized"] == 3200
-    assert report["rows_per_system"] == {s: 400 for s in
-                                         ("fader", "human", "label", "mit", "multi_decoder", "orgin",
-                                          "retrieval", "rule_base")}
+    assert report["rows_per_system"] == {
+        s: 400 for s in ("fader", "human", "label", "mit", "multi_decoder", "orgin", "retrieval", "rule_base")
+    }
     # First task, read off the CSV by hand: source is line 184 (0-based 183) of sentiment.test.1; fader and multi_decoder
     # both copied it (slots 0 and 2: g 4/5, s 4/3, t 3/2); "sooo wrong ." (retrieval) is slot 1 (4, 4, 5);
     # the human rewrite "the guys here aren't nice or helpful." is slot 4 (5, 4, 2), matched normalized.

@@ -15,12 +15,33 @@ from tst.metrics.registry import ASPECTS, METRICS, add_derived, evaluator_files,
 from tst.score import Evaluators, score_files, score_meta, score_system
 
 # Short names as Pang & Gimpel, Fu et al., Mir et al. and Yu et al. print them.
-LABELS = {"acc": "Acc", "transfer_strength": "TS", "sim": "Sim", "cp": "CP", "cp_random": "CP-random",
-          "pp_joint": "PP", "pp_target": "PP-target", "gm": "GM", "sti": "STI", "wmd_masked": "WMD-masked",
-          "wmd_removed": "WMD-removed", "naturalness_lr": "Nat-LR", "naturalness_nn": "Nat-NN",
-          "bleu_self_corpus": "self-BLEU", "bleu_self_sentence": "self-BLEU-sent", "bleu_ref_corpus": "ref-BLEU",
-          "bleu_ref_sentence": "ref-BLEU-sent", "attribute_hit": "Hit"}
-LOWER_IS_BETTER = {"pp_joint", "pp_target", "wmd_masked", "wmd_removed", "wmd_unmasked"}  # perplexities and distances
+LABELS = {
+    "acc": "Acc",
+    "transfer_strength": "TS",
+    "sim": "Sim",
+    "cp": "CP",
+    "cp_random": "CP-random",
+    "pp_joint": "PP",
+    "pp_target": "PP-target",
+    "gm": "GM",
+    "sti": "STI",
+    "wmd_masked": "WMD-masked",
+    "wmd_removed": "WMD-removed",
+    "naturalness_lr": "Nat-LR",
+    "naturalness_nn": "Nat-NN",
+    "bleu_self_corpus": "self-BLEU",
+    "bleu_self_sentence": "self-BLEU-sent",
+    "bleu_ref_corpus": "ref-BLEU",
+    "bleu_ref_sentence": "ref-BLEU-sent",
+    "attribute_hit": "Hit",
+}
+LOWER_IS_BETTER = {
+    "pp_joint",
+    "pp_target",
+    "wmd_masked",
+    "wmd_removed",
+    "wmd_unmasked",
+}  # perplexities and distances
 
 
 def test_every_metric_is_fully_described():
@@ -39,11 +60,21 @@ def test_every_metric_is_fully_described():
 def test_human_aspects_follow_li_et_al():
     from tst.human.correlation import ASPECT_OF_METRIC
 
-    expected = {"sim": "topic", "cp": "topic", "wmd_masked": "topic", "wmd_removed": "topic",
-                "bleu_self_sentence": "topic", "attribute_hit": "topic", "acc": "sentiment",
-                "transfer_strength": "sentiment", "sti": "sentiment",
-                "pp_joint": "grammaticality", "pp_target": "grammaticality",
-                "naturalness_lr": "grammaticality", "naturalness_nn": "grammaticality"}
+    expected = {
+        "sim": "topic",
+        "cp": "topic",
+        "wmd_masked": "topic",
+        "wmd_removed": "topic",
+        "bleu_self_sentence": "topic",
+        "attribute_hit": "topic",
+        "acc": "sentiment",
+        "transfer_strength": "sentiment",
+        "sti": "sentiment",
+        "pp_joint": "grammaticality",
+        "pp_target": "grammaticality",
+        "naturalness_lr": "grammaticality",
+        "naturalness_nn": "grammaticality",
+    }
     assert {k: ASPECT_OF_METRIC.get(k) for k in expected} == expected
     assert set(ASPECT_OF_METRIC.values()) == {"topic", "sentiment", "grammaticality"}
     # corpus-level and reference-based metrics are not compared with the ratings
@@ -56,10 +87,15 @@ def test_evaluator_files():
     assert evaluator_files(["gm"]) == ["style_cnn.pt", "lm_joint.pt", "glove.kv", "idf.json"]
     assert evaluator_files(["bleu_self_corpus", "attribute_hit"]) == []
     assert evaluator_files(["cp"]) == ["glove.kv"]
-    assert evaluator_files(["cp"], options={"cp_lexicon": "style_lexicon"}) == ["glove.kv", "style_lexicon.json"]
+    assert evaluator_files(["cp"], options={"cp_lexicon": "style_lexicon"}) == [
+        "glove.kv",
+        "style_lexicon.json",
+    ]
     assert evaluator_files(["naturalness_lr", "naturalness_nn"]) == []  # named after the system
     assert evaluator_files(["naturalness_lr", "naturalness_nn"], system="M0.seed1") == [
-        "naturalness/M0.seed1.lr.json", "naturalness/M0.seed1.nn.pt"]
+        "naturalness/M0.seed1.lr.json",
+        "naturalness/M0.seed1.nn.pt",
+    ]
     every = evaluator_files()
     assert len(every) == len(set(every)) == 10 and every[0] == "style_cnn.pt"
     with pytest.raises(ValueError, match="unknown metric"):
@@ -75,28 +111,37 @@ def test_options_are_checked():
 
 
 def test_registry_import_is_cheap():
-    code = ("import sys, tst.metrics.registry; "
-            "print(sorted(m for m in ('torch', 'gensim', 'ot', 'nltk', 'sacrebleu', 'pandas') if m in sys.modules))")
+    code = (
+        "import sys, tst.metrics.registry; "
+        "print(sorted(m for m in ('torch', 'gensim', 'ot', 'nltk', 'sacrebleu', 'pandas') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
 
 def _stored(acc=None, sim=None, pp=None, **more) -> dict:
-    m = {k: {"score": v, "variant": "v", "higher_is_better": k != "pp_joint"}
-         for k, v in (("acc", acc), ("sim", sim), ("pp_joint", pp)) if v is not None}
+    m = {
+        k: {"score": v, "variant": "v", "higher_is_better": k != "pp_joint"}
+        for k, v in (("acc", acc), ("sim", sim), ("pp_joint", pp))
+        if v is not None
+    }
     return {**m, **more}
 
 
-@pytest.mark.parametrize("row", [("M0", 0.818, 0.719, 37.3, 10.0), ("M3", 0.807, 0.796, 28.4, 21.5),
-                                 ("M7", 0.818, 0.805, 29.0, 22.8)], ids=lambda r: r[0])
+@pytest.mark.parametrize(
+    "row",
+    [("M0", 0.818, 0.719, 37.3, 10.0), ("M3", 0.807, 0.796, 28.4, 21.5), ("M7", 0.818, 0.805, 29.0, 22.8)],
+    ids=lambda r: r[0],
+)
 def test_add_derived_reproduces_pang_gimpel_table2(row):
     # Pang & Gimpel 2019 Table 2 (Yelp): Acc, Sim, PP -> GM as printed (one decimal); M3 and M7 have PP
     # below 30, where min{[97 - PP]+, [PP + 37]+} takes the lower threshold
     _, acc, sim, pp, printed = row
     out = add_derived(_stored(acc, sim, pp), DEFAULT_T)
     assert round(out["gm"]["score"], 1) == pytest.approx(printed)
-    assert out["gm"]["variant"] == ("Pang & Gimpel 2019 eq. 1 on corpus Acc, Sim, PP (joint LM), "
-                                    "t=[63.0, 71.0, 97.0, -37.0]")
+    assert out["gm"]["variant"] == (
+        "Pang & Gimpel 2019 eq. 1 on corpus Acc, Sim, PP (joint LM), t=[63.0, 71.0, 97.0, -37.0]"
+    )
     assert out["gm"]["higher_is_better"] is True and out["gm"]["details"] == {"t": [63.0, 71.0, 97.0, -37.0]}
     assert out.skipped == {}
     # integer thresholds (as a YAML config gives them) name the same variant
@@ -118,6 +163,7 @@ def test_add_derived_skips_without_a_factor():
 
 # ---- score_system / score_files with fake evaluators ----
 
+
 class Clf:
     """P(style 1) = 0.9 when "good" is in the sentence, else 0.1."""
 
@@ -130,8 +176,13 @@ class Emb:
     dim = 2
 
     def __init__(self):
-        self.table = {"good": [1.0, 0.0], "bad": [1.0, 0.0], "food": [0.0, 1.0], "service": [0.0, 1.0],
-                      "fine": [3.0, 4.0]}
+        self.table = {
+            "good": [1.0, 0.0],
+            "bad": [1.0, 0.0],
+            "food": [0.0, 1.0],
+            "service": [0.0, 1.0],
+            "fine": [3.0, 4.0],
+        }
 
     def get(self, w):
         v = self.table.get(w)
@@ -156,6 +207,7 @@ def fake_evaluators(tmp_path, monkeypatch):
         def load(path):
             loads.append(path.name)
             return obj
+
         return load
 
     monkeypatch.setattr(score_mod, "load_classifier", counting(Clf()))
@@ -189,7 +241,10 @@ def test_score_files_gm_from_acc_sim_pp(fake_evaluators, tmp_path):
     d, loads = fake_evaluators
     files = {}
     for style in (0, 1):
-        files[f"src{style}"], files[f"out{style}"] = tmp_path / f"src.{style}.txt", tmp_path / f"out.{style}.txt"
+        files[f"src{style}"], files[f"out{style}"] = (
+            tmp_path / f"src.{style}.txt",
+            tmp_path / f"out.{style}.txt",
+        )
         write_lines(files[f"src{style}"], SOURCES[style])
         write_lines(files[f"out{style}"], OUTPUTS[style])
     # one Evaluators for every call, as a workflow job scoring all checkpoints of a system uses it
@@ -212,7 +267,8 @@ def test_score_files_gm_from_acc_sim_pp(fake_evaluators, tmp_path):
     # other thresholds: [66.67 - 60]+ = 20/3, [86.67 - 80]+ = 20/3, min{[90 - 50]+, [50 - 40]+} = 10
     t = (60, 80, 90, 40)
     assert score_files(*args, meta=meta, only=["gm"], gm_t=t)["metrics"]["gm"]["score"] == pytest.approx(
-        (20 / 3 * 20 / 3 * 10) ** (1 / 3), rel=1e-9)
+        (20 / 3 * 20 / 3 * 10) ** (1 / 3), rel=1e-9
+    )
     # without gm_t (the workflow): no derived metric; the report adds GM from the stored scores
     plain = score_files(*args, meta=meta)
     assert "gm" not in plain["metrics"] and "gm" not in plain["skipped"]

@@ -20,42 +20,112 @@ EPOCHS = [0.5, 1.0, 1.5, 2.0]
 # Dev Acc per half epoch. Target 0.80 +- 0.02:
 #   M0 seed1 -> ep1.5 (0.79, off 0.01); M0 seed2 -> ep1.0 (0.78, off 0.02: tie-free, 0.83 is 0.03 off)
 #   M2 seed1 -> ep2.0 (0.74, off 0.06: outside the tolerance -> dagger); M2 seed2 -> ep2.0 (0.81)
-DEV_ACC = {("M0", 1): [0.60, 0.75, 0.79, 0.86], ("M0", 2): [0.65, 0.78, 0.83, 0.90],
-           ("M2", 1): [0.50, 0.60, 0.70, 0.74], ("M2", 2): [0.55, 0.65, 0.72, 0.81]}
-INFO = {"acc": ("style CNN, share of outputs classified as the target style", True),
-        "transfer_strength": ("Fu et al. LSTM-sigmoid", True), "sim": ("idf-weighted GloVe cosine", True),
-        "cp": ("Fu et al. pooled embeddings", True), "pp_joint": ("joint GRU LM corpus perplexity", False),
-        "gm": ("eq. 1 default t", True), "sti": ("Mir EMD", True), "wmd_masked": ("WMD style-masked", False),
-        "naturalness_nn": ("Mir neural", True), "bleu_ref_corpus": ("corpus BLEU multi-bleu.perl", True)}
+DEV_ACC = {
+    ("M0", 1): [0.60, 0.75, 0.79, 0.86],
+    ("M0", 2): [0.65, 0.78, 0.83, 0.90],
+    ("M2", 1): [0.50, 0.60, 0.70, 0.74],
+    ("M2", 2): [0.55, 0.65, 0.72, 0.81],
+}
+INFO = {
+    "acc": ("style CNN, share of outputs classified as the target style", True),
+    "transfer_strength": ("Fu et al. LSTM-sigmoid", True),
+    "sim": ("idf-weighted GloVe cosine", True),
+    "cp": ("Fu et al. pooled embeddings", True),
+    "pp_joint": ("joint GRU LM corpus perplexity", False),
+    "gm": ("eq. 1 default t", True),
+    "sti": ("Mir EMD", True),
+    "wmd_masked": ("WMD style-masked", False),
+    "naturalness_nn": ("Mir neural", True),
+    "bleu_ref_corpus": ("corpus BLEU multi-bleu.perl", True),
+}
 
 
 def ours_metrics(a: float, split: str) -> dict:
     """Metrics of a checkpoint as functions of its dev Acc `a` (test Acc = dev Acc + 0.01)."""
     acc = a + (0.01 if split == "test" else 0.0)
-    return {"acc": acc, "transfer_strength": acc - 0.05, "sim": 1 - 0.5 * a, "cp": 0.95 - 0.1 * a,
-            "pp_joint": 30 + 20 * a, "gm": 10 * a, "sti": 0.5 * a, "wmd_masked": 0.2 + 0.3 * a,
-            "naturalness_nn": 0.9 - 0.4 * a, "bleu_ref_corpus": 30 - 20 * a}
+    return {
+        "acc": acc,
+        "transfer_strength": acc - 0.05,
+        "sim": 1 - 0.5 * a,
+        "cp": 0.95 - 0.1 * a,
+        "pp_joint": 30 + 20 * a,
+        "gm": 10 * a,
+        "sti": 0.5 * a,
+        "wmd_masked": 0.2 + 0.3 * a,
+        "naturalness_nn": 0.9 - 0.4 * a,
+        "bleu_ref_corpus": 30 - 20 * a,
+    }
 
 
 EXTERNAL = {  # test-set scores of external systems
-    "mit": {"acc": 0.75, "transfer_strength": 0.70, "sim": 0.70, "cp": 0.88, "pp_joint": 45.0, "gm": 8.0,
-            "sti": 0.40, "wmd_masked": 0.45, "naturalness_nn": 0.5, "bleu_ref_corpus": 7.5},
-    "multi_decoder": {"acc": 0.50, "transfer_strength": 0.45, "sim": 0.72, "cp": 0.90, "pp_joint": 60.0,
-                      "gm": 6.0, "sti": 0.30, "wmd_masked": 0.40, "naturalness_nn": 0.6, "bleu_ref_corpus": 7.6},
-    "human": {"acc": 0.80, "transfer_strength": 0.78, "sim": 0.80, "cp": 0.91, "pp_joint": 35.0, "gm": 15.0,
-              "sti": 0.45, "wmd_masked": 0.30, "naturalness_nn": 0.8, "bleu_ref_corpus": 100.0},
-    "source": {"acc": 0.02, "transfer_strength": 0.03, "sim": 1.00, "cp": 1.00, "pp_joint": 33.0, "gm": 1.0,
-               "sti": 0.00, "wmd_masked": 0.00, "naturalness_nn": 0.9, "bleu_ref_corpus": 31.4},
+    "mit": {
+        "acc": 0.75,
+        "transfer_strength": 0.70,
+        "sim": 0.70,
+        "cp": 0.88,
+        "pp_joint": 45.0,
+        "gm": 8.0,
+        "sti": 0.40,
+        "wmd_masked": 0.45,
+        "naturalness_nn": 0.5,
+        "bleu_ref_corpus": 7.5,
+    },
+    "multi_decoder": {
+        "acc": 0.50,
+        "transfer_strength": 0.45,
+        "sim": 0.72,
+        "cp": 0.90,
+        "pp_joint": 60.0,
+        "gm": 6.0,
+        "sti": 0.30,
+        "wmd_masked": 0.40,
+        "naturalness_nn": 0.6,
+        "bleu_ref_corpus": 7.6,
+    },
+    "human": {
+        "acc": 0.80,
+        "transfer_strength": 0.78,
+        "sim": 0.80,
+        "cp": 0.91,
+        "pp_joint": 35.0,
+        "gm": 15.0,
+        "sti": 0.45,
+        "wmd_masked": 0.30,
+        "naturalness_nn": 0.8,
+        "bleu_ref_corpus": 100.0,
+    },
+    "source": {
+        "acc": 0.02,
+        "transfer_strength": 0.03,
+        "sim": 1.00,
+        "cp": 1.00,
+        "pp_joint": 33.0,
+        "gm": 1.0,
+        "sti": 0.00,
+        "wmd_masked": 0.00,
+        "naturalness_nn": 0.9,
+        "bleu_ref_corpus": 31.4,
+    },
 }
 
 
-def write_score(root: Path, system: str, split: str, checkpoint: str, metrics: dict, variant=None, seed=None,
-                epoch=None) -> Path:
-    rec = {"dataset": "toy", "system": system, "variant": variant, "seed": seed, "checkpoint": checkpoint,
-           "epoch": epoch, "split": split, "n_sentences": 100,
-           "metrics": {k: {"score": v, "variant": INFO[k][0], "higher_is_better": INFO[k][1]}
-                       for k, v in metrics.items()},
-           "evaluators": {"style_cnn.pt": "0" * 64}}
+def write_score(
+    root: Path, system: str, split: str, checkpoint: str, metrics: dict, variant=None, seed=None, epoch=None
+) -> Path:
+    rec = {
+        "dataset": "toy",
+        "system": system,
+        "variant": variant,
+        "seed": seed,
+        "checkpoint": checkpoint,
+        "epoch": epoch,
+        "split": split,
+        "n_sentences": 100,
+        "metrics": {
+            k: {"score": v, "variant": INFO[k][0], "higher_is_better": INFO[k][1]} for k, v in metrics.items()
+        },
+        "evaluators": {"style_cnn.pt": "0" * 64},
+    }
     path = root / system / f"{split}.{checkpoint}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(rec))
@@ -68,8 +138,18 @@ def score_files(tmp_path) -> list[Path]:
     for (v, seed), accs in DEV_ACC.items():
         for ep, a in zip(EPOCHS, accs):
             for split in ("dev", "test"):
-                paths.append(write_score(tmp_path / "scores", f"{v}.seed{seed}", split, f"ep{ep}",
-                                         ours_metrics(a, split), v, seed, ep))
+                paths.append(
+                    write_score(
+                        tmp_path / "scores",
+                        f"{v}.seed{seed}",
+                        split,
+                        f"ep{ep}",
+                        ours_metrics(a, split),
+                        v,
+                        seed,
+                        ep,
+                    )
+                )
     for system, m in EXTERNAL.items():
         paths.append(write_score(tmp_path / "scores", system, "test", "final", m))
     return paths
@@ -96,18 +176,34 @@ def test_select_checkpoints(score_files):
     frame, _ = load_scores(score_files)
     sel = select_checkpoints(frame, 0.80, 0.02)
     got = {(r.variant, r.seed): (r.checkpoint, r.within) for r in sel.itertuples()}
-    assert got == {("M0", 1): ("ep1.5", True), ("M0", 2): ("ep1.0", True),
-                   ("M2", 1): ("ep2.0", False), ("M2", 2): ("ep2.0", True)}
+    assert got == {
+        ("M0", 1): ("ep1.5", True),
+        ("M0", 2): ("ep1.0", True),
+        ("M2", 1): ("ep2.0", False),
+        ("M2", 2): ("ep2.0", True),
+    }
 
 
 def test_select_tie_takes_earliest(tmp_path):
     # dev Acc 0.25 and 0.75 (exact in binary) are both 0.25 from the target 0.5 -> the earlier, ep0.5
-    paths = [write_score(tmp_path, "MT.seed3", "dev", f"ep{ep}", {"acc": a}, "MT", 3, ep)
-             for ep, a in ((1.0, 0.75), (0.5, 0.25), (1.5, 0.95))]
+    paths = [
+        write_score(tmp_path, "MT.seed3", "dev", f"ep{ep}", {"acc": a}, "MT", 3, ep)
+        for ep, a in ((1.0, 0.75), (0.5, 0.25), (1.5, 0.95))
+    ]
     frame, _ = load_scores(paths)
     sel = select_checkpoints(frame, 0.5, 0.25)
-    assert sel.to_dict("records") == [{"variant": "MT", "seed": 3, "system": "MT.seed3", "checkpoint": "ep0.5",
-                                       "epoch": 0.5, "dev_acc": 0.25, "distance": 0.25, "within": True}]
+    assert sel.to_dict("records") == [
+        {
+            "variant": "MT",
+            "seed": 3,
+            "system": "MT.seed3",
+            "checkpoint": "ep0.5",
+            "epoch": 0.5,
+            "dev_acc": 0.25,
+            "distance": 0.25,
+            "within": True,
+        }
+    ]
 
 
 def test_selected_checkpoint_without_test_scores(score_files, tmp_path):
@@ -141,7 +237,9 @@ def test_plots(score_files, tmp_path):
         if p.suffix == ".png":
             w, h = png_size(p)
             assert w > 300 and h > 200
-    series = {n: [i for i in svg_ids(out / f"{n}.svg") if "series-" in i or i == "external"] for n in build.PLOTS}
+    series = {
+        n: [i for i in svg_ids(out / f"{n}.svg") if "series-" in i or i == "external"] for n in build.PLOTS
+    }
     assert sorted(series["trajectories"]) == ["a-series-M0", "a-series-M2", "b-series-M0", "b-series-M2"]
     assert sorted(series["robust"]) == ["a-series-M0", "a-series-M2", "b-series-M0", "b-series-M2"]
     for n in ("tradeoff_ts_cp", "tradeoff_sti_wmd", "tradeoff_nat_sti"):
@@ -205,9 +303,19 @@ def test_gm_recomputed_from_stored_scores(tmp_path):
     37.3 -> 10.0), not the stored value; a file without PP gets none. Without gm_t the stored GM stays."""
     from tst.metrics.gm import DEFAULT_T
 
-    paths = [write_score(tmp_path, "M0.seed1", "test", "ep1.0", {"acc": 0.818, "sim": 0.719, "pp_joint": 37.3,
-                                                                 "gm": 99.0}, "M0", 1, 1.0),
-             write_score(tmp_path, "mit", "test", "final", {"acc": 0.8, "sim": 0.8, "gm": 5.0})]
+    paths = [
+        write_score(
+            tmp_path,
+            "M0.seed1",
+            "test",
+            "ep1.0",
+            {"acc": 0.818, "sim": 0.719, "pp_joint": 37.3, "gm": 99.0},
+            "M0",
+            1,
+            1.0,
+        ),
+        write_score(tmp_path, "mit", "test", "final", {"acc": 0.8, "sim": 0.8, "gm": 5.0}),
+    ]
     frame, _ = load_scores(paths)
     assert frame["gm"].tolist() == [99.0, 5.0]
     frame, info = load_scores(paths, DEFAULT_T)
@@ -217,15 +325,20 @@ def test_gm_recomputed_from_stored_scores(tmp_path):
 
 def test_build_tables_and_plots_pass_gm_t(score_files, tmp_path):
     out = tmp_path / "tables"
-    build.build_tables(score_files, out, {"target_acc": 0.80, "tolerance": 0.02}, ["M0", "M2"], gm_t=(63, 50, 97, -37))
+    build.build_tables(
+        score_files, out, {"target_acc": 0.80, "tolerance": 0.02}, ["M0", "M2"], gm_t=(63, 50, 97, -37)
+    )
     m0 = read_csv(out / "pang_gimpel.csv")[0]
     # M0 test rows: seed1 Acc 0.80, Sim 0.605, PP 45.8; seed2 Acc 0.79, Sim 0.61, PP 45.6 (see test_tables);
     # eq. 1 with t = (63, 50, 97, -37): (17 * 10.5 * 51.2)^(1/3) and (16 * 11 * 51.4)^(1/3), not the stored 10 a
     gms = [(17 * 10.5 * 51.2) ** (1 / 3), (16 * 11 * 51.4) ** (1 / 3)]
-    assert float(m0["gm"]) == pytest.approx(np.mean(gms)) and float(m0["gm_sd"]) == pytest.approx(np.std(gms, ddof=1))
+    assert float(m0["gm"]) == pytest.approx(np.mean(gms)) and float(m0["gm_sd"]) == pytest.approx(
+        np.std(gms, ddof=1)
+    )
     assert "t=[63.0, 50.0, 97.0, -37.0]" in (out / "pang_gimpel.md").read_text()
-    paths = build.build_plots(score_files, tmp_path / "plots", {"pp_bins": [40, 43, 46, 49]}, ["M0", "M2"],
-                              gm_t=(63, 50, 97, -37))
+    paths = build.build_plots(
+        score_files, tmp_path / "plots", {"pp_bins": [40, 43, 46, 49]}, ["M0", "M2"], gm_t=(63, 50, 97, -37)
+    )
     assert len(paths) == 2 * len(build.PLOTS)
 
 
@@ -252,7 +365,9 @@ def test_plot_marks_band_and_caveat(score_files):
     fig = plots.robust_figure(frame, info, colors, ["M0", "M2"], [40, 43, 46, 49])
     band = next(c for c in fig.axes[0].collections if c.get_gid() == "a-spread-M0")
     ys = np.concatenate([p.vertices[:, 1] for p in band.get_paths()])
-    assert ys.max() == pytest.approx(0.88 + 0.04 / np.sqrt(2)) and ys.min() == pytest.approx(0.785 - 0.01 / np.sqrt(2))
+    assert ys.max() == pytest.approx(0.88 + 0.04 / np.sqrt(2)) and ys.min() == pytest.approx(
+        0.785 - 0.01 / np.sqrt(2)
+    )
     plots.plt.close(fig)
     # one seed: no band
     one = frame[frame["seed"] != 2]

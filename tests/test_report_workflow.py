@@ -43,14 +43,31 @@ def test_report_rules(tmp_path):
     human = tmp_path / "results" / "toy" / "human"
     human.mkdir()
     (human / "correlation.csv").write_text("metric,aspect,level,n,spearman\nsim,topic,sentence,150,0.79\n")
-    (human / "aggregate.json").write_text(json.dumps({"default_t": {"t": [63, 71, 97, -37], "agreement": 0.86}}))
+    (human / "aggregate.json").write_text(
+        json.dumps({"default_t": {"t": [63, 71, 97, -37], "agreement": 0.86}})
+    )
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(toy_config()))
-    targets = [f"results/toy/{kind}/{name}.{ext}" for kind, names, exts in
-               (("tables", build.TABLES, build.TABLE_FORMATS), ("plots", build.PLOTS, ("png", "svg")))
-               for name in names for ext in exts]
+    targets = [
+        f"results/toy/{kind}/{name}.{ext}"
+        for kind, names, exts in (
+            ("tables", build.TABLES, build.TABLE_FORMATS),
+            ("plots", build.PLOTS, ("png", "svg")),
+        )
+        for name in names
+        for ext in exts
+    ]
     # only the report rules may run: the score and human files are the ones written above
-    smk = [str(Path(sys.executable).with_name("snakemake")), "-s", str(REPO / "Snakefile"), "--cores", "1", *targets,
-           "--allowed-rules", "report_tables", "report_plots"]
+    smk = [
+        str(Path(sys.executable).with_name("snakemake")),
+        "-s",
+        str(REPO / "Snakefile"),
+        "--cores",
+        "1",
+        *targets,
+        "--allowed-rules",
+        "report_tables",
+        "report_plots",
+    ]
     run = subprocess.run(smk, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
     assert run.returncode == 0, run.stderr[-3000:]
     toy = tmp_path / "results" / "toy"
@@ -64,8 +81,14 @@ def test_report_rules(tmp_path):
     assert "M0,0.795," in (toy / "tables" / "pang_gimpel.csv").read_text()
     assert "default_t,0.86," in (toy / "tables" / "aggregation.csv").read_text()
 
-    run = subprocess.run(smk + ["--report", "report.html"], cwd=tmp_path, capture_output=True,
-                         text=True, timeout=300, check=False)
+    run = subprocess.run(
+        smk + ["--report", "report.html"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     log = run.stdout + run.stderr
     for name in build.TABLES + build.PLOTS:

@@ -25,8 +25,11 @@ def test_remove_leakage_priorities():
         "test": {0: ["t0"], 1: ["t1", "t1x"]},
     }
     clean, counts = remove_leakage(splits)
-    assert clean == {"train": {0: ["a", "b"], 1: ["c"]}, "dev": {0: ["d1", "d2"], 1: ["d3"]},
-                     "test": {0: ["t0"], 1: ["t1", "t1x"]}}
+    assert clean == {
+        "train": {0: ["a", "b"], 1: ["c"]},
+        "dev": {0: ["d1", "d2"], 1: ["d3"]},
+        "test": {0: ["t0"], 1: ["t1", "t1x"]},
+    }
     assert counts["train"][0] == {"duplicates": 1, "in_other_split": 2}  # b repeated; t1 (test), d1 (dev)
     assert counts["train"][1] == {"duplicates": 0, "in_other_split": 1}  # t0 is a test sentence of style 0
     assert counts["dev"][0] == {"duplicates": 0, "in_other_split": 1}

@@ -8,8 +8,9 @@ BIN = Path(sys.executable).parent
 
 
 def run(repo_root, *cmd):
-    return subprocess.run([str(BIN / cmd[0]), *cmd[1:]], cwd=repo_root, capture_output=True, text=True,
-                          timeout=300, check=False)
+    return subprocess.run(
+        [str(BIN / cmd[0]), *cmd[1:]], cwd=repo_root, capture_output=True, text=True, timeout=300, check=False
+    )
 
 
 def test_ruff(repo_root):
@@ -24,8 +25,14 @@ def test_snakefmt(repo_root):
 
 def test_snakemake_lint(repo_root, tmp_path):
     (tmp_path / "config.yaml").write_bytes((repo_root / "config.yaml").read_bytes())
-    r = subprocess.run([str(BIN / "snakemake"), "-s", str(repo_root / "Snakefile"), "--lint"], cwd=tmp_path,
-                       capture_output=True, text=True, timeout=300, check=False)
+    r = subprocess.run(
+        [str(BIN / "snakemake"), "-s", str(repo_root / "Snakefile"), "--lint"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert r.returncode == 0 and "Congratulations" in r.stdout + r.stderr, (r.stdout + r.stderr)[-3000:]
 
 

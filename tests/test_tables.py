@@ -22,26 +22,54 @@ SQRT2 = np.sqrt(2)
 @pytest.fixture()
 def built(score_files, tmp_path):  # noqa: F811
     corr = tmp_path / "correlation.csv"
-    corr.write_text("metric,aspect,level,n,spearman,spearman_p,pearson,kendall\n"
-                    "sim,topic,sentence,150,0.79,1.2e-30,0.75,0.61\npp_joint,grammaticality,system,8,-0.81,0.015,-0.7,-0.64\n")
+    corr.write_text(
+        "metric,aspect,level,n,spearman,spearman_p,pearson,kendall\n"
+        "sim,topic,sentence,150,0.79,1.2e-30,0.75,0.61\npp_joint,grammaticality,system,8,-0.81,0.015,-0.7,-0.64\n"
+    )
     agg = tmp_path / "aggregate.json"
-    agg.write_text(json.dumps({"columns": {"acc": "acc"}, "pairs": {"train": 200, "held_out": 50},
-                               "default_t": {"t": [63, 71, 97, -37], "agreement": {"train": 0.8, "held_out": 0.86}},
-                               "learned_t": {"t": [60.5, 70, 90, -30], "agreement": 0.875},
-                               "mlp": {"hidden": 8, "state_dict": {"w": [[1.0]]},
-                                       "agreement": {"train": {"n": 200, "agreement": 0.9, "ties": 0},
-                                                     "held_out": {"n": 50, "agreement": 0.84, "ties": 0}}}}))
+    agg.write_text(
+        json.dumps(
+            {
+                "columns": {"acc": "acc"},
+                "pairs": {"train": 200, "held_out": 50},
+                "default_t": {"t": [63, 71, 97, -37], "agreement": {"train": 0.8, "held_out": 0.86}},
+                "learned_t": {"t": [60.5, 70, 90, -30], "agreement": 0.875},
+                "mlp": {
+                    "hidden": 8,
+                    "state_dict": {"w": [[1.0]]},
+                    "agreement": {
+                        "train": {"n": 200, "agreement": 0.9, "ties": 0},
+                        "held_out": {"n": 50, "agreement": 0.84, "ties": 0},
+                    },
+                },
+            }
+        )
+    )
     out = tmp_path / "tables"
-    paths = build.build_tables(score_files, out, {"target_acc": 0.80, "tolerance": 0.02}, ["M0", "M2"], corr, agg)
-    assert sorted(p.name for p in paths) == sorted(f"{n}.{e}" for n in build.TABLES for e in build.TABLE_FORMATS)
+    paths = build.build_tables(
+        score_files, out, {"target_acc": 0.80, "tolerance": 0.02}, ["M0", "M2"], corr, agg
+    )
+    assert sorted(p.name for p in paths) == sorted(
+        f"{n}.{e}" for n in build.TABLES for e in build.TABLE_FORMATS
+    )
     return out
 
 
 def kinds(frame: pd.DataFrame) -> dict[str, str]:
     """Column -> str / float / int / bool, as pandas.read_csv typed it (text is object or str by version)."""
     t = pd.api.types
-    return {c: "bool" if t.is_bool_dtype(d) else "int" if t.is_integer_dtype(d) else "float" if t.is_float_dtype(d)
-            else "str" if t.is_string_dtype(d) or d == object else str(d) for c, d in frame.dtypes.items()}
+    return {
+        c: "bool"
+        if t.is_bool_dtype(d)
+        else "int"
+        if t.is_integer_dtype(d)
+        else "float"
+        if t.is_float_dtype(d)
+        else "str"
+        if t.is_string_dtype(d) or d == object
+        else str(d)
+        for c, d in frame.dtypes.items()
+    }
 
 
 def md_header(path) -> list[str]:
@@ -50,14 +78,48 @@ def md_header(path) -> list[str]:
 
 
 def test_pang_gimpel_shape_and_values(built):
-    assert md_header(built / "pang_gimpel.md") == ["Model", "Acc ↑", "Sim ↑", "PP ↓", "GM ↑", "seeds", "checkpoint"]
+    assert md_header(built / "pang_gimpel.md") == [
+        "Model",
+        "Acc ↑",
+        "Sim ↑",
+        "PP ↓",
+        "GM ↑",
+        "seeds",
+        "checkpoint",
+    ]
     pg = pd.read_csv(built / "pang_gimpel.csv")
-    assert list(pg.columns) == ["model", "acc", "acc_sd", "sim", "sim_sd", "pp_joint", "pp_joint_sd", "gm", "gm_sd",
-                                "seeds", "checkpoint", "dev_acc", "off_target", "before_cycle"]
-    assert kinds(pg) == {"model": "str", "acc": "float", "acc_sd": "float", "sim": "float", "sim_sd": "float",
-                         "pp_joint": "float", "pp_joint_sd": "float", "gm": "float", "gm_sd": "float",
-                         "seeds": "int", "checkpoint": "str", "dev_acc": "float", "off_target": "bool",
-                         "before_cycle": "bool"}
+    assert list(pg.columns) == [
+        "model",
+        "acc",
+        "acc_sd",
+        "sim",
+        "sim_sd",
+        "pp_joint",
+        "pp_joint_sd",
+        "gm",
+        "gm_sd",
+        "seeds",
+        "checkpoint",
+        "dev_acc",
+        "off_target",
+        "before_cycle",
+    ]
+    assert kinds(pg) == {
+        "model": "str",
+        "acc": "float",
+        "acc_sd": "float",
+        "sim": "float",
+        "sim_sd": "float",
+        "pp_joint": "float",
+        "pp_joint_sd": "float",
+        "gm": "float",
+        "gm_sd": "float",
+        "seeds": "int",
+        "checkpoint": "str",
+        "dev_acc": "float",
+        "off_target": "bool",
+        "before_cycle": "bool",
+    }
     m0, m2 = pg.to_dict("records")
     # M0: seed1 ep1.5 (dev 0.79), seed2 ep1.0 (dev 0.78) -> test Acc 0.80, 0.79: mean 0.795, sd 0.01 / sqrt 2
     assert (m0["model"], m0["seeds"], m0["checkpoint"], m0["off_target"]) == ("M0", 2, "ep1.5;ep1.0", False)
@@ -73,7 +135,10 @@ def test_pang_gimpel_shape_and_values(built):
     md = (built / "pang_gimpel.md").read_text()
     # display: 3 decimals for Acc (0.795 ± 0.007), PP 1 decimal (45.7 ± 0.1), dagger on the display only;
     # Sim 0.6075 is 0.60749... in binary floating point and prints as 0.607
-    assert "| M0 | 0.795 ± 0.007 | 0.607 ± 0.004 | 45.7 ± 0.1 | 7.85 ± 0.07 | 2 | ep1.5 (0.790), ep1.0 (0.780) |" in md
+    assert (
+        "| M0 | 0.795 ± 0.007 | 0.607 ± 0.004 | 45.7 ± 0.1 | 7.85 ± 0.07 | 2 | ep1.5 (0.790), ep1.0 (0.780) |"
+        in md
+    )
     assert "| M2 † |" in md and "- Acc ↑: style CNN, share of outputs classified as the target style" in md
     assert "STI" not in md  # every other metric is in metrics_all
 
@@ -88,9 +153,11 @@ def test_rows_inside_the_cycle_warm_up_are_marked(score_files, tmp_path, until, 
     assert pg.data["before_cycle"].tolist() == [False, marked]
     assert [r[0] for r in pg.rows] == ["M0", "M2 †" + (" ‡" if marked else "")]
     note = [n for n in pg.notes if n.startswith("‡")]
-    expected = (f"‡ at least one seed's selected checkpoint lies in the λ_cyc warm-up (M2 ≤ ep{until:g}; ours, "
-                "transfer.cyc_start), where λ_cyc is still 0: that model has not yet been trained with the cyclic "
-                "loss (eq. 4), so the row is its variant without eq. 4 (for M2: M0, same seed).")
+    expected = (
+        f"‡ at least one seed's selected checkpoint lies in the λ_cyc warm-up (M2 ≤ ep{until:g}; ours, "
+        "transfer.cyc_start), where λ_cyc is still 0: that model has not yet been trained with the cyclic "
+        "loss (eq. 4), so the row is its variant without eq. 4 (for M2: M0, same seed)."
+    )
     assert note == ([expected] if marked else [])
     sbs = tables.side_by_side_table(frame, info, 0.80, 0.02, ["M0", "M2"], warmups=warmups)
     assert sbs.columns[-1] == "M2 †" + (" ‡" if marked else "") and sbs.columns[-2] == "M0"
@@ -104,12 +171,25 @@ def test_bleu_ref_rows(built):
     t6 = pd.read_csv(built / "bleu_ref.csv")
     # human (BLEU 100 against itself) is not a row; each model x target Acc 0.80 / 0.85 / 0.90 is
     assert list(zip(t6["model"], t6["target_acc"].fillna(0))) == [
-        ("mit", 0), ("multi_decoder", 0), ("untransferred", 0),
-        ("M0", 0.80), ("M0", 0.85), ("M0", 0.90), ("M2", 0.80), ("M2", 0.85), ("M2", 0.90)]
+        ("mit", 0),
+        ("multi_decoder", 0),
+        ("untransferred", 0),
+        ("M0", 0.80),
+        ("M0", 0.85),
+        ("M0", 0.90),
+        ("M2", 0.80),
+        ("M2", 0.85),
+        ("M2", 0.90),
+    ]
     assert t6["kind"].tolist() == ["published"] * 2 + ["untransferred"] + ["ours"] * 6
     k = kinds(t6)
     assert (k["target_acc"], k["seeds"], k["off_target"], k["bleu_ref_corpus"], k["model"]) == (
-        "float", "int", "bool", "float", "str")
+        "float",
+        "int",
+        "bool",
+        "float",
+        "str",
+    )
     assert 100.0 not in t6["bleu_ref_corpus"].tolist()
     m0 = t6[t6["model"] == "M0"].to_dict("records")
     # 0.85: seed1 ep2.0 (dev 0.86), seed2 ep1.5 (dev 0.83) -> BLEU 30 - 20 a = 12.8, 13.4
@@ -119,8 +199,14 @@ def test_bleu_ref_rows(built):
     assert m0[0]["bleu_ref_corpus"] == pytest.approx(14.3) and m0[2]["bleu_ref_corpus"] == pytest.approx(12.4)
     assert [r["off_target"] for r in m0] == [False, False, True]
     md = (built / "bleu_ref.md").read_text()
-    assert md_header(built / "bleu_ref.md") == ["Model", "target Acc", "checkpoint (dev Acc)", "seeds", "ref-BLEU ↑",
-                                                "Acc ↑"]
+    assert md_header(built / "bleu_ref.md") == [
+        "Model",
+        "target Acc",
+        "checkpoint (dev Acc)",
+        "seeds",
+        "ref-BLEU ↑",
+        "Acc ↑",
+    ]
     assert "| M0 | 0.85 | ep2.0 (0.860), ep1.5 (0.830) | 2 | 13.1 ± 0.4 | 0.855 ± 0.021 |" in md
     assert "Not a row: human" in md
 
@@ -134,7 +220,10 @@ def test_metrics_all_and_human_tables(built):
     # displayed transposed: a row per metric (10) and the checkpoint row
     header = md_header(built / "metrics_all.md")
     assert header == ["Metric", "human", "mit", "multi_decoder", "untransferred", "M0", "M2 †"]
-    assert len([ln for ln in (built / "metrics_all.md").read_text().splitlines() if ln.startswith("| ")]) == 1 + 11
+    assert (
+        len([ln for ln in (built / "metrics_all.md").read_text().splitlines() if ln.startswith("| ")])
+        == 1 + 11
+    )
     hv = pd.read_csv(built / "metric_vs_human.csv")
     assert hv["metric"].tolist() == ["sim", "pp_joint"] and kinds(hv)["n"] == "int"
     assert hv["spearman"].tolist() == [0.79, -0.81]
@@ -153,8 +242,14 @@ def test_empty_table_says_why_in_one_line(tmp_path):
 
 
 def test_write_table_escapes(tmp_path):
-    t = tables.Table("x_y", "a & b_c", pd.DataFrame({"model": ["M|1"], "pp": [1.0]}), ["Model", "PP ↓ [50% LM]"],
-                     [["M|1", "1.0 ± 0.1"]], ["note"])
+    t = tables.Table(
+        "x_y",
+        "a & b_c",
+        pd.DataFrame({"model": ["M|1"], "pp": [1.0]}),
+        ["Model", "PP ↓ [50% LM]"],
+        [["M|1", "1.0 ± 0.1"]],
+        ["note"],
+    )
     csv_p, md_p, tex_p, html_p = tables.write_table(t, tmp_path)
     assert csv_p.read_text() == "model,pp\nM|1,1.0\n"
     assert "| M\\|1 | 1.0 ± 0.1 |" in md_p.read_text()
@@ -165,7 +260,7 @@ def test_write_table_escapes(tmp_path):
 
 
 def tex_rows(tex: str) -> list[str]:
-    body = tex[tex.index(r"\midrule") + len(r"\midrule"):tex.index(r"\bottomrule")]
+    body = tex[tex.index(r"\midrule") + len(r"\midrule") : tex.index(r"\bottomrule")]
     return [r for r in body.strip().split("\n") if r]
 
 
@@ -174,21 +269,33 @@ def test_latex_parses(built):
     for name in build.TABLES:
         tex = (built / f"{name}.tex").read_text()
         assert tex.isascii(), name
-        spec = re.search(r"\\begin\{tabular\}\{(l r*)\}", tex.replace("{l", "{l ", 1)).group(1).replace(" ", "")
+        spec = (
+            re.search(r"\\begin\{tabular\}\{(l r*)\}", tex.replace("{l", "{l ", 1)).group(1).replace(" ", "")
+        )
         assert tex.index(r"\toprule") < tex.index(r"\midrule") < tex.index(r"\bottomrule")
-        header = tex[tex.index(r"\toprule") + 8:tex.index(r"\midrule")].strip()
+        header = tex[tex.index(r"\toprule") + 8 : tex.index(r"\midrule")].strip()
         for row in [header, *tex_rows(tex)]:
             assert row.endswith(r"\\") and len(re.split(r"(?<!\\)&", row)) == len(spec), (name, row)
         assert tex.count("{") - tex.count(r"\{") == tex.count("}") - tex.count(r"\}"), name
 
 
-@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no pdflatex (apt-get install texlive-latex-recommended)")
+@pytest.mark.skipif(
+    shutil.which("pdflatex") is None, reason="no pdflatex (apt-get install texlive-latex-recommended)"
+)
 def test_latex_compiles(built, tmp_path):
     doc = tmp_path / "doc.tex"
     inputs = "\n".join(f"\\input{{{built / name}.tex}}\\clearpage" for name in build.TABLES)
-    doc.write_text("\\documentclass{article}\n\\usepackage{booktabs}\n\\usepackage[margin=1cm,landscape]{geometry}\n"
-                   f"\\begin{{document}}\n{inputs}\n\\end{{document}}\n")
-    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", doc.name], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=120, check=False)
+    doc.write_text(
+        "\\documentclass{article}\n\\usepackage{booktabs}\n\\usepackage[margin=1cm,landscape]{geometry}\n"
+        f"\\begin{{document}}\n{inputs}\n\\end{{document}}\n"
+    )
+    run = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", doc.name],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert run.returncode == 0, run.stdout[-2000:]
     assert (tmp_path / "doc.pdf").read_bytes()[:4] == b"%PDF"

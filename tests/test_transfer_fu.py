@@ -61,9 +61,27 @@ def test_fu_models_train_and_write_transfers(tmp_path, kind):
     s0 = [["bad", "food"], ["rude", "staff", "here"], ["cold", "soup"]] * 4
     s1 = [["good", "food"], ["kind", "staff", "here"], ["warm", "soup"]] * 4
     vocab = Vocab.build(s0 + s1)
-    cfg = {"emb_dim": 6, "content_dim": 8, "style_dim": 4, "cls_hidden": 4, "batch_size": 4, "epochs": 1, "cyc_start": 0, "cyc_ramp": 0}  # full lambda_cyc at once
-    model = train(cfg, {"model": kind, "lambda_cyc": 1.0}, vocab, [s0, s1], [s0[:3], s1[:3]], tmp_path,
-                  seed=1, device="cpu", progress=False)
+    cfg = {
+        "emb_dim": 6,
+        "content_dim": 8,
+        "style_dim": 4,
+        "cls_hidden": 4,
+        "batch_size": 4,
+        "epochs": 1,
+        "cyc_start": 0,
+        "cyc_ramp": 0,
+    }  # full lambda_cyc at once
+    model = train(
+        cfg,
+        {"model": kind, "lambda_cyc": 1.0},
+        vocab,
+        [s0, s1],
+        [s0[:3], s1[:3]],
+        tmp_path,
+        seed=1,
+        device="cpu",
+        progress=False,
+    )
     rows = (tmp_path / "losses.csv").read_text().splitlines()
     header = rows[0].split(",")
     first = dict(zip(header, rows[1].split(",")))
@@ -72,9 +90,27 @@ def test_fu_models_train_and_write_transfers(tmp_path, kind):
     assert len((tmp_path / "transfers" / "dev.ep1.0.1.txt").read_text().splitlines()) == 3
     assert type(model) is {"multi_decoder": MultiDecoder, "style_embedding": StyleEmbedding}[kind]
     with pytest.raises(ValueError, match="lambda_adv2"):
-        train(cfg, {"model": kind, "lambda_adv2": 1.0}, vocab, [s0, s1], [s0, s1], tmp_path / "x", seed=1,
-              device="cpu", progress=False)
+        train(
+            cfg,
+            {"model": kind, "lambda_adv2": 1.0},
+            vocab,
+            [s0, s1],
+            [s0, s1],
+            tmp_path / "x",
+            seed=1,
+            device="cpu",
+            progress=False,
+        )
     # the model is named by the variant, never by the settings
     with pytest.raises(ValueError, match="variant"):
-        train({**cfg, "model": kind}, {"lambda_cyc": 1.0}, vocab, [s0, s1], [s0, s1], tmp_path / "y", seed=1,
-              device="cpu", progress=False)
+        train(
+            {**cfg, "model": kind},
+            {"lambda_cyc": 1.0},
+            vocab,
+            [s0, s1],
+            [s0, s1],
+            tmp_path / "y",
+            seed=1,
+            device="cpu",
+            progress=False,
+        )

@@ -16,8 +16,17 @@ torch.set_num_threads(1)
 
 def tiny_model(vocab_size=12, disc2=False):
     torch.manual_seed(0)
-    return CrossAligned(vocab_size, emb_dim=6, style_dim=3, content_dim=5, dropout=0.0, disc_widths=(1, 2),
-                        disc_filters=4, disc2_widths=(1,), use_disc2=disc2)
+    return CrossAligned(
+        vocab_size,
+        emb_dim=6,
+        style_dim=3,
+        content_dim=5,
+        dropout=0.0,
+        disc_widths=(1, 2),
+        disc_filters=4,
+        disc2_widths=(1,),
+        use_disc2=disc2,
+    )
 
 
 def batch():
@@ -69,7 +78,7 @@ def test_gradient_penalty_linear_critic_closed_form():
 
 def test_gradient_penalty_interpolates_per_instance():
     # f(h) = 0.5 |h|^2: gradient at the mix = eps*real + (1-eps)*fake; real = 0 -> norm (1-eps)|fake|
-    critic = lambda h: 0.5 * (h ** 2).sum(dim=(1, 2))
+    critic = lambda h: 0.5 * (h**2).sum(dim=(1, 2))
     real, fake = torch.zeros(2, 1, 2), torch.tensor([[[3.0, 4.0]], [[0.0, 2.0]]])
     eps = torch.tensor([0.2, 0.5]).view(2, 1, 1)
     norms = np.array([0.8 * 5.0, 0.5 * 2.0])
@@ -79,12 +88,13 @@ def test_gradient_penalty_interpolates_per_instance():
 
 def test_gradient_penalty_at_the_transferred_states_as_eq7_is_printed():
     # f(h) = 0.5 |h|^2: gradient at h~ is h~ itself -> norms |h~| = 5 and 2, whatever real and eps are
-    critic = lambda h: 0.5 * (h ** 2).sum(dim=(1, 2))
+    critic = lambda h: 0.5 * (h**2).sum(dim=(1, 2))
     real, fake = torch.ones(2, 1, 2), torch.tensor([[[3.0, 4.0]], [[0.0, 2.0]]])
     expected = 10 * np.mean((np.array([5.0, 2.0]) - 1) ** 2)  # 85
     assert L.gradient_penalty(critic, real, fake, 10.0, at="fake").item() == pytest.approx(expected, rel=1e-6)
     assert L.wgan_critic_loss(critic, real, fake, 10.0, at="fake").item() == pytest.approx(
-        (12.5 + 2.0) / 2 - 1.0 + expected, rel=1e-6)
+        (12.5 + 2.0) / 2 - 1.0 + expected, rel=1e-6
+    )
     with pytest.raises(ValueError, match="gp_at 'mid'"):
         L.gradient_penalty(critic, real, fake, at="mid")
 
@@ -164,7 +174,7 @@ def test_cyclic_loss_is_second_pass_nll_with_gradient_through_it_only():
     loss = L.cyclic_loss(model, tokens, lengths, targets, 0, max_len=4)
     with torch.no_grad():  # recompute by hand: argmax transfer to style 1, then back to style 0
         g = model.greedy(model.encode(tokens, lengths, 0), 1, 4).tolist()
-        back = [row[:row.index(3)] if 3 in row else row for row in g]
+        back = [row[: row.index(3)] if 3 in row else row for row in g]
         back = [r if r else [Vocab.unk_id] for r in back]
         T = max(len(r) for r in back)
         tt = torch.tensor([r + [0] * (T - len(r)) for r in back])
@@ -195,7 +205,9 @@ def test_adversarial_gradients_reach_generator():
     h_real, _ = model.teacher_force(z, 0, targets)
     h_fake, _, _ = model.soft_decode(z, 1, targets.size(1), gamma=0.5)
     assert h_real.shape == h_fake.shape
-    loss = L.gan_g_loss(model.disc[1](h_real), model.disc[1](h_fake)) + L.wgan_g_loss(model.disc2[1], h_real, h_fake)
+    loss = L.gan_g_loss(model.disc[1](h_real), model.disc[1](h_fake)) + L.wgan_g_loss(
+        model.disc2[1], h_real, h_fake
+    )
     loss.backward()
     assert model.embed.weight.grad.abs().sum() > 0 and model.style_gen.weight.grad[1].abs().sum() > 0
 

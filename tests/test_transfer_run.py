@@ -19,13 +19,39 @@ from tst.vocab import Vocab
 
 torch.set_num_threads(1)
 
-TINY = {"emb_dim": 6, "style_dim": 4, "content_dim": 8, "disc_filters": 4, "disc_widths": [1, 2],
-        "disc2_widths": [1], "cls_hidden": 4, "batch_size": 4, "epochs": 1, "dev_batch_size": 4}
+TINY = {
+    "emb_dim": 6,
+    "style_dim": 4,
+    "content_dim": 8,
+    "disc_filters": 4,
+    "disc_widths": [1, 2],
+    "disc2_widths": [1],
+    "cls_hidden": 4,
+    "batch_size": 4,
+    "epochs": 1,
+    "dev_batch_size": 4,
+}
 CLASSES = {"cross_aligned": CrossAligned, "multi_decoder": MultiDecoder, "style_embedding": StyleEmbedding}
-S0 = ["the food was cold", "rude staff", "never again", "bland soup here", "slow service", "cold and bland",
-      "the staff was rude", "never going back"]
-S1 = ["the food was warm", "kind staff", "always again", "tasty soup here", "fast service", "warm and tasty",
-      "the staff was kind", "always going back"]
+S0 = [
+    "the food was cold",
+    "rude staff",
+    "never again",
+    "bland soup here",
+    "slow service",
+    "cold and bland",
+    "the staff was rude",
+    "never going back",
+]
+S1 = [
+    "the food was warm",
+    "kind staff",
+    "always again",
+    "tasty soup here",
+    "fast service",
+    "warm and tasty",
+    "the staff was kind",
+    "always going back",
+]
 
 
 def n_params(model) -> int:
@@ -83,8 +109,14 @@ def corpus_files(tmp_path):
 
 def test_train_files_refuses_missing_inputs_and_a_model_setting(tmp_path):
     f = corpus_files(tmp_path)
-    common = {"seed": 1, "out_dir": tmp_path / "out", "train": f["train"], "dev": f["dev"],
-              "vocab": f["vocab"], "min_count": 1}
+    common = {
+        "seed": 1,
+        "out_dir": tmp_path / "out",
+        "train": f["train"],
+        "dev": f["dev"],
+        "vocab": f["vocab"],
+        "min_count": 1,
+    }
     with pytest.raises(ValueError, match="lambda_para = 0.2 > 0 needs paraphrase"):
         train_files(TINY, {"lambda_para": 0.2}, **common)
     with pytest.raises(ValueError, match="needs lm"):
@@ -101,13 +133,18 @@ def test_train_files_checks_the_vocabulary_of_the_frozen_lms(tmp_path):
 
     f = corpus_files(tmp_path)
     other = Vocab(["a", "b", "c"])
-    ck = {"kind": "gru_lm", "config": {"model": {"emb_dim": 4, "hidden_dim": 4}}, "vocab": other.itos,
-          "state_dict": GRULanguageModel(len(other), 4, 4).state_dict()}
+    ck = {
+        "kind": "gru_lm",
+        "config": {"model": {"emb_dim": 4, "hidden_dim": 4}},
+        "vocab": other.itos,
+        "state_dict": GRULanguageModel(len(other), 4, 4).state_dict(),
+    }
     torch.save(ck, tmp_path / "lm_style0.pt")
     lms = [tmp_path / "lm_style0.pt", tmp_path / "lm_style0.pt"]
     with pytest.raises(ValueError, match="lm_style0.pt: its vocabulary differs"):
-        train_files(TINY, {"lambda_lm": 1e-3}, 1, tmp_path / "out", f["train"], f["dev"], f["vocab"], 1,
-                    lm=lms)
+        train_files(
+            TINY, {"lambda_lm": 1e-3}, 1, tmp_path / "out", f["train"], f["dev"], f["vocab"], 1, lm=lms
+        )
 
 
 @pytest.mark.parametrize("model", ["cross_aligned", "multi_decoder"])
@@ -119,8 +156,9 @@ def test_train_files_then_transfer_test_files(tmp_path, model, caplog):
     for t in (0, 1):
         dev_ents.append(tmp_path / f"dev.{t}.entities.jsonl")
         write_jsonl(dev_ents[-1], [[] for _ in read_lines(f["dev"][t])])
-    trained = train_files(TINY, variant, 2, out, f["train"], f["dev"], f["vocab"], 1, dev_entities=dev_ents,
-                          device="cpu")
+    trained = train_files(
+        TINY, variant, 2, out, f["train"], f["dev"], f["vocab"], 1, dev_entities=dev_ents, device="cpu"
+    )
     assert type(trained) is CLASSES[model]
     # 8 + 8 sentences, batch 4: 2 steps per epoch, a checkpoint after each
     assert [p.name for _, p in checkpoint.checkpoints(out / "checkpoints")] == ["ep0.5.pt", "ep1.0.pt"]
@@ -147,8 +185,12 @@ def test_train_files_then_transfer_test_files(tmp_path, model, caplog):
         transfer_test_files(ckpts, f["test"], outputs, entities=ents, batch_size=2, device="cpu")
     # the log says what was done: one line per checkpoint and style, with the sentence count and the file
     said = [r.getMessage() for r in caplog.records if r.name == "tst.train.transfer"]
-    assert said == [f"{label}: {len(read_lines(f['test'][t]))} test sentences of style {t} transferred to "
-                    f"{outputs[label][t]}" for label in ckpts for t in (0, 1)]
+    assert said == [
+        f"{label}: {len(read_lines(f['test'][t]))} test sentences of style {t} transferred to "
+        f"{outputs[label][t]}"
+        for label in ckpts
+        for t in (0, 1)
+    ]
     for label in ckpts:
         for t in (0, 1):
             n = len(read_lines(f["test"][t]))
@@ -167,7 +209,11 @@ def test_checkpoints_without_a_variant_still_load():
     """Checkpoints written when the model was a setting: config["model"] and the lambdas apart."""
     cfg = {**DEFAULTS, **TINY}
     model = build_model(cfg, 10, {"model": "style_embedding"})
-    ck = {"model": model.state_dict(), "vocab": Vocab(["a", "b", "c", "d", "e", "f"]).itos,
-          "config": {**cfg, "model": "style_embedding"}, "lambdas": {"lambda_cyc": 1.0}}
+    ck = {
+        "model": model.state_dict(),
+        "vocab": Vocab(["a", "b", "c", "d", "e", "f"]).itos,
+        "config": {**cfg, "model": "style_embedding"},
+        "lambdas": {"lambda_cyc": 1.0},
+    }
     rebuilt, vocab = checkpoint.model_from_checkpoint(ck)
     assert type(rebuilt) is StyleEmbedding and len(vocab) == 10

@@ -16,7 +16,14 @@ from tst.train.trainer import DEFAULTS, attribute_term, clip_gradients, cyc_fact
 from tst.variants import resolve
 
 torch.set_num_threads(1)
-SMALL = {"emb_dim": 6, "style_dim": 3, "content_dim": 5, "dropout": 0.0, "disc_widths": (1, 2), "disc_filters": 3}
+SMALL = {
+    "emb_dim": 6,
+    "style_dim": 3,
+    "content_dim": 5,
+    "dropout": 0.0,
+    "disc_widths": (1, 2),
+    "disc_filters": 3,
+}
 
 
 def test_reverse_padded_reverses_each_row_within_its_length():
@@ -71,17 +78,20 @@ def test_soft_decode_gumbel_with_zero_noise_equals_softmax(monkeypatch):
     assert torch.allclose(p_soft, p_gumbel, atol=1e-6)
 
 
-@pytest.mark.parametrize("step, spe, start, ramp, expected", [
-    (1, 10, 1.0, 1.0, 0.0),  # nothing done yet
-    (11, 10, 1.0, 1.0, 0.0),  # exactly 1 epoch done: the ramp starts at 0
-    (16, 10, 1.0, 1.0, 0.5),  # 1.5 epochs done
-    (21, 10, 1.0, 1.0, 1.0),
-    (100, 10, 1.0, 1.0, 1.0),  # capped
-    (16, 10, 1.0, 2.0, 0.25),
-    (1, 10, 0.0, 0.0, 1.0),  # no warm-up: full from the first update
-    (10, 10, 1.0, 0.0, 0.0),
-    (11, 10, 1.0, 0.0, 1.0),  # a step at 1 epoch
-])
+@pytest.mark.parametrize(
+    "step, spe, start, ramp, expected",
+    [
+        (1, 10, 1.0, 1.0, 0.0),  # nothing done yet
+        (11, 10, 1.0, 1.0, 0.0),  # exactly 1 epoch done: the ramp starts at 0
+        (16, 10, 1.0, 1.0, 0.5),  # 1.5 epochs done
+        (21, 10, 1.0, 1.0, 1.0),
+        (100, 10, 1.0, 1.0, 1.0),  # capped
+        (16, 10, 1.0, 2.0, 0.25),
+        (1, 10, 0.0, 0.0, 1.0),  # no warm-up: full from the first update
+        (10, 10, 1.0, 0.0, 0.0),
+        (11, 10, 1.0, 0.0, 1.0),  # a step at 1 epoch
+    ],
+)
 def test_cyc_factor(step, spe, start, ramp, expected):
     assert cyc_factor(step, spe, start, ramp) == pytest.approx(expected)
 
@@ -98,8 +108,15 @@ def test_clip_gradients_caps_the_global_norm():
 def _step_setup(**over):
     cfg = {**DEFAULTS, **SMALL, **over}
     torch.manual_seed(0)
-    model = CrossAligned(15, cfg["emb_dim"], cfg["style_dim"], cfg["content_dim"], cfg["dropout"],
-                         cfg["disc_widths"], cfg["disc_filters"])
+    model = CrossAligned(
+        15,
+        cfg["emb_dim"],
+        cfg["style_dim"],
+        cfg["content_dim"],
+        cfg["dropout"],
+        cfg["disc_widths"],
+        cfg["disc_filters"],
+    )
     opt_g = torch.optim.Adam([p for n, p in model.named_parameters() if not n.startswith("disc")], lr=1e-3)
     opt_d = torch.optim.Adam(model.disc.parameters(), lr=1e-3)
     b0, b1 = [[4, 5, 6], [7, 8]], [[9, 10], [11, 12, 13, 14]]
@@ -110,10 +127,12 @@ def test_train_step_clips_both_updates():
     cfg, model, opt_g, opt_d, b0, b1 = _step_setup(grad_clip=1e-3)
     norms = {}
     for name, opt in (("g", opt_g), ("d", opt_d)):
+
         def step(opt=opt, name=name, orig=opt.step):
             grads = [p.grad for g in opt.param_groups for p in g["params"] if p.grad is not None]
             norms[name] = float(torch.cat([x.flatten() for x in grads]).norm())
             return orig()
+
         opt.step = step
     train_step(model, opt_g, opt_d, b0, b1, resolve({"lambda_cyc": 5}), cfg, 0, 1, 0, cyc_scale=1.0)
     assert 0 < norms["g"] <= 1e-3 * (1 + 1e-4) and 0 < norms["d"] <= 1e-3 * (1 + 1e-4)
@@ -167,7 +186,7 @@ def test_z_probe():
     tokens, lengths, targets = pad_batch([[5], [6]])  # targets: 5 <eos>, 6 <eos>
     assert z_probe(_Decoder(False), tokens, lengths, targets, 0) == pytest.approx(0.0)
     # with its own z, the first target word has p = e^2 / (e^2 + 7), shuffled 1 / (e^2 + 7); <eos> alike
-    gap = (-math.log(1 / (math.e ** 2 + 7))) - (-math.log(math.e ** 2 / (math.e ** 2 + 7)))
+    gap = (-math.log(1 / (math.e**2 + 7))) - (-math.log(math.e**2 / (math.e**2 + 7)))
     assert z_probe(_Decoder(True), tokens, lengths, targets, 0) == pytest.approx(gap)
 
 

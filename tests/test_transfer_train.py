@@ -18,17 +18,27 @@ torch.set_num_threads(1)
 
 WORDS0 = ["the", "food", "was", "cold", "and", "bland", "service", "slow", "rude", "never", "again"]
 WORDS1 = ["the", "food", "was", "warm", "and", "tasty", "service", "fast", "kind", "always", "back"]
-CFG = {"emb_dim": 8, "style_dim": 4, "content_dim": 8, "disc_filters": 4, "disc_widths": [2, 3],
-       "disc2_widths": [1, 2],
-           "batch_size": 8, "epochs": 2, "dev_batch_size": 4}
+CFG = {
+    "emb_dim": 8,
+    "style_dim": 4,
+    "content_dim": 8,
+    "disc_filters": 4,
+    "disc_widths": [2, 3],
+    "disc2_widths": [1, 2],
+    "batch_size": 8,
+    "epochs": 2,
+    "dev_batch_size": 4,
+}
 # M7-like: every term of Pang & Gimpel's L_total is exercised
 M7 = {"lambda_cyc": 5, "lambda_para": 0.2, "lambda_lm": 1e-3, "lambda_adv2": 1}
 
 
 def corpus(seed, n):
     rng = np.random.default_rng(seed)
-    return [[str(w) for w in rng.choice(WORDS0 if seed % 2 == 0 else WORDS1, rng.integers(1, 7))]
-            for _ in range(n)]
+    return [
+        [str(w) for w in rng.choice(WORDS0 if seed % 2 == 0 else WORDS1, rng.integers(1, 7))]
+        for _ in range(n)
+    ]
 
 
 class TinyLM(nn.Module):
@@ -59,8 +69,20 @@ def setup():
 def run(out, stop=None, lms=None, variant=M7, cfg=CFG):
     vocab, train_s, dev, para = setup()
     lms = lms or [TinyLM(len(vocab)), TinyLM(len(vocab))]
-    return train(cfg, variant, vocab, train_s, dev, out, seed=3, paraphrase=para, lms=lms, device="cpu",
-                 stop_after_step=stop, progress=False)
+    return train(
+        cfg,
+        variant,
+        vocab,
+        train_s,
+        dev,
+        out,
+        seed=3,
+        paraphrase=para,
+        lms=lms,
+        device="cpu",
+        stop_after_step=stop,
+        progress=False,
+    )
 
 
 def test_resume_equals_uninterrupted_run(tmp_path):
@@ -77,8 +99,9 @@ def test_resume_equals_uninterrupted_run(tmp_path):
     assert len(a) == 1 + 8 and a == b
     for e in ("ep0.5", "ep1.0", "ep1.5", "ep2.0"):
         for t in (0, 1):
-            assert read_lines(tmp_path / "a" / "transfers" / f"dev.{e}.{t}.txt") == \
-                read_lines(tmp_path / "b" / "transfers" / f"dev.{e}.{t}.txt")
+            assert read_lines(tmp_path / "a" / "transfers" / f"dev.{e}.{t}.txt") == read_lines(
+                tmp_path / "b" / "transfers" / f"dev.{e}.{t}.txt"
+            )
     ck = torch.load(tmp_path / "b" / "checkpoints" / "ep2.0.pt", weights_only=True)
     assert ck["step"] == 8 and ck["epoch"] == 2.0
     # the checkpoint reloads into a model that transfers like the trained one
@@ -144,6 +167,7 @@ def test_pad_batch():
 
 def test_write_transfers_unmasks_entities(tmp_path):
     from tst.train.transfer import write_transfers
+
     outs = [["i", "met", "-PERSON-", "in", "-LOCATION-"], ["no", "names"]]
     ents = [[["-PERSON-", "john smith"], ["-LOCATION-", "paris"]], []]
     write_transfers(tmp_path / "m.txt", outs, ents, tmp_path / "u.txt")
@@ -153,19 +177,26 @@ def test_write_transfers_unmasks_entities(tmp_path):
 
 def test_paraphrase_filter_and_sample(tmp_path):
     from tst.train.paraphrase import load_paraphrases
-    (tmp_path / "p.tsv").write_text("the food is great\tthe food is great !\n"  # substring: dropped
-                                    "good pizza\tthe pizza was good\n"
-                                    "nice staff\tfriendly people working\n"
-                                    "a\ta\n", encoding="utf-8")  # identical: dropped
+
+    (tmp_path / "p.tsv").write_text(
+        "the food is great\tthe food is great !\n"  # substring: dropped
+        "good pizza\tthe pizza was good\n"
+        "nice staff\tfriendly people working\n"
+        "a\ta\n",
+        encoding="utf-8",
+    )  # identical: dropped
     pairs = load_paraphrases(tmp_path / "p.tsv")
-    assert pairs == [(["good", "pizza"], ["the", "pizza", "was", "good"]),
-                     (["nice", "staff"], ["friendly", "people", "working"])]
+    assert pairs == [
+        (["good", "pizza"], ["the", "pizza", "was", "good"]),
+        (["nice", "staff"], ["friendly", "people", "working"]),
+    ]
     one = load_paraphrases(tmp_path / "p.tsv", n=1, seed=0)
     assert len(one) == 1 and one[0] in pairs and one == load_paraphrases(tmp_path / "p.tsv", n=1, seed=0)
 
 
 def test_attribute_regularizer_bags_and_training(tmp_path):
     from tst.train.trainer import _bag
+
     W = torch.tensor([[0.0, 0.0], [1.0, 2.0], [3.0, 4.0]])
     reps, has = _bag(W, [[1, 2], [], [2]])
     assert reps.tolist() == [[2.0, 3.0], [0.0, 0.0], [3.0, 4.0]] and has.tolist() == [1.0, 0.0, 1.0]
@@ -173,28 +204,70 @@ def test_attribute_regularizer_bags_and_training(tmp_path):
     vocab, train_s, dev, _ = setup()
     # independent = the nouns, dependent = the sentiment words, per training sentence
     pol = {"cold", "bland", "slow", "rude", "warm", "tasty", "fast", "kind"}
-    attrs = [([[w for w in s if w in {"food", "service"}] for s in train_s[t]],
-              [[w for w in s if w in pol] for s in train_s[t]]) for t in (0, 1)]
-    train(CFG, {"lambda_attr": 1.0}, vocab, train_s, dev, tmp_path, seed=3, device="cpu", progress=False,
-          attributes=attrs)
+    attrs = [
+        (
+            [[w for w in s if w in {"food", "service"}] for s in train_s[t]],
+            [[w for w in s if w in pol] for s in train_s[t]],
+        )
+        for t in (0, 1)
+    ]
+    train(
+        CFG,
+        {"lambda_attr": 1.0},
+        vocab,
+        train_s,
+        dev,
+        tmp_path,
+        seed=3,
+        device="cpu",
+        progress=False,
+        attributes=attrs,
+    )
     with open(tmp_path / "losses.csv") as f:
         rows = list(csv.DictReader(f))
     vals = [float(r["attr"]) for r in rows]
     assert all(-2.0 <= v <= 2.0 for v in vals) and any(v != 0 for v in vals)  # two cosine differences
     bad = [(attrs[0][0][:-1], attrs[0][1][:-1]), attrs[1]]
     with pytest.raises(ValueError, match="not aligned"):
-        train(CFG, {"lambda_attr": 1.0}, vocab, train_s, dev, tmp_path / "x", seed=3, device="cpu",
-              progress=False, attributes=bad)
+        train(
+            CFG,
+            {"lambda_attr": 1.0},
+            vocab,
+            train_s,
+            dev,
+            tmp_path / "x",
+            seed=3,
+            device="cpu",
+            progress=False,
+            attributes=bad,
+        )
 
 
 def test_autoencoder_learns_to_reconstruct(tmp_path):
     """Eq. 2 alone (lambda_adv = 0), no dropout: 16 sentences are reconstructed exactly after training."""
     vocab, train_s, _, _ = setup()
     sents = [train_s[0][:16], train_s[1][:16]]
-    cfg = {"emb_dim": 32, "style_dim": 16, "content_dim": 64, "disc_filters": 4, "batch_size": 16,
-           "epochs": 100, "dropout": 0.0, "lr": 3e-3}
-    model = train(cfg, {"lambda_adv": 0}, vocab, sents, [sents[0][:1], sents[1][:1]], tmp_path, seed=1,
-                  device="cpu", progress=False)
+    cfg = {
+        "emb_dim": 32,
+        "style_dim": 16,
+        "content_dim": 64,
+        "disc_filters": 4,
+        "batch_size": 16,
+        "epochs": 100,
+        "dropout": 0.0,
+        "lr": 3e-3,
+    }
+    model = train(
+        cfg,
+        {"lambda_adv": 0},
+        vocab,
+        sents,
+        [sents[0][:1], sents[1][:1]],
+        tmp_path,
+        seed=1,
+        device="cpu",
+        progress=False,
+    )
     model.eval()
     for t in (0, 1):
         tokens, lengths, _ = pad_batch([vocab.encode(s) for s in sents[t]])
@@ -226,7 +299,9 @@ def test_transfers_of_a_bpe_model_are_words():
     assert out == [["the", "food"]]
     word_vocab = Vocab(["the", "fo", "od"])  # a word-level vocabulary is left alone
     ids = word_vocab.encode(["the", "fo", "od"]) + [Vocab.eos_id]
-    assert transfer_sentences(_FixedDecoder(ids), word_vocab, [["the"]], 0, device="cpu") == [["the", "fo", "od"]]
+    assert transfer_sentences(_FixedDecoder(ids), word_vocab, [["the"]], 0, device="cpu") == [
+        ["the", "fo", "od"]
+    ]
 
 
 def test_rerun_with_other_settings_trains_from_scratch_but_longer_training_resumes(tmp_path):
@@ -264,8 +339,9 @@ def test_bf16_mixed_precision_step_matches_fp32_on_cpu():
         opt_g = torch.optim.Adam(model.generator_parameters(), lr=1e-3)
         opt_d = torch.optim.Adam(model.discriminator_parameters(), lr=1e-3)
         lms = [TinyLM(len(vocab)), TinyLM(len(vocab))]
-        terms[amp] = train_step(model, opt_g, opt_d, b0, b1, lam, cfg, 0, 1, 3, para_ids, lms,
-                                torch.device("cpu"), amp)
+        terms[amp] = train_step(
+            model, opt_g, opt_d, b0, b1, lam, cfg, 0, 1, 3, para_ids, lms, torch.device("cpu"), amp
+        )
         assert all(p.dtype == torch.float32 for p in model.parameters())
     for k in ("rec", "cyc", "para", "lm", "d0", "d1"):
         assert np.isfinite(terms[True][k])
@@ -328,6 +404,7 @@ def test_a_rerun_under_other_training_code_trains_afresh(tmp_path, monkeypatch, 
     import logging
 
     from tst.train import trainer
+
     caplog.set_level(logging.INFO, logger="tst.train")
     monkeypatch.setattr(trainer, "TRAINING_CODE", "code A")
     run(tmp_path / "a", stop=5)  # 4 steps per epoch: ep0.5 and ep1.0 (steps 2, 4) written, stopped at step 5
@@ -342,6 +419,7 @@ def test_a_rerun_under_other_training_code_trains_afresh(tmp_path, monkeypatch, 
     from tst.train.checkpoint import run_signature
     from tst.train.trainer import with_defaults
     from tst.variants import resolve
+
     ids = [[vocab.encode(s) for s in train_s[t]] for t in (0, 1)]
     assert ck["signature"] == run_signature(with_defaults(CFG), resolve(M7), vocab, ids, 3, "code B")
     assert ck["signature"] != run_signature(with_defaults(CFG), resolve(M7), vocab, ids, 3, "code A")

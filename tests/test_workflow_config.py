@@ -32,8 +32,16 @@ def overlay(tmp_path, text):
 def test_default_config_dry_run_plans_the_whole_dag(repo_root, tmp_path):
     result = dry_run(repo_root, tmp_path)
     assert result.returncode == 0, result.stderr + result.stdout
-    for rule in ("prepare_data", "train_classifier", "train_lm", "train_transfer", "transfer_test", "score_ours",
-                 "score_external", "report_tables"):
+    for rule in (
+        "prepare_data",
+        "train_classifier",
+        "train_lm",
+        "train_transfer",
+        "transfer_test",
+        "score_ours",
+        "score_external",
+        "report_tables",
+    ):
         assert rule in result.stdout, f"{rule} missing from the default DAG"
 
 
@@ -51,10 +59,18 @@ def test_slurm_profile_dry_run(repo_root, tmp_path):
         ("run: [nosuchdata]\n", "nosuchdata"),  # unknown dataset
         ("datasets:\n  demo:\n    ner: {enabled: true, backend_typo: 1}\n", "backend_typo"),
         # names that would reach a shell, a path or a regex stop at load, the key named
-        ("datasets:\n  demo:\n    systems: {'x$(touch PWNED)': {file: a}}\n", "datasets.demo.systems.x$(touch PWNED)"),
-        ("transfer:\n  variants: {'../../x': {model: cross_aligned}}\n  run_variants: ['../../x']\n",
-         "transfer.variants.../../x"),
-        ("run: ['de.*mo']\ndatasets:\n  'de.*mo': {styles: [a, b], source: {kind: demo}}\n", "datasets.de.*mo"),
+        (
+            "datasets:\n  demo:\n    systems: {'x$(touch PWNED)': {file: a}}\n",
+            "datasets.demo.systems.x$(touch PWNED)",
+        ),
+        (
+            "transfer:\n  variants: {'../../x': {model: cross_aligned}}\n  run_variants: ['../../x']\n",
+            "transfer.variants.../../x",
+        ),
+        (
+            "run: ['de.*mo']\ndatasets:\n  'de.*mo': {styles: [a, b], source: {kind: demo}}\n",
+            "datasets.de.*mo",
+        ),
         ("transfer:\n  run_variants: [M9]\n", "transfer.run_variants[0]"),
         ("transfer:\n  variants: {X: {model: multi_decoder, lambda_adv2: 1}}\n", "lambda_adv2"),
         ("transfer:\n  model: multi_decoder\n", "transfer.variants.<name>.model"),

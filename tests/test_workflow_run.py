@@ -102,7 +102,17 @@ def moved_clone(repo_root, tmp_path):
     """A copy of the workflow and its package elsewhere (what a moved or second clone is)."""
     clone = tmp_path / "clone"
     clone.mkdir()
-    for name in ("Snakefile", "config.yaml", "rules", "scripts", "tst", "envs", "schemas", "profiles", "report"):
+    for name in (
+        "Snakefile",
+        "config.yaml",
+        "rules",
+        "scripts",
+        "tst",
+        "envs",
+        "schemas",
+        "profiles",
+        "report",
+    ):
         src = repo_root / name
         if src.is_dir():
             shutil.copytree(src, clone / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
@@ -204,7 +214,9 @@ def test_identical_runs_write_identical_artifacts(finished_run, moved_clone, tmp
     compared = 0
     for folder in ("scores", "data", "evaluators", "tables"):
         files = sorted(p.relative_to(first_ds) for p in (first_ds / folder).rglob("*") if p.is_file())
-        assert files == sorted(p.relative_to(second_ds) for p in (second_ds / folder).rglob("*") if p.is_file())
+        assert files == sorted(
+            p.relative_to(second_ds) for p in (second_ds / folder).rglob("*") if p.is_file()
+        )
         for rel in files:
             assert (first_ds / rel).read_bytes() == (second_ds / rel).read_bytes(), f"{rel} differs"
             compared += 1

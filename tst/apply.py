@@ -36,8 +36,10 @@ def dataset_settings(config: dict, dataset: str) -> tuple[dict, dict]:
     """(the `datasets.{dataset}` block, the `nlp:` block) of a merged config; ValueError naming the key."""
     datasets = config.get("datasets") or {}
     if dataset not in datasets:
-        raise ValueError(f"config key datasets.{dataset} not found; defined: {', '.join(sorted(datasets)) or 'none'} "
-                         f"(pass the dataset's overlay, e.g. --config config.yaml configs/{dataset}.yaml, or --dataset)")
+        raise ValueError(
+            f"config key datasets.{dataset} not found; defined: {', '.join(sorted(datasets)) or 'none'} "
+            f"(pass the dataset's overlay, e.g. --config config.yaml configs/{dataset}.yaml, or --dataset)"
+        )
     return datasets[dataset], config.get("nlp") or {}
 
 
@@ -50,8 +52,9 @@ def style_index(value: str, styles: list[str]) -> int:
     raise ValueError(f"unknown style {value!r}: use 0, 1 or one of {styles}")
 
 
-def prepare_lines(lines: list[str], dataset_cfg: dict, bpe_model=None, backend=None, nlp_cfg: dict | None = None
-                  ) -> tuple[list[list[str]], list[list[str]], list[list[list[str]]]]:
+def prepare_lines(
+    lines: list[str], dataset_cfg: dict, bpe_model=None, backend=None, nlp_cfg: dict | None = None
+) -> tuple[list[list[str]], list[list[str]], list[list[list[str]]]]:
     """Raw lines -> (model tokens, masked words, NER entities per line), as prepare_dataset prepares a
     corpus: normalized (dataset's normalize block), NER-masked when its ner block is enabled (backend, else
     the one of nlp_cfg), BPE pieces with bpe_model when its bpe block is enabled (else tokens = words)."""
@@ -66,21 +69,34 @@ def prepare_lines(lines: list[str], dataset_cfg: dict, bpe_model=None, backend=N
             from tst.nlp.backend import backend_from_config
 
             backend = backend_from_config(nlp_cfg)
-        words, entities = mask(words, backend.annotate(words, parse=False, ner=True),
-                               ner.get("labels") or DEFAULT_NER_LABELS)
+        words, entities = mask(
+            words, backend.annotate(words, parse=False, ner=True), ner.get("labels") or DEFAULT_NER_LABELS
+        )
     tokens = words
     if (dataset_cfg.get("bpe") or {}).get("enabled", False):
         from tst.data.bpe import BPE
 
         if bpe_model is None or not Path(bpe_model).is_file():
-            raise FileNotFoundError(f"the dataset uses BPE but its model {bpe_model} is missing "
-                                    f"(pass the dataset's prepared data folder, results/<dataset>/data)")
+            raise FileNotFoundError(
+                f"the dataset uses BPE but its model {bpe_model} is missing "
+                f"(pass the dataset's prepared data folder, results/<dataset>/data)"
+            )
         tokens = BPE(bpe_model).encode_many([" ".join(w) for w in words]) if words else []
     return tokens, words, entities
 
 
-def transfer_lines(checkpoint, lines: list[str], to_style: int, dataset_cfg: dict, dataset_dir, *,
-                   nlp_cfg: dict | None = None, backend=None, device=None, batch_size: int = 128) -> list[str]:
+def transfer_lines(
+    checkpoint,
+    lines: list[str],
+    to_style: int,
+    dataset_cfg: dict,
+    dataset_dir,
+    *,
+    nlp_cfg: dict | None = None,
+    backend=None,
+    device=None,
+    batch_size: int = 128,
+) -> list[str]:
     """Transfer raw lines into style `to_style` (their style being 1 - to_style) with a trained checkpoint
     (loaded weights_only); returns one line of unmasked words per input line ("" for an empty line)."""
     import torch
@@ -98,8 +114,15 @@ def transfer_lines(checkpoint, lines: list[str], to_style: int, dataset_cfg: dic
     tokens, _, entities = prepare_lines(lines, dataset_cfg, Path(dataset_dir) / "bpe.model", backend, nlp_cfg)
     keep = [i for i, t in enumerate(tokens) if t]
     with torch.no_grad():
-        out = transfer_sentences(model, vocab, [tokens[i] for i in keep], 1 - to_style, batch_size, device,
-                                 ck["config"].get("decode_extra", 5))
+        out = transfer_sentences(
+            model,
+            vocab,
+            [tokens[i] for i in keep],
+            1 - to_style,
+            batch_size,
+            device,
+            ck["config"].get("decode_extra", 5),
+        )
     result = [""] * len(lines)
     for i, words in zip(keep, out):
         result[i] = " ".join(unmask(words, entities[i]))

@@ -45,42 +45,93 @@ def _add_score(sub) -> None:
     from tst.io import ENCODING_ERRORS
     from tst.metrics.registry import CP_LEXICONS, DEFAULT_OPTIONS, help_lines
 
-    p = sub.add_parser("score", help="score a system's transfers (JSON on stdout)",
-                       description=SCORE_HELP.format(metrics="\n".join(help_lines())),
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--dataset-dir", required=True,
-                   help="results/{dataset}: its evaluators/ folder holds the evaluators (see --evaluators-dir)")
+    p = sub.add_parser(
+        "score",
+        help="score a system's transfers (JSON on stdout)",
+        description=SCORE_HELP.format(metrics="\n".join(help_lines())),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--dataset-dir",
+        required=True,
+        help="results/{dataset}: its evaluators/ folder holds the evaluators (see --evaluators-dir)",
+    )
     p.add_argument("--evaluators-dir", help="evaluators folder (default: DATASET_DIR/evaluators)")
     p.add_argument("--sources", nargs="+", required=True, help="source files, one per style")
     p.add_argument("--outputs", nargs="+", required=True, help="output files, aligned with --sources")
-    p.add_argument("--source-styles", nargs="+", type=int, choices=(0, 1),
-                   help="style of each --sources file (default: read from a '.0.txt'/'.1.txt' file name)")
-    p.add_argument("--references", nargs="*", default=[],
-                   help="human references, 'source<TAB>reference[<TAB>...]' files, matched on the source text")
-    p.add_argument("--lists", nargs="*", default=[],
-                   help="attributes.jsonl files aligned with --sources (their 'independent' lists): attribute hit")
-    p.add_argument("--lists-text", nargs="*", default=[],
-                   help="the text files the --lists are aligned with, when they are not the --sources (e.g. an "
-                   "external system's sources): lists are then matched to sources on the exact text")
-    p.add_argument("--system", help="system name (names the naturalness classifiers; M0.seed1 -> variant, seed)")
+    p.add_argument(
+        "--source-styles",
+        nargs="+",
+        type=int,
+        choices=(0, 1),
+        help="style of each --sources file (default: read from a '.0.txt'/'.1.txt' file name)",
+    )
+    p.add_argument(
+        "--references",
+        nargs="*",
+        default=[],
+        help="human references, 'source<TAB>reference[<TAB>...]' files, matched on the source text",
+    )
+    p.add_argument(
+        "--lists",
+        nargs="*",
+        default=[],
+        help="attributes.jsonl files aligned with --sources (their 'independent' lists): attribute hit",
+    )
+    p.add_argument(
+        "--lists-text",
+        nargs="*",
+        default=[],
+        help="the text files the --lists are aligned with, when they are not the --sources (e.g. an "
+        "external system's sources): lists are then matched to sources on the exact text",
+    )
+    p.add_argument(
+        "--system", help="system name (names the naturalness classifiers; M0.seed1 -> variant, seed)"
+    )
     p.add_argument("--dataset", help="dataset name for the JSON header (default: the dataset dir's name)")
     p.add_argument("--split", default="test", help="split for the JSON header (default: test)")
     p.add_argument("--checkpoint", default="final", help="checkpoint for the JSON header (default: final)")
-    p.add_argument("--cp-lexicon", default=DEFAULT_OPTIONS["cp_lexicon"], choices=CP_LEXICONS,
-                   help="words removed before content preservation (default: vader = VADER sentiment lexicon)")
-    p.add_argument("--cp-seed", type=int, default=DEFAULT_OPTIONS["cp_seed"], help="seed of the random pairs of cp_random (default 0)")
-    p.add_argument("--gm-t", nargs=4, type=float, default=None, metavar=("T1", "T2", "T3", "T4"),
-                   help="GM thresholds (default Pang & Gimpel's 63 71 97 -37)")
-    p.add_argument("--sbert", action="store_true",
-                   help="also the all-MiniLM-L6-v2 cosine (sbert_all_minilm_l6_v2; needs pip install '.[sbert]')")
+    p.add_argument(
+        "--cp-lexicon",
+        default=DEFAULT_OPTIONS["cp_lexicon"],
+        choices=CP_LEXICONS,
+        help="words removed before content preservation (default: vader = VADER sentiment lexicon)",
+    )
+    p.add_argument(
+        "--cp-seed",
+        type=int,
+        default=DEFAULT_OPTIONS["cp_seed"],
+        help="seed of the random pairs of cp_random (default 0)",
+    )
+    p.add_argument(
+        "--gm-t",
+        nargs=4,
+        type=float,
+        default=None,
+        metavar=("T1", "T2", "T3", "T4"),
+        help="GM thresholds (default Pang & Gimpel's 63 71 97 -37)",
+    )
+    p.add_argument(
+        "--sbert",
+        action="store_true",
+        help="also the all-MiniLM-L6-v2 cosine (sbert_all_minilm_l6_v2; needs pip install '.[sbert]')",
+    )
     p.add_argument("--metrics", nargs="*", help="compute only these metric keys")
     p.add_argument("--tsv", help="also write per-sentence scores to this TSV")
     p.add_argument("--json", dest="json_out", help="also write the score JSON to this file")
-    p.add_argument("--encoding-errors", choices=ENCODING_ERRORS, default="strict",
-                   help="bytes that are not UTF-8 in an input file: strict = stop, naming the file and line "
-                   "(default); replace = U+FFFD, the count of such lines per file goes to the JSON's input_encoding")
-    p.add_argument("-v", "--verbose", action="store_true",
-                   help="log progress to stderr (without it, a progress bar when stderr is a terminal)")
+    p.add_argument(
+        "--encoding-errors",
+        choices=ENCODING_ERRORS,
+        default="strict",
+        help="bytes that are not UTF-8 in an input file: strict = stop, naming the file and line "
+        "(default); replace = U+FFFD, the count of such lines per file goes to the JSON's input_encoding",
+    )
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="log progress to stderr (without it, a progress bar when stderr is a terminal)",
+    )
     p.set_defaults(func=cmd_score)
 
 
@@ -110,16 +161,28 @@ def cmd_score(args) -> dict:
         keys = check_keys(args.metrics) if args.metrics else list(METRICS)
     except ValueError as e:
         fail("score", str(e), 2)
-    _check_files("score", {"--sources": args.sources, "--outputs": args.outputs, "--references": args.references,
-                           "--lists": args.lists, "--lists-text": args.lists_text})
+    _check_files(
+        "score",
+        {
+            "--sources": args.sources,
+            "--outputs": args.outputs,
+            "--references": args.references,
+            "--lists": args.lists,
+            "--lists-text": args.lists_text,
+        },
+    )
     if not evaluators.is_dir():
         need = [k for k in keys if METRICS[k].files(args.system, options)]
         if need:
             free = [k for k, m in METRICS.items() if not m.files(args.system or "SYSTEM", options)]
-            fail("score", f"no evaluators folder {evaluators} (--dataset-dir {dataset_dir}"
-                 f"{' --evaluators-dir ' + args.evaluators_dir if args.evaluators_dir else ''}) but "
-                 f"{', '.join(need)} need evaluators. Pass the dataset's results folder (results/<dataset>, "
-                 f"after its evaluators were built), or --metrics with evaluator-free ones only: {' '.join(free)}", 2)
+            fail(
+                "score",
+                f"no evaluators folder {evaluators} (--dataset-dir {dataset_dir}"
+                f"{' --evaluators-dir ' + args.evaluators_dir if args.evaluators_dir else ''}) but "
+                f"{', '.join(need)} need evaluators. Pass the dataset's results folder (results/<dataset>, "
+                f"after its evaluators were built), or --metrics with evaluator-free ones only: {' '.join(free)}",
+                2,
+            )
     from tst.score import BPE_MODEL, Evaluators
 
     bpe = dataset_dir / "data" / BPE_MODEL  # a BPE dataset: its piece-trained models read encoded text
@@ -127,13 +190,24 @@ def cmd_score(args) -> dict:
         evaluators = Evaluators(evaluators, bpe=bpe if bpe.is_file() else None)
     try:
         obj = score_files(
-            evaluators, args.sources, args.outputs,
-            args.source_styles or [_style_of(p) for p in args.sources], args.references, args.lists,
-            args.lists_text, meta=score_meta(args.dataset or dataset_dir.name, args.system or "unnamed", args.split,
-                                             args.checkpoint),
-            options=options, only=args.metrics or None,
-            gm_t=tuple(args.gm_t) if args.gm_t else DEFAULT_T, json_out=args.json_out, tsv_out=args.tsv,
-            encoding_errors=args.encoding_errors, progress=not args.verbose and sys.stderr.isatty())
+            evaluators,
+            args.sources,
+            args.outputs,
+            args.source_styles or [_style_of(p) for p in args.sources],
+            args.references,
+            args.lists,
+            args.lists_text,
+            meta=score_meta(
+                args.dataset or dataset_dir.name, args.system or "unnamed", args.split, args.checkpoint
+            ),
+            options=options,
+            only=args.metrics or None,
+            gm_t=tuple(args.gm_t) if args.gm_t else DEFAULT_T,
+            json_out=args.json_out,
+            tsv_out=args.tsv,
+            encoding_errors=args.encoding_errors,
+            progress=not args.verbose and sys.stderr.isatty(),
+        )
     except NotUTF8Error as e:
         fail("score", f"{e}, or pass --encoding-errors replace", 1)
     except InputError as e:
@@ -158,20 +232,38 @@ example:
 
 
 def _add_transfer(sub) -> None:
-    p = sub.add_parser("transfer", help="transfer new sentences with a trained checkpoint",
-                       description=TRANSFER_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("checkpoint", help="a transfer checkpoint, e.g. results/demo/models/M0/seed1/checkpoints/ep5.0.pt")
-    p.add_argument("--dataset-dir", required=True,
-                   help="the dataset's prepared data, results/<dataset>/data (its bpe.model when it uses BPE)")
-    p.add_argument("--to-style", required=True,
-                   help="target style: 0, 1 or its name in the config (the input is of the other style)")
+    p = sub.add_parser(
+        "transfer",
+        help="transfer new sentences with a trained checkpoint",
+        description=TRANSFER_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "checkpoint", help="a transfer checkpoint, e.g. results/demo/models/M0/seed1/checkpoints/ep5.0.pt"
+    )
+    p.add_argument(
+        "--dataset-dir",
+        required=True,
+        help="the dataset's prepared data, results/<dataset>/data (its bpe.model when it uses BPE)",
+    )
+    p.add_argument(
+        "--to-style",
+        required=True,
+        help="target style: 0, 1 or its name in the config (the input is of the other style)",
+    )
     p.add_argument("--input", default="-", help="raw sentences, one per line (default -: stdin)")
     p.add_argument("--output", default="-", help="where the transfers go (default -: stdout)")
-    p.add_argument("--config", nargs="+", default=["config.yaml"],
-                   help="config file(s), later ones overlaying earlier ones as with snakemake --configfile "
-                   "(default: config.yaml)")
-    p.add_argument("--dataset", help="dataset name in the config (default: the name of DATASET_DIR's parent, "
-                   "results/<dataset>/data)")
+    p.add_argument(
+        "--config",
+        nargs="+",
+        default=["config.yaml"],
+        help="config file(s), later ones overlaying earlier ones as with snakemake --configfile "
+        "(default: config.yaml)",
+    )
+    p.add_argument(
+        "--dataset",
+        help="dataset name in the config (default: the name of DATASET_DIR's parent, results/<dataset>/data)",
+    )
     p.add_argument("--device", help="cpu, cuda, cuda:1 (default: CUDA when present)")
     p.add_argument("--batch-size", type=int, default=128)
     p.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
@@ -184,12 +276,17 @@ def cmd_transfer(args) -> list[str]:
     from tst.apply import dataset_settings, merge_configs, style_index, transfer_lines
     from tst.io import InputError, NotUTF8Error, decode_lines, read_lines, write_lines
 
-    _check_files("transfer", {"checkpoint": [args.checkpoint], "--input": [args.input], "--config": args.config})
+    _check_files(
+        "transfer", {"checkpoint": [args.checkpoint], "--input": [args.input], "--config": args.config}
+    )
     dataset_dir = Path(args.dataset_dir)
     if not dataset_dir.is_dir():
         fail("transfer", f"--dataset-dir {dataset_dir}: no such folder (pass results/<dataset>/data)", 2)
-    name = args.dataset or (dataset_dir.resolve().parent.name if dataset_dir.resolve().name == "data"
-                            else dataset_dir.resolve().name)
+    name = args.dataset or (
+        dataset_dir.resolve().parent.name
+        if dataset_dir.resolve().name == "data"
+        else dataset_dir.resolve().name
+    )
     try:
         configs = []
         for path in args.config:
@@ -208,14 +305,26 @@ def cmd_transfer(args) -> list[str]:
     except NotUTF8Error as e:
         fail("transfer", str(e), 1)
     try:
-        out = transfer_lines(args.checkpoint, lines, to_style, ds_cfg, dataset_dir, nlp_cfg=nlp_cfg,
-                             device=args.device, batch_size=args.batch_size)
+        out = transfer_lines(
+            args.checkpoint,
+            lines,
+            to_style,
+            ds_cfg,
+            dataset_dir,
+            nlp_cfg=nlp_cfg,
+            device=args.device,
+            batch_size=args.batch_size,
+        )
     except (InputError, FileNotFoundError) as e:
         fail("transfer", str(e), 1)
     except (RuntimeError, KeyError, EOFError, pickle.UnpicklingError) as e:
         first = (str(e).splitlines() or [""])[0].split(". ")[0]
-        fail("transfer", f"cannot use checkpoint {args.checkpoint}: not a transfer checkpoint that loads with "
-             f"torch.load(weights_only=True) ({type(e).__name__}: {first})", 1)
+        fail(
+            "transfer",
+            f"cannot use checkpoint {args.checkpoint}: not a transfer checkpoint that loads with "
+            f"torch.load(weights_only=True) ({type(e).__name__}: {first})",
+            1,
+        )
     if args.output == "-":
         sys.stdout.writelines(line + "\n" for line in out)
     else:
@@ -243,8 +352,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> None:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO if getattr(args, "verbose", False) else logging.ERROR,
-                        format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    logging.basicConfig(
+        level=logging.INFO if getattr(args, "verbose", False) else logging.ERROR,
+        format="%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
     args.func(args)
 
 

@@ -34,7 +34,9 @@ def check_config(config: dict) -> None:
         _name(name, f"datasets.{name}")
         styles = ds.get("styles", [])
         if len(styles) != 2:
-            raise ConfigError(f"config key datasets.{name}.styles: exactly two style names are needed, got {styles}")
+            raise ConfigError(
+                f"config key datasets.{name}.styles: exactly two style names are needed, got {styles}"
+            )
         length = ds.get("length", {})
         if length.get("min_words", 1) > length.get("max_words", 10**9):
             raise ConfigError(
@@ -43,8 +45,10 @@ def check_config(config: dict) -> None:
         for system in ds.get("systems") or {}:
             _name(system, f"datasets.{name}.systems.{system}")
             if names.parse_system(system) or system in DERIVED_SYSTEMS:
-                raise ConfigError(f"config key datasets.{name}.systems.{system}: the name is reserved for "
-                                  f"{'our trained models (variant.seedN)' if names.parse_system(system) else 'a system every dataset gets'}; rename it")
+                raise ConfigError(
+                    f"config key datasets.{name}.systems.{system}: the name is reserved for "
+                    f"{'our trained models (variant.seedN)' if names.parse_system(system) else 'a system every dataset gets'}; rename it"
+                )
         for i, system in enumerate(ds.get("human_systems") or []):
             _name(system, f"datasets.{name}.human_systems[{i}]")
     for name in config.get("run", []):
@@ -59,14 +63,18 @@ def check_config(config: dict) -> None:
     for kind, ext in (score.get("naturalness") or {}).items():
         if names.NATURALNESS_KINDS.get(kind) != ext:
             allowed = ", ".join(f"{k}: {e}" for k, e in names.NATURALNESS_KINDS.items())
-            raise ConfigError(f"config key score.naturalness.{kind}: {kind}: {ext} is not a naturalness "
-                              f"classifier; allowed: {allowed}")
+            raise ConfigError(
+                f"config key score.naturalness.{kind}: {kind}: {ext} is not a naturalness "
+                f"classifier; allowed: {allowed}"
+            )
 
 
 def _check_transfer(tr: dict, datasets: dict, run: list) -> None:
     if "model" in tr:
-        raise ConfigError("config key transfer.model: the model is now part of each variant; move it into "
-                          "transfer.variants.<name>.model (cross_aligned | multi_decoder | style_embedding)")
+        raise ConfigError(
+            "config key transfer.model: the model is now part of each variant; move it into "
+            "transfer.variants.<name>.model (cross_aligned | multi_decoder | style_embedding)"
+        )
     defined = tr.get("variants") or {}
     for name, variant in defined.items():
         _name(name, f"transfer.variants.{name}")
@@ -74,26 +82,35 @@ def _check_transfer(tr: dict, datasets: dict, run: list) -> None:
             raise ConfigError(f"config key transfer.variants.{name}: {problem}")
     for i, name in enumerate(tr.get("run_variants") or []):
         if name not in defined:
-            raise ConfigError(f"config key transfer.run_variants[{i}]: unknown variant {name!r}; defined: "
-                              f"{', '.join(defined) or '(none)'} (add it under transfer.variants)")
+            raise ConfigError(
+                f"config key transfer.run_variants[{i}]: unknown variant {name!r}; defined: "
+                f"{', '.join(defined) or '(none)'} (add it under transfer.variants)"
+            )
     for i, name in enumerate(tr.get("datasets") or []):
         if name not in datasets:
-            raise ConfigError(f"config key transfer.datasets[{i}]: unknown dataset {name!r}; allowed: "
-                              f"{', '.join(sorted(datasets))}")
+            raise ConfigError(
+                f"config key transfer.datasets[{i}]: unknown dataset {name!r}; allowed: "
+                f"{', '.join(sorted(datasets))}"
+            )
         if name not in run:
-            raise ConfigError(f"config key transfer.datasets[{i}]: {name!r} is not in run ({', '.join(run)}), so "
-                              f"no model would train on it; add it to run or remove it from transfer.datasets")
+            raise ConfigError(
+                f"config key transfer.datasets[{i}]: {name!r} is not in run ({', '.join(run)}), so "
+                f"no model would train on it; add it to run or remove it from transfer.datasets"
+            )
     try:
         labels = names.checkpoint_labels(tr.get("epochs", 20))
     except ValueError as e:
         raise ConfigError(str(e)) from None
     for i, label in enumerate(tr.get("test_checkpoints") or []):
         if label not in labels:
-            raise ConfigError(f"config key transfer.test_checkpoints[{i}]: {label} is not a checkpoint of a "
-                              f"{tr.get('epochs', 20)}-epoch run ({labels[0]} ... {labels[-1]})")
+            raise ConfigError(
+                f"config key transfer.test_checkpoints[{i}]: {label} is not a checkpoint of a "
+                f"{tr.get('epochs', 20)}-epoch run ({labels[0]} ... {labels[-1]})"
+            )
 
 
 # ---- settings each stage reads ----
+
 
 def transfer_settings(config: dict, variant: dict | None = None) -> dict:
     """The `transfer` section minus the workflow keys: what tst.train.trainer reads; with a variant, also minus
@@ -136,8 +153,11 @@ def evaluator_settings(config: dict, section: str, dataset: str) -> dict:
     the device to evaluators.device, the precision to evaluators.precision."""
     ev = config.get("evaluators") or {}
     ds = (config.get("datasets") or {})[dataset]
-    out = {"min_count": (ds.get("vocab") or {}).get("min_count", 1), "precision": ev.get("precision", "auto"),
-           **(ev.get(section) or {})}
+    out = {
+        "min_count": (ds.get("vocab") or {}).get("min_count", 1),
+        "precision": ev.get("precision", "auto"),
+        **(ev.get(section) or {}),
+    }
     if ev.get("device"):
         out["device"] = ev["device"]
     return out
@@ -195,10 +215,14 @@ def naturalness_files(config: dict, dataset: str, system: str) -> dict[str, list
     inputs they rewrite (Mir et al. 2019: the system's inputs, human-written, vs its outputs)."""
     split, ckpt = naturalness_source(config, system)
     ours = names.parse_system(system)
-    folder = f"results/{dataset}/" + (f"models/{ours[0]}/seed{ours[1]}/transfers" if ours else f"systems/{system}")
+    folder = f"results/{dataset}/" + (
+        f"models/{ours[0]}/seed{ours[1]}/transfers" if ours else f"systems/{system}"
+    )
     inputs = f"results/{dataset}/data/{split}" if ours else f"{folder}/{split}.{ckpt}.sources"
-    return {"outputs": [f"{folder}/{split}.{ckpt}.{s}.txt" for s in (0, 1)],
-            "inputs": [f"{inputs}.{s}.raw.txt" if ours else f"{inputs}.{s}.txt" for s in (0, 1)]}
+    return {
+        "outputs": [f"{folder}/{split}.{ckpt}.{s}.txt" for s in (0, 1)],
+        "inputs": [f"{inputs}.{s}.raw.txt" if ours else f"{inputs}.{s}.txt" for s in (0, 1)],
+    }
 
 
 def naturalness_settings(config: dict, kind: str) -> dict:
@@ -238,12 +262,17 @@ def lookup_tables(config: dict) -> dict:
     (what preparation reads)."""
     ev = config.get("evaluators") or {}
     return {
-        "evaluators": {ds: {s: evaluator_settings(config, s, ds) for s in ("cnn", "lstm", "lm")}
-                       for ds in config.get("datasets") or {}},
-        "embeddings": {emb: ev.get("glove" if emb == "glove" else "word2vec") or {}
-                       for emb in names.EMBEDDINGS},
+        "evaluators": {
+            ds: {s: evaluator_settings(config, s, ds) for s in ("cnn", "lstm", "lm")}
+            for ds in config.get("datasets") or {}
+        },
+        "embeddings": {
+            emb: ev.get("glove" if emb == "glove" else "word2vec") or {} for emb in names.EMBEDDINGS
+        },
         "naturalness": {kind: naturalness_settings(config, kind) for kind in names.NATURALNESS_KINDS},
-        "variants": {n: variants.resolve(v) for n, v in ((config.get("transfer") or {}).get("variants") or {}).items()},
+        "variants": {
+            n: variants.resolve(v) for n, v in ((config.get("transfer") or {}).get("variants") or {}).items()
+        },
         "score": {ds: score_options(config, ds) for ds in config.get("datasets") or {}},
         "corpus": {ds: corpus_settings(config, ds) for ds in config.get("datasets") or {}},
     }
@@ -265,7 +294,17 @@ def our_runs(config: dict) -> list[tuple[str, str]]:
 # The keys of a dataset's block that preparing its corpus (tst.data.prepare.prepare_dataset) and importing its
 # systems' outputs (tst.data.systems.import_system) read: their jobs' params, so that adding a system, human
 # ratings or a scoring option to a dataset reruns no preparation (and so no training).
-CORPUS_KEYS = ("styles", "source", "normalize", "length", "splits", "ner", "bpe", "references", "min_sentences")
+CORPUS_KEYS = (
+    "styles",
+    "source",
+    "normalize",
+    "length",
+    "splits",
+    "ner",
+    "bpe",
+    "references",
+    "min_sentences",
+)
 
 
 def corpus_settings(config: dict, dataset: str) -> dict:

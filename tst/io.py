@@ -35,8 +35,10 @@ def decode_lines(data: bytes, path: str | Path = "<bytes>", errors: str = "stric
         if errors == "strict":
             line = data.count(b"\n", 0, e.start) + 1
             col = e.start - data.rfind(b"\n", 0, e.start)
-            raise NotUTF8Error(f"{path}, line {line}: byte 0x{data[e.start]:02x} (byte {col} of the line) is not "
-                               f"UTF-8 ({e.reason}); re-encode the file as UTF-8") from None
+            raise NotUTF8Error(
+                f"{path}, line {line}: byte 0x{data[e.start]:02x} (byte {col} of the line) is not "
+                f"UTF-8 ({e.reason}); re-encode the file as UTF-8"
+            ) from None
         bad = sum(1 for raw in data.split(b"\n") if not _is_utf8(raw))
         text = data.decode("utf-8", errors="replace")
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")

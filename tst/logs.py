@@ -13,14 +13,16 @@ def log_to(path):
     """Log (INFO) and stderr into `path` (the rule's `log:`) for the duration of the block; with no path,
     log to stderr."""
     if not path:
-        logging.basicConfig(level=logging.INFO, stream=sys.stderr, force=True,
-                            format="%(levelname)s %(name)s: %(message)s")
+        logging.basicConfig(
+            level=logging.INFO, stream=sys.stderr, force=True, format="%(levelname)s %(name)s: %(message)s"
+        )
         yield
         return
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8") as f, redirect_stderr(f):
-        logging.basicConfig(level=logging.INFO, stream=f, force=True,
-                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        logging.basicConfig(
+            level=logging.INFO, stream=f, force=True, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+        )
         try:
             yield
         except BaseException:

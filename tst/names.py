@@ -42,9 +42,16 @@ def epoch_label(epoch: float) -> str:
 def whole_epochs(epochs) -> int:
     """The one rule for transfer.epochs (the schema's `integer, minimum 1` says the same): a whole number >= 1
     (2 or 2.0, not 1.5, 0 or true), as an int; ValueError naming the key otherwise."""
-    if isinstance(epochs, bool) or not isinstance(epochs, (int, float)) or epochs != int(epochs) or epochs < 1:
-        raise ValueError(f"config key transfer.epochs: {epochs!r} is not a whole number of epochs >= 1 (a "
-                         f"checkpoint is written every half epoch anyway); use e.g. 1, 2 or 20")
+    if (
+        isinstance(epochs, bool)
+        or not isinstance(epochs, (int, float))
+        or epochs != int(epochs)
+        or epochs < 1
+    ):
+        raise ValueError(
+            f"config key transfer.epochs: {epochs!r} is not a whole number of epochs >= 1 (a "
+            f"checkpoint is written every half epoch anyway); use e.g. 1, 2 or 20"
+        )
     return int(epochs)
 
 
@@ -64,8 +71,13 @@ def parse_checkpoint(label: str) -> float | None:
 CLASSIFIERS = {"cnn": "style_cnn.pt", "lstm": "style_lstm.pt"}
 LANGUAGE_MODELS = {"joint": "lm_joint.pt", "style0": "lm_style0.pt", "style1": "lm_style1.pt"}
 EMBEDDINGS = {"glove": "glove.kv", "word2vec": "word2vec.kv", "word2vec_masked": "word2vec_masked.kv"}
-EVALUATOR_FILES = [*CLASSIFIERS.values(), *LANGUAGE_MODELS.values(), *EMBEDDINGS.values(), "idf.json",
-                   "style_lexicon.json"]
+EVALUATOR_FILES = [
+    *CLASSIFIERS.values(),
+    *LANGUAGE_MODELS.values(),
+    *EMBEDDINGS.values(),
+    "idf.json",
+    "style_lexicon.json",
+]
 NATURALNESS_KINDS = {"lr": "json", "nn": "pt"}  # naturalness/{system}.{kind}.{ext}
 
 

@@ -27,12 +27,31 @@ from tst.names import CLASSIFIERS, EMBEDDINGS, LANGUAGE_MODELS, parse_checkpoint
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Evaluators", "InputError", "Scores", "add_derived", "score_files", "score_json", "score_meta",
-           "score_system", "write_score_json", "write_score_tsv"]
+__all__ = [
+    "Evaluators",
+    "InputError",
+    "Scores",
+    "add_derived",
+    "score_files",
+    "score_json",
+    "score_meta",
+    "score_system",
+    "write_score_json",
+    "write_score_tsv",
+]
 
 
 # What loading a broken evaluator file raises (truncated zip or pickle, bad JSON, wrong keys or shapes).
-LOAD_ERRORS = (OSError, EOFError, RuntimeError, ValueError, KeyError, TypeError, IndexError, pickle.UnpicklingError)
+LOAD_ERRORS = (
+    OSError,
+    EOFError,
+    RuntimeError,
+    ValueError,
+    KeyError,
+    TypeError,
+    IndexError,
+    pickle.UnpicklingError,
+)
 
 
 class Scores(dict):
@@ -97,7 +116,9 @@ class Evaluators:
                 self._cache[name] = self._in_units(name, loader_for(name)(self.path(name)))
             except LOAD_ERRORS as e:  # a file that cannot be read: its metrics are skipped, the others go on
                 first = (str(e).strip().splitlines() or [""])[0][:200]
-                self._broken[name] = f"cannot load evaluator file {name} ({type(e).__name__}: {first}); rebuild it"
+                self._broken[name] = (
+                    f"cannot load evaluator file {name} ({type(e).__name__}: {first}); rebuild it"
+                )
                 log.warning("%s: %s", self.path(name), self._broken[name])
                 raise Skip(self._broken[name]) from None
             self.used[name] = self.path(name)
@@ -112,8 +133,10 @@ class Evaluators:
         if not is_piece_vocab(itos):
             return ModelUnits(obj)
         if self.bpe is None:
-            raise Skip(f"{self.path(name)} was trained on BPE pieces: give the dataset's {BPE_MODEL} "
-                       f"(results/<dataset>/data/{BPE_MODEL}) to encode the word-level text as in training")
+            raise Skip(
+                f"{self.path(name)} was trained on BPE pieces: give the dataset's {BPE_MODEL} "
+                f"(results/<dataset>/data/{BPE_MODEL}) to encode the word-level text as in training"
+            )
         if BPE_MODEL not in self._cache:
             self._cache[BPE_MODEL] = BPE(self.bpe)
             self.used[BPE_MODEL] = self.bpe
@@ -129,8 +152,15 @@ def score_meta(dataset: str, system: str, split: str, checkpoint: str) -> dict:
     An external system's variant is its name, its seed None."""
     ours = parse_system(system)
     variant, seed = ours if ours else (system, None)
-    return {"dataset": dataset, "system": system, "variant": variant, "seed": seed,
-            "checkpoint": checkpoint, "epoch": parse_checkpoint(checkpoint), "split": split}
+    return {
+        "dataset": dataset,
+        "system": system,
+        "variant": variant,
+        "seed": seed,
+        "checkpoint": checkpoint,
+        "epoch": parse_checkpoint(checkpoint),
+        "split": split,
+    }
 
 
 def _why_not(metric, ctx: Context, ev: Evaluators) -> str | None:
@@ -142,9 +172,19 @@ def _why_not(metric, ctx: Context, ev: Evaluators) -> str | None:
     return f"missing evaluator file(s): {', '.join(missing)}" if missing else None
 
 
-def score_system(sources, outputs, source_styles, evaluators, references=None, lists=None, *,
-                 system: str | None = None, options: dict | None = None, only=None,
-                 progress: bool = False) -> Scores:
+def score_system(
+    sources,
+    outputs,
+    source_styles,
+    evaluators,
+    references=None,
+    lists=None,
+    *,
+    system: str | None = None,
+    options: dict | None = None,
+    only=None,
+    progress: bool = False,
+) -> Scores:
     """Every computed (non-derived) metric of the registry whose inputs and evaluator files exist; the rest
     go to `.skipped` with a reason.
 
@@ -175,8 +215,16 @@ def score_system(sources, outputs, source_styles, evaluators, references=None, l
 
     for obj in ev.units().values():
         obj.reset_counts()
-    ctx = Context(list(sources), list(outputs), list(source_styles), load, references, lists, system,
-                  resolve_options(options))
+    ctx = Context(
+        list(sources),
+        list(outputs),
+        list(source_styles),
+        load,
+        references,
+        lists,
+        system,
+        resolve_options(options),
+    )
     from tqdm import tqdm
 
     keys = [k for k, m in METRICS.items() if not m.derived and (only is None or k in only)]
@@ -218,10 +266,14 @@ def _sha256(path: Path) -> str:
 
 def score_json(scores: Scores, meta: dict, n_sentences: int) -> dict:
     """The score-file object of docs/interfaces.md, with each used evaluator's sha256 and the skip reasons."""
-    return {**meta, "n_sentences": n_sentences,
-            "metrics": {k: r.to_json() for k, r in scores.items()},
-            "evaluators": {name: _sha256(path) for name, path in sorted(scores.evaluators.items())},
-            "units": dict(sorted(scores.units.items())), "skipped": dict(scores.skipped)}
+    return {
+        **meta,
+        "n_sentences": n_sentences,
+        "metrics": {k: r.to_json() for k, r in scores.items()},
+        "evaluators": {name: _sha256(path) for name, path in sorted(scores.evaluators.items())},
+        "units": dict(sorted(scores.units.items())),
+        "skipped": dict(scores.skipped),
+    }
 
 
 def write_score_json(path, scores: Scores, meta: dict, n_sentences: int) -> dict:
@@ -243,8 +295,9 @@ def write_score_tsv(path, scores: Scores, source_styles) -> list[str]:
     cols = [k for k, r in scores.items() if len(r.per_sentence) == n and n > 0]
     lines = ["\t".join(["i", "source_style", *cols])]
     for i in range(n):
-        lines.append("\t".join([str(i), str(int(source_styles[i]))]
-                               + [_cell(scores[k].per_sentence[i]) for k in cols]))
+        lines.append(
+            "\t".join([str(i), str(int(source_styles[i]))] + [_cell(scores[k].per_sentence[i]) for k in cols])
+        )
     write_lines(path, lines)
     return cols
 
@@ -287,9 +340,24 @@ def _lists_by_text(list_paths, text_paths, sources, reader: _Reader) -> list[lis
     return [by_text.get(s, []) for s in sources]
 
 
-def score_files(evaluators, sources, outputs, source_styles, references=(), lists=(), lists_text=(), *,
-                meta: dict, options: dict | None = None, only=None, gm_t=None, json_out=None,
-                tsv_out=None, encoding_errors: str = "strict", progress: bool = False) -> dict:
+def score_files(
+    evaluators,
+    sources,
+    outputs,
+    source_styles,
+    references=(),
+    lists=(),
+    lists_text=(),
+    *,
+    meta: dict,
+    options: dict | None = None,
+    only=None,
+    gm_t=None,
+    json_out=None,
+    tsv_out=None,
+    encoding_errors: str = "strict",
+    progress: bool = False,
+) -> dict:
     """Score the transfers in files; returns the score JSON object (docs/interfaces.md).
 
     evaluators: an Evaluators or the evaluators folder; sources[i] / outputs[i]: the i-th source file and
@@ -337,14 +405,26 @@ def score_files(evaluators, sources, outputs, source_styles, references=(), list
     if lists and lists_text:
         list_all = _lists_by_text(lists, lists_text, src_all, reader)
     refs = read_references(references, src_all, read=reader.lines) if references else None
-    scores = score_system(src_all, out_all, styles_all, evaluators, references=refs, lists=list_all,
-                          system=meta.get("system"), options=options, only=only, progress=progress)
+    scores = score_system(
+        src_all,
+        out_all,
+        styles_all,
+        evaluators,
+        references=refs,
+        lists=list_all,
+        system=meta.get("system"),
+        options=options,
+        only=only,
+        progress=progress,
+    )
     obj = score_json(scores, meta, len(out_all))
     if encoding_errors != "strict":
         obj["input_encoding"] = {"errors": encoding_errors, "replaced_lines": dict(reader.replaced)}
     if gm_t is not None:
         derived = add_derived(obj["metrics"], gm_t)  # computed metrics plus derived ones, registry order
-        obj["metrics"] = {k: v for k, v in derived.items() if k in obj["metrics"] or wanted is None or k in wanted}
+        obj["metrics"] = {
+            k: v for k, v in derived.items() if k in obj["metrics"] or wanted is None or k in wanted
+        }
         for key, why in derived.skipped.items():
             if wanted is None or key in wanted:
                 obj["skipped"][key] = why

@@ -11,8 +11,15 @@ from __future__ import annotations
 MODELS = ("cross_aligned", "multi_decoder", "style_embedding")
 
 # Weights of L_total (P&G §4.6); a variant lists the ones it changes.
-LAMBDAS = {"lambda_rec": 1.0, "lambda_para": 0.0, "lambda_cyc": 0.0, "lambda_lm": 0.0,
-           "lambda_adv": 1.0, "lambda_adv2": 0.0, "lambda_attr": 0.0}
+LAMBDAS = {
+    "lambda_rec": 1.0,
+    "lambda_para": 0.0,
+    "lambda_cyc": 0.0,
+    "lambda_lm": 0.0,
+    "lambda_adv": 1.0,
+    "lambda_adv2": 0.0,
+    "lambda_attr": 0.0,
+}
 
 # A term with weight > 0 needs this input besides the corpus: paraphrase pairs (eq. 5), the two frozen style
 # LMs (eq. 6), Yu et al.'s attribute lists of the training sentences (§5.2).
@@ -25,8 +32,11 @@ NEEDS = {"lambda_para": "paraphrase", "lambda_lm": "lm", "lambda_attr": "attribu
 # Ours (neither paper): lambda_cyc is 0 for cyc_start epochs, then rises linearly to full over cyc_ramp epochs
 # (tst.train.trainer.cyc_factor); the trainer's defaults.
 CYC_WARMUP_DEFAULTS = {"cyc_start": 1.0, "cyc_ramp": 1.0}
-GATED_SETTINGS = {"lambda_cyc": ("cyc_start", "cyc_ramp"), "lambda_adv2": ("adv2_decay", "gp_xi", "gp_at"),
-                  "lambda_para": ("para_batch_size", "paraphrase_pairs")}
+GATED_SETTINGS = {
+    "lambda_cyc": ("cyc_start", "cyc_ramp"),
+    "lambda_adv2": ("adv2_decay", "gp_xi", "gp_at"),
+    "lambda_para": ("para_batch_size", "paraphrase_pairs"),
+}
 
 
 def resolve(variant: dict) -> dict:

@@ -15,17 +15,37 @@ import sentencepiece as spm
 SPACE = "\u2581"  # sentencepiece's word-boundary mark
 
 
-def train_bpe(sentences: list[str], model_path: str | Path, vocab_size: int = 8000,
-              user_symbols: list[str] | tuple[str, ...] = ()) -> BPE:
+def train_bpe(
+    sentences: list[str],
+    model_path: str | Path,
+    vocab_size: int = 8000,
+    user_symbols: list[str] | tuple[str, ...] = (),
+) -> BPE:
     """Train a BPE model on `sentences` (space-tokenized strings) and write it to model_path."""
     model = io.BytesIO()
     spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(sentences), model_writer=model, model_type="bpe", vocab_size=vocab_size,
-        hard_vocab_limit=False, character_coverage=1.0, byte_fallback=True,
-        normalization_rule_name="identity", remove_extra_whitespaces=True, split_digits=False,
-        user_defined_symbols=list(user_symbols), input_sentence_size=0, shuffle_input_sentence=False,
-        num_threads=1, minloglevel=2, max_sentence_length=1 << 16,
-        unk_surface="<unk>", bos_id=-1, eos_id=-1, pad_id=-1, unk_id=0)
+        sentence_iterator=iter(sentences),
+        model_writer=model,
+        model_type="bpe",
+        vocab_size=vocab_size,
+        hard_vocab_limit=False,
+        character_coverage=1.0,
+        byte_fallback=True,
+        normalization_rule_name="identity",
+        remove_extra_whitespaces=True,
+        split_digits=False,
+        user_defined_symbols=list(user_symbols),
+        input_sentence_size=0,
+        shuffle_input_sentence=False,
+        num_threads=1,
+        minloglevel=2,
+        max_sentence_length=1 << 16,
+        unk_surface="<unk>",
+        bos_id=-1,
+        eos_id=-1,
+        pad_id=-1,
+        unk_id=0,
+    )
     model_path = Path(model_path)
     model_path.parent.mkdir(parents=True, exist_ok=True)
     model_path.write_bytes(model.getvalue())
@@ -92,8 +112,12 @@ class ModelUnits:
     def counts(self) -> dict:
         """Since the last reset: units ("bpe" | "words"), tokens fed, how many <unk>, their share."""
         rate = self.n_unk / self.n_tokens if self.n_tokens else None
-        return {"units": "words" if self.bpe is None else "bpe", "n_tokens": self.n_tokens, "n_unk": self.n_unk,
-                "unk_rate": rate}
+        return {
+            "units": "words" if self.bpe is None else "bpe",
+            "n_tokens": self.n_tokens,
+            "n_unk": self.n_unk,
+            "unk_rate": rate,
+        }
 
     def predict_proba(self, sentences):
         return self.model.predict_proba(self.encode(sentences))

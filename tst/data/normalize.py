@@ -26,8 +26,9 @@ def ptb_tokenize(text: str) -> list[str]:
     return _treebank().tokenize(text)
 
 
-def normalize_tokens(text: str, lowercase: bool = True, numbers: bool = False, tokenize: bool = False
-                     ) -> list[str]:
+def normalize_tokens(
+    text: str, lowercase: bool = True, numbers: bool = False, tokenize: bool = False
+) -> list[str]:
     """One line -> tokens: optional PTB tokenization, lowercasing, numbers -> <num>; whitespace collapsed."""
     tokens = ptb_tokenize(text) if tokenize else text.split()
     if lowercase:
@@ -44,8 +45,11 @@ def normalize_line(text: str, **cfg) -> str:
 def normalizer(cfg: dict | None):
     """A function line -> tokens from a dataset's `normalize:` block (lowercase, numbers, tokenize)."""
     c = cfg or {}
-    lowercase, numbers, tokenize = bool(c.get("lowercase", True)), bool(c.get("numbers", False)), \
-        bool(c.get("tokenize", False))
+    lowercase, numbers, tokenize = (
+        bool(c.get("lowercase", True)),
+        bool(c.get("numbers", False)),
+        bool(c.get("tokenize", False)),
+    )
     return lambda text: normalize_tokens(text, lowercase=lowercase, numbers=numbers, tokenize=tokenize)
 
 

@@ -37,22 +37,31 @@ def check_min_sentences(cfg: dict, name: str, splits: dict, report: dict) -> Non
     """Raise TooFewSentences naming every (style, split) below its minimum, with the counts of what was read
     and dropped, and the fix."""
     minimum = {**MIN_SENTENCES, **(cfg.get("min_sentences") or {})}
-    short = [(st, sp, len(splits[sp][st])) for st in range(len(cfg["styles"])) for sp in SPLITS
-             if len(splits[sp][st]) < minimum[sp]]
+    short = [
+        (st, sp, len(splits[sp][st]))
+        for st in range(len(cfg["styles"]))
+        for sp in SPLITS
+        if len(splits[sp][st]) < minimum[sp]
+    ]
     if not short:
         return
-    lines = [f"style {st} ({cfg['styles'][st]}) {sp}: {n} sentences, minimum {minimum[sp]}" for st, sp, n in short]
+    lines = [
+        f"style {st} ({cfg['styles'][st]}) {sp}: {n} sentences, minimum {minimum[sp]}" for st, sp, n in short
+    ]
     for part, by_style in report["inputs"].items():
         for st in sorted({st for st, _, _ in short}):
             c = by_style.get(str(st))
             if c:
                 dropped = ", ".join(f"{r} {n}" for r, n in c["dropped"].items() if n) or "none"
-                lines.append(f"source.files.{part} style {st}: read {c['read']} lines, kept {c['kept']} "
-                             f"(dropped: {dropped})")
+                lines.append(
+                    f"source.files.{part} style {st}: read {c['read']} lines, kept {c['kept']} "
+                    f"(dropped: {dropped})"
+                )
     raise TooFewSentences(
         f"datasets.{name}: too few sentences after filtering:\n  " + "\n  ".join(lines) + "\n"
         f"Fix the corpus files (see the drop counts), relax datasets.{name}.length, change "
-        f"datasets.{name}.splits, or lower datasets.{name}.min_sentences (default {MIN_SENTENCES}).")
+        f"datasets.{name}.splits, or lower datasets.{name}.min_sentences (default {MIN_SENTENCES})."
+    )
 
 
 def expected_outputs(cfg: dict) -> list[str]:
@@ -69,8 +78,9 @@ def expected_outputs(cfg: dict) -> list[str]:
     return out
 
 
-def read_spec(spec, style: int, styles: list[str], data_dir: Path, key: str, max_chars: int,
-              counts: Counter) -> list[str]:
+def read_spec(
+    spec, style: int, styles: list[str], data_dir: Path, key: str, max_chars: int, counts: Counter
+) -> list[str]:
     """Lines of one file spec for one style: a path template, or {text, labels} (keep lines labelled style)."""
     if isinstance(spec, dict):
         text = read_text_lines(data_dir / style_path(spec["text"], style, styles), key + ".text", 0)
@@ -108,16 +118,23 @@ def load_parts(cfg: dict, name: str, data_dir: Path | None) -> tuple[dict, dict]
                 c = Counter()
                 lines = []
                 for spec in specs:
-                    lines += read_spec(spec, style, styles, data_dir, f"datasets.{name}.source.files.{part}",
-                                       max_chars, c)
+                    lines += read_spec(
+                        spec, style, styles, data_dir, f"datasets.{name}.source.files.{part}", max_chars, c
+                    )
                 parts[part][style], counts[part][style] = lines, c
     else:
         raise ValueError(f"datasets.{name}.source.kind must be demo or files, not {src['kind']!r}")
     return {"parts": parts, "counts": counts}, extras
 
 
-def prepare_dataset(cfg: dict, data_dir: Path | None, out_dir: Path, nlp_cfg: dict | None = None,
-                    name: str = "dataset", backend=None) -> dict:
+def prepare_dataset(
+    cfg: dict,
+    data_dir: Path | None,
+    out_dir: Path,
+    nlp_cfg: dict | None = None,
+    name: str = "dataset",
+    backend=None,
+) -> dict:
     """Build results/{dataset}/data/ for one dataset config (the `datasets.{name}` block); returns the report."""
     t0 = time.perf_counter()
     out_dir = Path(out_dir)
@@ -149,8 +166,11 @@ def prepare_dataset(cfg: dict, data_dir: Path | None, out_dir: Path, nlp_cfg: di
                     keep.append(s)
             c["kept"] = len(keep)
             normed[part][style] = keep
-            report["inputs"][part][str(style)] = {"read": c["read"], "kept": len(keep),
-                                                  "dropped": {r: c[r] for r in DROP_REASONS}}
+            report["inputs"][part][str(style)] = {
+                "read": c["read"],
+                "kept": len(keep),
+                "dropped": {r: c[r] for r in DROP_REASONS},
+            }
 
     # splits: explicit files, plus a pool split by fractions
     splits: dict[str, dict[int, list[str]]] = {s: {k: [] for k in range(len(styles))} for s in SPLITS}
@@ -160,18 +180,26 @@ def prepare_dataset(cfg: dict, data_dir: Path | None, out_dir: Path, nlp_cfg: di
     if "pool" in normed:
         sc = cfg.get("splits", {})
         for style, lines in normed["pool"].items():
-            parts = split_pool(lines, float(sc.get("dev_fraction", 0.1)), float(sc.get("test_fraction", 0.1)),
-                               int(sc.get("seed", 0)) + style)
+            parts = split_pool(
+                lines,
+                float(sc.get("dev_fraction", 0.1)),
+                float(sc.get("test_fraction", 0.1)),
+                int(sc.get("seed", 0)) + style,
+            )
             for split in SPLITS:
                 splits[split][style] += parts[split]
     # an explicit test file keeps its repeats: it stays aligned with published outputs and references
     splits, leak = remove_leakage(splits, keep_repeats=("test",) if "test" in normed else ())
     sc = cfg.get("splits") or {}
-    if sc.get("max_train") is not None:  # a training subset (e.g. a CPU-sized run), drawn after leakage removal
+    if (
+        sc.get("max_train") is not None
+    ):  # a training subset (e.g. a CPU-sized run), drawn after leakage removal
         report["train_subset"] = {}
         for st in range(len(styles)):
             full = len(splits["train"][st])
-            splits["train"][st] = sample_train(splits["train"][st], int(sc["max_train"]), int(sc.get("seed", 0)) + st)
+            splits["train"][st] = sample_train(
+                splits["train"][st], int(sc["max_train"]), int(sc.get("seed", 0)) + st
+            )
             report["train_subset"][str(st)] = {"of": full, "kept": len(splits["train"][st])}
     check_min_sentences(cfg, name, splits, report)
 
@@ -191,23 +219,32 @@ def prepare_dataset(cfg: dict, data_dir: Path | None, out_dir: Path, nlp_cfg: di
         t_ner = time.perf_counter()
         docs = backend.annotate(flat, parse=False, ner=True)
         masked, ents = mask(flat, docs, labels)
-        log.info("NER of %d sentences: %.1f s", len(flat), time.perf_counter() - t_ner)  # a log, not the report
+        log.info(
+            "NER of %d sentences: %.1f s", len(flat), time.perf_counter() - t_ner
+        )  # a log, not the report
         i = 0
         for sp, st in keys:
             n = len(words[sp][st])
-            words[sp][st], entities.setdefault(sp, {})[st] = masked[i:i + n], ents[i:i + n]
+            words[sp][st], entities.setdefault(sp, {})[st] = masked[i : i + n], ents[i : i + n]
             i += n
         masked_of = {" ".join(w): " ".join(m) for w, m in zip(flat, masked)}
         per_label = Counter(p for e in ents for p, _ in e)
-        report["ner"] = {"sentences": len(flat), "sentences_with_entities": sum(1 for e in ents if e),
-                         "entities": dict(sorted(per_label.items())),
-                         "backend": (nlp_cfg or {}).get("backend", "spacy")}
+        report["ner"] = {
+            "sentences": len(flat),
+            "sentences_with_entities": sum(1 for e in ents if e),
+            "entities": dict(sorted(per_label.items())),
+            "backend": (nlp_cfg or {}).get("backend", "spacy"),
+        }
 
     for sp in SPLITS:
-        report["splits"][sp] = {str(st): {"kept": len(words[sp][st]), **leak[sp][st]} for st in range(len(styles))}
+        report["splits"][sp] = {
+            str(st): {"kept": len(words[sp][st]), **leak[sp][st]} for st in range(len(styles))
+        }
 
     # references (word level, masked like the corpus) and paraphrases (demo)
-    refs = _references(cfg, name, data_dir, extras, splits, norm, raw_of, backend, ner_cfg, nlp_cfg, masked_of)
+    refs = _references(
+        cfg, name, data_dir, extras, splits, norm, raw_of, backend, ner_cfg, nlp_cfg, masked_of
+    )
     report["references"] = {str(st): len(rows) for st, rows in refs.items()}
 
     # BPE on train only; word-level copies stay in raw.txt
@@ -217,9 +254,13 @@ def prepare_dataset(cfg: dict, data_dir: Path | None, out_dir: Path, nlp_cfg: di
         from tst.data.bpe import train_bpe
 
         train_text = [" ".join(w) for st in range(len(styles)) for w in words["train"][st]]
-        symbols = sorted(set((ner_cfg.get("labels") or {}).values())) + [NUM] if ner_cfg.get("enabled") else [NUM]
+        symbols = (
+            sorted(set((ner_cfg.get("labels") or {}).values())) + [NUM] if ner_cfg.get("enabled") else [NUM]
+        )
         bpe = train_bpe(train_text, out_dir / "bpe.model", int(bpe_cfg.get("vocab_size", 8000)), symbols)
-        final = {sp: {st: bpe.encode_many([" ".join(w) for w in by[st]]) for st in by} for sp, by in words.items()}
+        final = {
+            sp: {st: bpe.encode_many([" ".join(w) for w in by[st]]) for st in by} for sp, by in words.items()
+        }
         report["bpe"] = {"vocab_size": len(bpe), "train_sentences": len(train_text)}
 
     for sp in SPLITS:
@@ -233,8 +274,11 @@ def prepare_dataset(cfg: dict, data_dir: Path | None, out_dir: Path, nlp_cfg: di
         write_lines(out_dir / f"references.{st}.tsv", ("\t".join(r) for r in refs.get(st, [])))
         pairs = []
         if extras:  # demo: same-style paraphrase pairs of the train sentences
-            pairs = [(s, " ".join(norm(extras["paraphrases"][st][raw_of[s]]))) for s in splits["train"][st]
-                     if raw_of.get(s) in extras["paraphrases"][st]]
+            pairs = [
+                (s, " ".join(norm(extras["paraphrases"][st][raw_of[s]])))
+                for s in splits["train"][st]
+                if raw_of.get(s) in extras["paraphrases"][st]
+            ]
             pairs = _mask_rows(pairs, backend, ner_cfg, masked_of)
         write_lines(out_dir / f"paraphrase.{st}.tsv", ("\t".join(p) for p in pairs))
         report["paraphrase"][str(st)] = len(pairs)
@@ -246,8 +290,9 @@ def prepare_dataset(cfg: dict, data_dir: Path | None, out_dir: Path, nlp_cfg: di
     return report
 
 
-def _mask_rows(rows: list[tuple[str, ...]], backend, ner_cfg: dict, cache: dict | None = None
-               ) -> list[tuple[str, ...]]:
+def _mask_rows(
+    rows: list[tuple[str, ...]], backend, ner_cfg: dict, cache: dict | None = None
+) -> list[tuple[str, ...]]:
     """Mask every column of TSV rows with the corpus' NER settings (no-op when NER is off); `cache` maps
     already-masked sentences to their masked form so they are not annotated twice."""
     if not ner_cfg.get("enabled", False) or not rows:
@@ -269,8 +314,11 @@ def _references(cfg, name, data_dir, extras, splits, norm, raw_of, backend, ner_
     rows: dict[int, list[tuple[str, ...]]] = {}
     if extras:  # demo: the generator's rewrite of every test sentence
         for st in range(len(styles)):
-            rows[st] = [(s, " ".join(norm(extras["references"][st][raw_of[s]]))) for s in splits["test"][st]
-                        if raw_of.get(s) in extras["references"][st]]
+            rows[st] = [
+                (s, " ".join(norm(extras["references"][st][raw_of[s]])))
+                for s in splits["test"][st]
+                if raw_of.get(s) in extras["references"][st]
+            ]
     elif cfg.get("references"):
         rc = cfg["references"]
         ref_norm = normalizer({**(cfg.get("normalize") or {}), "tokenize": bool(rc.get("tokenize", True))})
@@ -278,7 +326,9 @@ def _references(cfg, name, data_dir, extras, splits, norm, raw_of, backend, ner_
         for st in range(len(styles)):
             columns: list[list[str]] = []
             for i, spec in enumerate(as_list(rc.get("files"))):
-                lines = read_text_lines(data_dir / style_path(spec, st, styles), f"datasets.{name}.references.files")
+                lines = read_text_lines(
+                    data_dir / style_path(spec, st, styles), f"datasets.{name}.references.files"
+                )
                 cells = [line.split("\t") for line in lines]
                 if i == 0:
                     columns.append([" ".join(norm(c[0])) for c in cells])

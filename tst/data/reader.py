@@ -18,15 +18,18 @@ def check_file(path: str | Path, config_key: str = "") -> Path:
     path = Path(path)
     where = f" (config key {config_key})" if config_key else ""
     if not path.is_file():
-        raise DataFileError(f"input file not found: {path}{where}. Fix the path in the config, set data_dir / "
-                            f"$TST_DATA_DIR, or run the download_data rule.")
+        raise DataFileError(
+            f"input file not found: {path}{where}. Fix the path in the config, set data_dir / "
+            f"$TST_DATA_DIR, or run the download_data rule."
+        )
     if path.stat().st_size == 0:
         raise DataFileError(f"input file is empty: {path}{where}")
     return path
 
 
-def read_text_lines(path: str | Path, config_key: str = "", max_chars: int = 2000,
-                    counts: Counter | None = None) -> list[str]:
+def read_text_lines(
+    path: str | Path, config_key: str = "", max_chars: int = 2000, counts: Counter | None = None
+) -> list[str]:
     """Lines of `path` (newline and surrounding whitespace stripped).
 
     Dropped and counted into `counts`: non-UTF-8 lines (`non_utf8`), lines holding a control character such

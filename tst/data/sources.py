@@ -85,7 +85,9 @@ def url_for(datasets: dict, path: str) -> str | None:
             m = re.fullmatch(_template_regex(template, styles, named=True), str(path))
             if m:
                 g = m.groupdict()
-                style = int(g["style"]) if g.get("style") else (styles.index(g["name"]) if g.get("name") else 0)
+                style = (
+                    int(g["style"]) if g.get("style") else (styles.index(g["name"]) if g.get("name") else 0)
+                )
                 return url.format(style=style, name=styles[style], system=g.get("system") or "")
     return None
 
@@ -109,8 +111,9 @@ def data_file(data_dir: str | Path, rel: str) -> str:
     return os.path.realpath(Path(data_dir) / rel)
 
 
-def download(url: str | None, out: str | Path, timeout: float = 60.0, sha256: str | None = None,
-             opener=None) -> int:
+def download(
+    url: str | None, out: str | Path, timeout: float = 60.0, sha256: str | None = None, opener=None
+) -> int:
     """Download url to out via a temporary file `<out>.part`, renamed only after the size matches the
     server's Content-Length (when it sends one) and, when given, the SHA-256 matches: a broken, partial or
     empty download never gets the final name, so it is never reused. Returns the number of bytes.
@@ -120,8 +123,10 @@ def download(url: str | None, out: str | Path, timeout: float = 60.0, sha256: st
     import urllib.request
 
     if not url:
-        raise ValueError(f"no download URL is configured for {out}: add it to datasets.<name>.source.urls "
-                         f"or place the file there by hand")
+        raise ValueError(
+            f"no download URL is configured for {out}: add it to datasets.<name>.source.urls "
+            f"or place the file there by hand"
+        )
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".part")
@@ -133,16 +138,20 @@ def download(url: str | None, out: str | Path, timeout: float = 60.0, sha256: st
         if not size:
             raise ValueError(f"empty download from {url} (nothing written to {out}); check the URL and retry")
         if expected is not None and int(expected) != size:
-            raise ValueError(f"incomplete download from {url}: {size} of {expected} bytes (nothing written to "
-                             f"{out}); retry")
+            raise ValueError(
+                f"incomplete download from {url}: {size} of {expected} bytes (nothing written to "
+                f"{out}); retry"
+            )
         if sha256:
             h = hashlib.sha256()
             with open(tmp, "rb") as f:
                 for block in iter(lambda: f.read(1 << 20), b""):
                     h.update(block)
             if h.hexdigest() != sha256.lower():
-                raise ValueError(f"download from {url} has SHA-256 {h.hexdigest()}, expected {sha256} (nothing "
-                                 f"written to {out}); the file changed upstream or the transfer was corrupted")
+                raise ValueError(
+                    f"download from {url} has SHA-256 {h.hexdigest()}, expected {sha256} (nothing "
+                    f"written to {out}); the file changed upstream or the transfer was corrupted"
+                )
         tmp.replace(out)
     finally:
         tmp.unlink(missing_ok=True)

@@ -18,7 +18,9 @@ def unique(lines: list[str]) -> list[str]:
     return list(dict.fromkeys(lines))
 
 
-def split_pool(lines: list[str], dev_fraction: float, test_fraction: float, seed: int) -> dict[str, list[str]]:
+def split_pool(
+    lines: list[str], dev_fraction: float, test_fraction: float, seed: int
+) -> dict[str, list[str]]:
     """Split one style's pool: de-duplicate, shuffle with `seed`, test = first round(n*test_fraction),
     dev = the next round(n*dev_fraction), train = the rest (each keeps the shuffled order)."""
     if not (0 <= dev_fraction and 0 <= test_fraction and dev_fraction + test_fraction < 1):
@@ -26,11 +28,12 @@ def split_pool(lines: list[str], dev_fraction: float, test_fraction: float, seed
     pool = unique(lines)
     random.Random(seed).shuffle(pool)
     n_test, n_dev = round(len(pool) * test_fraction), round(len(pool) * dev_fraction)
-    return {"test": pool[:n_test], "dev": pool[n_test:n_test + n_dev], "train": pool[n_test + n_dev:]}
+    return {"test": pool[:n_test], "dev": pool[n_test : n_test + n_dev], "train": pool[n_test + n_dev :]}
 
 
-def remove_leakage(splits: dict[str, dict[int, list[str]]], keep_repeats: tuple[str, ...] = ()
-                   ) -> tuple[dict[str, dict[int, list[str]]], dict]:
+def remove_leakage(
+    splits: dict[str, dict[int, list[str]]], keep_repeats: tuple[str, ...] = ()
+) -> tuple[dict[str, dict[int, list[str]]], dict]:
     """splits[split][style] -> lists de-duplicated within each split/style and across splits.
 
     Splits named in keep_repeats keep repeated lines (an explicit test file stays aligned with published
@@ -48,7 +51,10 @@ def remove_leakage(splits: dict[str, dict[int, list[str]]], keep_repeats: tuple[
             uniq = list(lines) if split in keep_repeats else unique(lines)
             kept = [s for s in uniq if s not in taken]
             clean[split][style] = kept
-            counts[split][style] = {"duplicates": len(lines) - len(uniq), "in_other_split": len(uniq) - len(kept)}
+            counts[split][style] = {
+                "duplicates": len(lines) - len(uniq),
+                "in_other_split": len(uniq) - len(kept),
+            }
         for lines in clean[split].values():
             taken.update(lines)
     return {s: clean[s] for s in SPLITS if s in clean}, counts

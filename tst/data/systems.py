@@ -24,8 +24,9 @@ def read_all_lines(path: str | Path, config_key: str = "") -> list[str]:
         return [raw.decode("utf-8", errors="replace").rstrip("\r\n") for raw in f]
 
 
-def import_system(spec: dict, cfg: dict, data_dir: Path, style: int, name: str = "dataset",
-                  system: str = "system") -> tuple[list[str], list[str], dict]:
+def import_system(
+    spec: dict, cfg: dict, data_dir: Path, style: int, name: str = "dataset", system: str = "system"
+) -> tuple[list[str], list[str], dict]:
     """(sources, outputs, counts) of one system for test sentences of source style `style`."""
     styles = cfg["styles"]
     key = f"datasets.{name}.systems.{system}.file"
@@ -37,13 +38,19 @@ def import_system(spec: dict, cfg: dict, data_dir: Path, style: int, name: str =
         cells = [line.split("\t") for line in lines]
         bad = [i for i, c in enumerate(cells) if len(c) < 2]
         if bad:
-            raise ValueError(f"{key}: line {bad[0] + 1} has no TAB (format tsv is source<TAB>output[<TAB>label])")
+            raise ValueError(
+                f"{key}: line {bad[0] + 1} has no TAB (format tsv is source<TAB>output[<TAB>label])"
+            )
         sources, outputs = [c[0] for c in cells], [c[1] for c in cells]
     elif fmt == "lines":
         src_specs = as_list(spec.get("sources")) or as_list(cfg["source"]["files"]["test"])
-        sources = [line for s in src_specs
-                   for line in read_all_lines(Path(data_dir) / style_path(s, style, styles),
-                                              f"datasets.{name}.systems.{system}.sources")]
+        sources = [
+            line
+            for s in src_specs
+            for line in read_all_lines(
+                Path(data_dir) / style_path(s, style, styles), f"datasets.{name}.systems.{system}.sources"
+            )
+        ]
         outputs = lines
         if len(sources) != len(outputs):
             raise ValueError(f"{key}: {len(outputs)} outputs but {len(sources)} source lines")
@@ -51,8 +58,11 @@ def import_system(spec: dict, cfg: dict, data_dir: Path, style: int, name: str =
         raise ValueError(f"{key}: unknown format {fmt!r} (tsv | lines)")
     sources = [" ".join(norm(s)) for s in sources]
     outputs = [" ".join(out_norm(o)) for o in outputs]
-    counts = Counter(lines=len(outputs), empty_outputs=sum(1 for o in outputs if not o),
-                     copied=sum(1 for s, o in zip(sources, outputs) if s == o))
+    counts = Counter(
+        lines=len(outputs),
+        empty_outputs=sum(1 for o in outputs if not o),
+        copied=sum(1 for s, o in zip(sources, outputs) if s == o),
+    )
     return sources, outputs, dict(counts)
 
 

@@ -19,8 +19,10 @@ from tst.models.lstm_classifier import LSTMClassifier
 from tst.models.text_cnn import TextCNN
 from tst.vocab import Vocab
 
-MODEL_KEYS = {"text_cnn": ("emb_dim", "widths", "n_filters", "dropout"),
-              "lstm_classifier": ("emb_dim", "hidden_dim", "dropout")}
+MODEL_KEYS = {
+    "text_cnn": ("emb_dim", "widths", "n_filters", "dropout"),
+    "lstm_classifier": ("emb_dim", "hidden_dim", "dropout"),
+}
 KIND_ALIASES = {"cnn": "text_cnn", "lstm": "lstm_classifier"}
 
 
@@ -48,8 +50,15 @@ def _loss(kind: str, out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 class Classifier:
     """A fitted classifier: predict_proba(sentences) -> [n, 2] (P(style 0), P(style 1))."""
 
-    def __init__(self, kind: str, model: torch.nn.Module, vocab: Vocab, batch_size: int = 256,
-                 device: torch.device | None = None, content_words=()):
+    def __init__(
+        self,
+        kind: str,
+        model: torch.nn.Module,
+        vocab: Vocab,
+        batch_size: int = 256,
+        device: torch.device | None = None,
+        content_words=(),
+    ):
         self.kind, self.vocab, self.batch_size = kind, vocab, batch_size
         self.content_words = set(content_words)  # masked in training (Pang 2019), so masked here too
         self.device = device or pick_device()
@@ -71,9 +80,17 @@ class Classifier:
         return self.predict_proba(sentences).argmax(1)
 
 
-def train_classifier(train: list[list[str]], train_labels, dev: list[list[str]], dev_labels, vocab: Vocab,
-                     kind: str = "text_cnn", model_cfg: dict | None = None, train_cfg: dict | None = None,
-                     log=print) -> dict:
+def train_classifier(
+    train: list[list[str]],
+    train_labels,
+    dev: list[list[str]],
+    dev_labels,
+    vocab: Vocab,
+    kind: str = "text_cnn",
+    model_cfg: dict | None = None,
+    train_cfg: dict | None = None,
+    log=print,
+) -> dict:
     """Fit on (train, labels), early-stop on dev accuracy; return the checkpoint dict."""
     kind = KIND_ALIASES.get(kind, kind)
     model_cfg = {k: v for k, v in (model_cfg or {}).items() if k in MODEL_KEYS[kind]}
@@ -98,11 +115,20 @@ def train_classifier(train: list[list[str]], train_labels, dev: list[list[str]],
         return float((clf.predict(dev) == dev_y).mean())
 
     history = fit(model, [len(s) for s in ids], batch_loss, evaluate, train_cfg, True, log)
-    return {"kind": kind, "config": {"model": model_cfg, "train": train_cfg}, "vocab": [str(t) for t in vocab.itos],
-            "state_dict": cpu_state_dict(model),
-            "metrics": {"dev_accuracy": history["best_dev"], "n_train": len(ids), "n_dev": len(dev),
-                        "n_params": sum(p.numel() for p in model.parameters()),
-                        "epochs": history["epochs"], "precision": history["precision"]}}
+    return {
+        "kind": kind,
+        "config": {"model": model_cfg, "train": train_cfg},
+        "vocab": [str(t) for t in vocab.itos],
+        "state_dict": cpu_state_dict(model),
+        "metrics": {
+            "dev_accuracy": history["best_dev"],
+            "n_train": len(ids),
+            "n_dev": len(dev),
+            "n_params": sum(p.numel() for p in model.parameters()),
+            "epochs": history["epochs"],
+            "precision": history["precision"],
+        },
+    }
 
 
 def classifier_from_checkpoint(ckpt: dict, device: torch.device | None = None) -> Classifier:

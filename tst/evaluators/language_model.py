@@ -32,8 +32,14 @@ def lm_batch(ids: list[list[int]], vocab: Vocab) -> tuple[torch.Tensor, torch.Te
 class LanguageModel:
     """A fitted LM: token_nll(sentences) -> per-sentence arrays of natural-log NLL (tokens + <eos>)."""
 
-    def __init__(self, model: GRULanguageModel, vocab: Vocab, batch_size: int = 256,
-                 device: torch.device | None = None, content_words=()):
+    def __init__(
+        self,
+        model: GRULanguageModel,
+        vocab: Vocab,
+        batch_size: int = 256,
+        device: torch.device | None = None,
+        content_words=(),
+    ):
         self.vocab, self.batch_size = vocab, batch_size
         self.content_words = set(content_words)  # masked in training (Pang 2019), so masked here too
         self.device = device or pick_device()
@@ -61,8 +67,14 @@ class LanguageModel:
         return math.exp(sum(float(a.sum()) for a in nll) / sum(len(a) for a in nll))
 
 
-def train_lm(train: list[list[str]], dev: list[list[str]], vocab: Vocab, model_cfg: dict | None = None,
-             train_cfg: dict | None = None, log=print) -> dict:
+def train_lm(
+    train: list[list[str]],
+    dev: list[list[str]],
+    vocab: Vocab,
+    model_cfg: dict | None = None,
+    train_cfg: dict | None = None,
+    log=print,
+) -> dict:
     """Fit with teacher forcing, early-stop on dev perplexity; return the checkpoint dict."""
     model_cfg = {k: v for k, v in (model_cfg or {}).items() if k in MODEL_KEYS}
     model_cfg = {"emb_dim": 128, "hidden_dim": 256, **model_cfg}
@@ -78,13 +90,29 @@ def train_lm(train: list[list[str]], dev: list[list[str]], vocab: Vocab, model_c
         return F.cross_entropy(logits.transpose(1, 2), tgt.to(dev_), ignore_index=vocab.pad_id)
 
     lm = LanguageModel(model, vocab, device=device)
-    history = fit(model, [len(s) for s in ids], batch_loss, lambda m: lm.perplexity(dev),
-                  {"clip": 5.0, **train_cfg}, False, log)
-    return {"kind": "gru_lm", "config": {"model": model_cfg, "train": train_cfg}, "vocab": [str(t) for t in vocab.itos],
-            "state_dict": cpu_state_dict(model),
-            "metrics": {"dev_perplexity": history["best_dev"], "n_train": len(ids), "n_dev": len(dev),
-                        "n_params": sum(p.numel() for p in model.parameters()),
-                        "epochs": history["epochs"], "precision": history["precision"]}}
+    history = fit(
+        model,
+        [len(s) for s in ids],
+        batch_loss,
+        lambda m: lm.perplexity(dev),
+        {"clip": 5.0, **train_cfg},
+        False,
+        log,
+    )
+    return {
+        "kind": "gru_lm",
+        "config": {"model": model_cfg, "train": train_cfg},
+        "vocab": [str(t) for t in vocab.itos],
+        "state_dict": cpu_state_dict(model),
+        "metrics": {
+            "dev_perplexity": history["best_dev"],
+            "n_train": len(ids),
+            "n_dev": len(dev),
+            "n_params": sum(p.numel() for p in model.parameters()),
+            "epochs": history["epochs"],
+            "precision": history["precision"],
+        },
+    }
 
 
 def lm_from_checkpoint(ckpt: dict, device: torch.device | None = None) -> LanguageModel:

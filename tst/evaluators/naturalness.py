@@ -16,8 +16,9 @@ from tst.io import read_json, write_json
 from tst.vocab import Vocab
 
 
-def split_data(human: list[list[str]], generated: list[list[str]], dev_fraction: float, seed: int,
-               balance: bool = True):
+def split_data(
+    human: list[list[str]], generated: list[list[str]], dev_fraction: float, seed: int, balance: bool = True
+):
     """Balance the classes (subsample the larger side, as human corpora dwarf a system's outputs), then
     hold out dev_fraction of each class. Returns (train, train_y, dev, dev_y)."""
     rng = np.random.default_rng(seed)
@@ -53,8 +54,13 @@ class LRNaturalness:
         return 1.0 / (1.0 + np.exp(-z))
 
     def to_json(self) -> dict:
-        return {"kind": "naturalness_lr", "vocab": self.vocab, "coef": self.coef.tolist(),
-                "intercept": self.intercept, "metrics": self.metrics}
+        return {
+            "kind": "naturalness_lr",
+            "vocab": self.vocab,
+            "coef": self.coef.tolist(),
+            "intercept": self.intercept,
+            "metrics": self.metrics,
+        }
 
 
 class CNNNaturalness:
@@ -63,14 +69,16 @@ class CNNNaturalness:
     def __init__(self, classifier, metrics: dict | None = None):
         self.classifier, self.metrics = classifier, metrics or {}
         self.description = {"lstm_classifier": "LSTM classifier", "text_cnn": "Kim CNN classifier"}.get(
-            classifier.kind, classifier.kind)
+            classifier.kind, classifier.kind
+        )
 
     def prob_human(self, sentences: list[list[str]]) -> np.ndarray:
         return self.classifier.predict_proba(sentences)[:, 1]
 
 
-def train_naturalness_lr(human, generated, C: float = 1.0, dev_fraction: float = 0.1, seed: int = 1,
-                         min_count: int = 1) -> LRNaturalness:
+def train_naturalness_lr(
+    human, generated, C: float = 1.0, dev_fraction: float = 0.1, seed: int = 1, min_count: int = 1
+) -> LRNaturalness:
     from collections import Counter
 
     from sklearn.linear_model import LogisticRegression
@@ -86,8 +94,16 @@ def train_naturalness_lr(human, generated, C: float = 1.0, dev_fraction: float =
     return model
 
 
-def train_naturalness_cnn(human, generated, model_cfg: dict | None = None, train_cfg: dict | None = None,
-                          dev_fraction: float = 0.1, min_count: int = 1, log=print, arch: str = "lstm") -> dict:
+def train_naturalness_cnn(
+    human,
+    generated,
+    model_cfg: dict | None = None,
+    train_cfg: dict | None = None,
+    dev_fraction: float = 0.1,
+    min_count: int = 1,
+    log=print,
+    arch: str = "lstm",
+) -> dict:
     """Checkpoint dict of a torch classifier (label 1 = human; arch "lstm", Mir's, or "cnn"), vocabulary from
     its own training text."""
     train_cfg = dict(train_cfg or {})
@@ -106,7 +122,9 @@ class CrossFitNaturalness:
 
     def __init__(self, folds: list, seen: list[list[str]]):
         self.folds, self.seen = folds, [set(s) for s in seen]
-        self.description = f"{getattr(folds[0], 'description', 'classifier')}, cross-fitted on {len(folds)} folds"
+        self.description = (
+            f"{getattr(folds[0], 'description', 'classifier')}, cross-fitted on {len(folds)} folds"
+        )
 
     def prob_human(self, sentences: list[list[str]]) -> np.ndarray:
         probs = np.stack([fold.prob_human(sentences) for fold in self.folds])  # [folds, n]

@@ -27,8 +27,15 @@ def unigram_matrix(sentences: list[list[str]], vocab: list[str]):
     return csr_matrix((data, (rows, cols)), shape=(len(sentences), len(vocab)))
 
 
-def build_style_lexicon(sents0: list[list[str]], sents1: list[list[str]], C: float = 3.0, sd: float = 2.0,
-                        min_count: int = 1, seed: int = 1, max_iter: int = 1000) -> dict:
+def build_style_lexicon(
+    sents0: list[list[str]],
+    sents1: list[list[str]],
+    C: float = 3.0,
+    sd: float = 2.0,
+    min_count: int = 1,
+    seed: int = 1,
+    max_iter: int = 1000,
+) -> dict:
     """-> {"0": [words], "1": [words], "C": C, "sd": sd} (style_lexicon.json), words by weight, strongest first."""
     from collections import Counter
 

@@ -35,26 +35,35 @@ def pad_ids(seqs: list[list[int]], pad_id: int = 0, min_len: int = 1) -> torch.T
     return out
 
 
-def bucketed_batches(lengths: list[int], batch_size: int, rng: np.random.Generator | None) -> list[np.ndarray]:
+def bucketed_batches(
+    lengths: list[int], batch_size: int, rng: np.random.Generator | None
+) -> list[np.ndarray]:
     """Index batches of similar length. With rng: shuffle, sort inside pools of 50 batches, shuffle the
     batch order (training). Without: sorted by length (evaluation; callers restore the order)."""
     lengths = np.asarray(lengths)
     if rng is None:
         order = np.argsort(lengths, kind="stable")
-        return [order[i: i + batch_size] for i in range(0, len(order), batch_size)]
+        return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
     order = rng.permutation(len(lengths))
     pool = batch_size * 50
     batches = []
     for i in range(0, len(order), pool):
-        chunk = order[i: i + pool]
+        chunk = order[i : i + pool]
         chunk = chunk[np.argsort(lengths[chunk], kind="stable")]
-        batches += [chunk[j: j + batch_size] for j in range(0, len(chunk), batch_size)]
+        batches += [chunk[j : j + batch_size] for j in range(0, len(chunk), batch_size)]
     rng.shuffle(batches)
     return batches
 
 
-def fit(model: torch.nn.Module, lengths: list[int], batch_loss, evaluate, cfg: dict,
-        higher_is_better: bool, log=print) -> dict:
+def fit(
+    model: torch.nn.Module,
+    lengths: list[int],
+    batch_loss,
+    evaluate,
+    cfg: dict,
+    higher_is_better: bool,
+    log=print,
+) -> dict:
     """Train with Adam until the dev score (evaluate(model) -> float) has not improved for
     cfg["patience"] epochs or cfg["max_epochs"] is reached; the model ends with its best weights.
     batch_loss(model, index_array, device) -> scalar loss. cfg["precision"] (auto | bf16 | fp32,
@@ -97,5 +106,3 @@ def fit(model: torch.nn.Module, lengths: list[int], batch_loss, evaluate, cfg: d
 
 def cpu_state_dict(model: torch.nn.Module) -> dict:
     return {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
-
-

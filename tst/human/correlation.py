@@ -15,13 +15,18 @@ from tst.metrics.registry import HUMAN_ASPECT, METRICS
 
 # From the metric registry: each metric's aspect (content -> topic, style -> sentiment, fluency ->
 # grammaticality), grouped by aspect in that order, registry order within an aspect.
-ASPECT_OF_METRIC = {k: m.human_aspect for aspect in HUMAN_ASPECT for k, m in METRICS.items()
-                    if m.aspect == aspect and m.human_aspect}
+ASPECT_OF_METRIC = {
+    k: m.human_aspect
+    for aspect in HUMAN_ASPECT
+    for k, m in METRICS.items()
+    if m.aspect == aspect and m.human_aspect
+}
 LOWER_IS_BETTER = {k for k, m in METRICS.items() if not m.higher_is_better}
 
 
-def join_metrics(ratings: pd.DataFrame, metrics_by_system: dict[str, pd.DataFrame],
-                 n_style0: int | None = None) -> pd.DataFrame:
+def join_metrics(
+    ratings: pd.DataFrame, metrics_by_system: dict[str, pd.DataFrame], n_style0: int | None = None
+) -> pd.DataFrame:
     """Ratings rows (see tst.human.ratings.match_ratings) with each system's per-sentence metrics added.
 
     A metric DataFrame has rows for that system's outputs of style-0 sources then style-1 sources. With a
@@ -45,10 +50,13 @@ def join_metrics(ratings: pd.DataFrame, metrics_by_system: dict[str, pd.DataFram
             if n_style0 is None:
                 raise ValueError("n_style0 is needed to join by line")
             rows = df.iloc[(r["line"] + r["source_style"] * n_style0).to_numpy()].reset_index(drop=True)
-            if "source_style" in rows.columns and not np.array_equal(rows["source_style"].to_numpy(),
-                                                                      r["source_style"].to_numpy()):
-                raise ValueError(f"{system}: score rows and ratings disagree on the source style; "
-                                 f"is n_style0={n_style0} the number of style-0 test sentences?")
+            if "source_style" in rows.columns and not np.array_equal(
+                rows["source_style"].to_numpy(), r["source_style"].to_numpy()
+            ):
+                raise ValueError(
+                    f"{system}: score rows and ratings disagree on the source style; "
+                    f"is n_style0={n_style0} the number of style-0 test sentences?"
+                )
             rows = rows.drop(columns=[c for c in rows.columns if c in r.columns])  # keep one copy of each
             parts.append(pd.concat([r.reset_index(drop=True), rows], axis=1))
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
@@ -58,7 +66,11 @@ def _corr(x: np.ndarray, y: np.ndarray) -> dict:
     ok = np.isfinite(x) & np.isfinite(y)
     x, y = x[ok], y[ok]
     out = {"n": len(x)}
-    for name, fn in (("spearman", stats.spearmanr), ("pearson", stats.pearsonr), ("kendall", stats.kendalltau)):
+    for name, fn in (
+        ("spearman", stats.spearmanr),
+        ("pearson", stats.pearsonr),
+        ("kendall", stats.kendalltau),
+    ):
         if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
             out[name], out[f"{name}_p"] = float("nan"), float("nan")
         else:
@@ -67,8 +79,9 @@ def _corr(x: np.ndarray, y: np.ndarray) -> dict:
     return out
 
 
-def correlations(joined: pd.DataFrame, aspect_of_metric: dict[str, str] = ASPECT_OF_METRIC,
-                 levels=("sentence", "system")) -> pd.DataFrame:
+def correlations(
+    joined: pd.DataFrame, aspect_of_metric: dict[str, str] = ASPECT_OF_METRIC, levels=("sentence", "system")
+) -> pd.DataFrame:
     """One row per (metric, level): metric, aspect, level, expected_sign, n, spearman, pearson, kendall
     and their p-values. Sentence level: every rated (source, system) row. System level: per-system means
     of the metric and of the human rating over the same rows (n = number of systems)."""
@@ -76,13 +89,24 @@ def correlations(joined: pd.DataFrame, aspect_of_metric: dict[str, str] = ASPECT
     for metric, aspect in aspect_of_metric.items():
         if metric not in joined.columns:
             continue
-        d = pd.DataFrame({"system": joined["system"], aspect: joined[aspect],
-                          metric: pd.to_numeric(joined[metric], errors="coerce")}).dropna()
+        d = pd.DataFrame(
+            {
+                "system": joined["system"],
+                aspect: joined[aspect],
+                metric: pd.to_numeric(joined[metric], errors="coerce"),
+            }
+        ).dropna()
         for level in levels:
             g = d if level == "sentence" else d.groupby("system")[[metric, aspect]].mean()
-            rows.append({"metric": metric, "aspect": aspect, "level": level,
-                         "expected_sign": -1 if metric in LOWER_IS_BETTER else 1,
-                         **_corr(g[metric].to_numpy(float), g[aspect].to_numpy(float))})
+            rows.append(
+                {
+                    "metric": metric,
+                    "aspect": aspect,
+                    "level": level,
+                    "expected_sign": -1 if metric in LOWER_IS_BETTER else 1,
+                    **_corr(g[metric].to_numpy(float), g[aspect].to_numpy(float)),
+                }
+            )
     return pd.DataFrame(rows)
 
 

@@ -45,11 +45,17 @@ def parse_ratings_csv(path: str | Path) -> pd.DataFrame:
                 raise ValueError(f"task {task['HITId']}: {len(mods)} rewrites but {len(responses)} responses")
             for slot, (mod, resp) in enumerate(zip(mods, responses)):
                 scores = dict(kv.split("=") for kv in resp.split())
-                rows.append({
-                    "task": task["HITId"], "worker": task["WorkerId"], "source": source,
-                    "source_style": TARGET_TO_SOURCE_STYLE[task["Input.target"]], "slot": slot,
-                    "rewrite": mod, **{a: float(scores[a]) for a in ASPECTS},
-                })
+                rows.append(
+                    {
+                        "task": task["HITId"],
+                        "worker": task["WorkerId"],
+                        "source": source,
+                        "source_style": TARGET_TO_SOURCE_STYLE[task["Input.target"]],
+                        "slot": slot,
+                        "rewrite": mod,
+                        **{a: float(scores[a]) for a in ASPECTS},
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -99,22 +105,43 @@ def match_ratings(raw: pd.DataFrame, outputs: dict) -> tuple[pd.DataFrame, dict]
                 shared["slots"] += len(same)
                 shared["slot_count_differs"] += int(len(same) != len(systems))
             for s in systems:
-                rows.append({"task": task, "source": source, "source_style": style, "line": line,
-                             "system": s, "output": sys_out[s], "match": kind,
-                             "n_systems_same_output": len(systems), "n_slots": len(same),
-                             **{a: same[a].mean() for a in ASPECTS}})
+                rows.append(
+                    {
+                        "task": task,
+                        "source": source,
+                        "source_style": style,
+                        "line": line,
+                        "system": s,
+                        "output": sys_out[s],
+                        "match": kind,
+                        "n_systems_same_output": len(systems),
+                        "n_slots": len(same),
+                        **{a: same[a].mean() for a in ASPECTS},
+                    }
+                )
     per_task = pd.DataFrame(rows)
     keys = ["source", "source_style", "line", "system"]
-    table = (per_task.groupby(keys, sort=False)
-             .agg(output=("output", "first"), grammaticality=("grammaticality", "mean"),
-                  sentiment=("sentiment", "mean"), topic=("topic", "mean"), n_ratings=("task", "size"),
-                  match=("match", "first"), n_systems_same_output=("n_systems_same_output", "first"))
-             .reset_index())
+    table = (
+        per_task.groupby(keys, sort=False)
+        .agg(
+            output=("output", "first"),
+            grammaticality=("grammaticality", "mean"),
+            sentiment=("sentiment", "mean"),
+            topic=("topic", "mean"),
+            n_ratings=("task", "size"),
+            match=("match", "first"),
+            n_systems_same_output=("n_systems_same_output", "first"),
+        )
+        .reset_index()
+    )
     report = {
-        "tasks": int(raw["task"].nunique()), "workers": int(raw["worker"].nunique()),
-        "rated_rewrites": len(raw), "sources": int(raw["source"].nunique()),
+        "tasks": int(raw["task"].nunique()),
+        "workers": int(raw["worker"].nunique()),
+        "rated_rewrites": len(raw),
+        "sources": int(raw["source"].nunique()),
         "tasks_with_unknown_source": missing_source,
-        "rewrites_matched_exact": int(kinds["exact"]), "rewrites_matched_normalized": int(kinds["normalized"]),
+        "rewrites_matched_exact": int(kinds["exact"]),
+        "rewrites_matched_normalized": int(kinds["normalized"]),
         "rewrites_unmatched": int(unmatched),
         "rewrites_shared_by_several_systems": int(shared["slots"]),
         "shared_strings_shown_other_than_once_per_system": int(shared["slot_count_differs"]),
@@ -136,11 +163,17 @@ def overall_score(table: pd.DataFrame) -> pd.Series:
 def held_out_source(source: str, held_out: float = 0.3, salt: str = "") -> bool:
     """Deterministic split by source: sha256(salt + source) mapped to [0, 1) below `held_out`."""
     h = int(hashlib.sha256((salt + source).encode("utf-8")).hexdigest()[:12], 16)
-    return h / 16 ** 12 < held_out
+    return h / 16**12 < held_out
 
 
-def preference_pairs(table: pd.DataFrame, score=overall_score, min_diff: float = 0.0,
-                     exclude_systems=(), held_out: float = 0.3, salt: str = "") -> pd.DataFrame:
+def preference_pairs(
+    table: pd.DataFrame,
+    score=overall_score,
+    min_diff: float = 0.0,
+    exclude_systems=(),
+    held_out: float = 0.3,
+    salt: str = "",
+) -> pd.DataFrame:
     """(y+, y-) pairs: same source, two systems, higher overall human score first; ties dropped.
 
     Pairs with |score difference| <= min_diff are dropped as ties (0 keeps every strict preference).
@@ -155,11 +188,20 @@ def preference_pairs(table: pd.DataFrame, score=overall_score, min_diff: float =
             if abs(x["_score"] - y["_score"]) <= min_diff:
                 continue
             p, m = (x, y) if x["_score"] > y["_score"] else (y, x)
-            rows.append({"source": source, "source_style": style, "line": line,
-                         "system_plus": p["system"], "system_minus": m["system"],
-                         "output_plus": p["output"], "output_minus": m["output"],
-                         "score_plus": p["_score"], "score_minus": m["_score"],
-                         "held_out": held_out_source(source, held_out, salt)})
+            rows.append(
+                {
+                    "source": source,
+                    "source_style": style,
+                    "line": line,
+                    "system_plus": p["system"],
+                    "system_minus": m["system"],
+                    "output_plus": p["output"],
+                    "output_minus": m["output"],
+                    "score_plus": p["_score"],
+                    "score_minus": m["_score"],
+                    "held_out": held_out_source(source, held_out, salt),
+                }
+            )
     return pd.DataFrame(rows)
 
 

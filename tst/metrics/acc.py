@@ -18,9 +18,13 @@ def _probs(outputs, target_styles, classifier) -> np.ndarray | None:
     return np.asarray(classifier.predict_proba(_tokens(outputs))) if outputs else None
 
 
-def accuracy(outputs, target_styles, classifier, name: str = "acc",
-             variant: str = "share of outputs whose argmax P(style) is the target style (CNN, Kim 2014)",
-             ) -> MetricResult:
+def accuracy(
+    outputs,
+    target_styles,
+    classifier,
+    name: str = "acc",
+    variant: str = "share of outputs whose argmax P(style) is the target style (CNN, Kim 2014)",
+) -> MetricResult:
     """Acc = N_right / N_total (Fu et al. 2018, §Transfer Strength; Pang & Gimpel 2019 §3.2).
 
     N_right counts outputs whose predicted style, argmax_c P(c | output) from `classifier.predict_proba`
@@ -33,14 +37,24 @@ def accuracy(outputs, target_styles, classifier, name: str = "acc",
         return MetricResult(name, variant, None, [], True, {"n": 0})
     predicted = probs.argmax(axis=1)
     right = (predicted == np.asarray(target_styles, dtype=int)).astype(float)
-    return MetricResult(name, variant, float(right.mean()), right.tolist(), True,
-                        {"n": len(outputs), "n_right": int(right.sum())})
+    return MetricResult(
+        name,
+        variant,
+        float(right.mean()),
+        right.tolist(),
+        True,
+        {"n": len(outputs), "n_right": int(right.sum())},
+    )
 
 
-def target_probability(outputs, target_styles, classifier, name: str = "acc_prob",
-                       variant: str = "mean over outputs of the CNN's P(target style) (graded per-sentence Acc, "
-                       "the input of the learned aggregates; not Pang & Gimpel's Acc, which is the 0/1 decision)",
-                       ) -> MetricResult:
+def target_probability(
+    outputs,
+    target_styles,
+    classifier,
+    name: str = "acc_prob",
+    variant: str = "mean over outputs of the CNN's P(target style) (graded per-sentence Acc, "
+    "the input of the learned aggregates; not Pang & Gimpel's Acc, which is the 0/1 decision)",
+) -> MetricResult:
     """Per sentence P(target style | output) from `classifier.predict_proba`; corpus score their mean."""
     probs = _probs(outputs, target_styles, classifier)
     if probs is None:

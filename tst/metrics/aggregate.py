@@ -41,8 +41,13 @@ def pair_agreement(score_plus, score_minus) -> dict:
     n = len(sp)
     wins, ties = int((sp > sm).sum()), int((sp == sm).sum())
     nan = float("nan")
-    return {"n": n, "agreement": wins / n if n else nan, "ties": ties, "tie_rate": ties / n if n else nan,
-            "agreement_ties_half": (wins + 0.5 * ties) / n if n else nan}
+    return {
+        "n": n,
+        "agreement": wins / n if n else nan,
+        "ties": ties,
+        "tie_rate": ties / n if n else nan,
+        "agreement_ties_half": (wins + 0.5 * ties) / n if n else nan,
+    }
 
 
 def _tensors(x) -> tuple[torch.Tensor, ...]:
@@ -58,8 +63,17 @@ def _agree(fp: torch.Tensor, fm: torch.Tensor) -> float:
     return (fp > fm).double().mean().item()
 
 
-def learn_gm(x_plus, x_minus, t0=DEFAULT_T, alpha: bool = False, delta: float = 1.0, steps: int = 500,
-             lr: float = 0.5, alpha_lr: float = 0.01, max_tie_rate: float = MAX_TIE_RATE) -> dict:
+def learn_gm(
+    x_plus,
+    x_minus,
+    t0=DEFAULT_T,
+    alpha: bool = False,
+    delta: float = 1.0,
+    steps: int = 500,
+    lr: float = 0.5,
+    alpha_lr: float = 0.01,
+    max_tie_rate: float = MAX_TIE_RATE,
+) -> dict:
     """Learn t (and alpha when `alpha`) from pairs; x_* are [n, 3] arrays of (acc, sim, pp).
 
     Adam on t in the metric's own units (percent points, perplexity), so lr is in those units per step;
@@ -85,8 +99,14 @@ def learn_gm(x_plus, x_minus, t0=DEFAULT_T, alpha: bool = False, delta: float = 
         fp, fm = gm_torch(ap, sp, pp_, t, a), gm_torch(am, sm, pm, t, a)
         loss = _hinge(fp, fm, delta)
         tie_rate = (fp == fm).double().mean().item()
-        here = (loss.item(), step, t.detach().clone(), log_alpha.detach().exp().clone(),
-                _agree(fp.detach(), fm.detach()), tie_rate)
+        here = (
+            loss.item(),
+            step,
+            t.detach().clone(),
+            log_alpha.detach().exp().clone(),
+            _agree(fp.detach(), fm.detach()),
+            tie_rate,
+        )
         if best_any is None or here[0] < best_any[0]:
             best_any = here
         if tie_rate <= max_tie_rate and (best is None or here[0] < best[0]):
@@ -98,9 +118,16 @@ def learn_gm(x_plus, x_minus, t0=DEFAULT_T, alpha: bool = False, delta: float = 
         opt.step()
     degenerate = best is None
     loss_best, best_step, t_best, a_best, agree, tie_rate = best_any if degenerate else best
-    return {"t": t_best.tolist(), "alpha": a_best.tolist() if alpha else None, "loss": loss_best,
-            "train_agreement": agree, "train_tie_rate": tie_rate, "best_step": best_step, "steps": steps,
-            "degenerate": degenerate}
+    return {
+        "t": t_best.tolist(),
+        "alpha": a_best.tolist() if alpha else None,
+        "loss": loss_best,
+        "train_agreement": agree,
+        "train_tie_rate": tie_rate,
+        "best_step": best_step,
+        "steps": steps,
+        "degenerate": degenerate,
+    }
 
 
 def wide_start(x_plus, x_minus) -> tuple[float, float, float, float]:
@@ -130,8 +157,9 @@ def score_gm(x, t=DEFAULT_T, alpha=None) -> np.ndarray:
     if alpha is None:
         return gm_array(x[:, 0], x[:, 1], x[:, 2], t)
     with torch.no_grad():
-        return gm_torch(*_tensors(x), torch.tensor(t, dtype=torch.float64),
-                        torch.tensor(alpha, dtype=torch.float64)).numpy()
+        return gm_torch(
+            *_tensors(x), torch.tensor(t, dtype=torch.float64), torch.tensor(alpha, dtype=torch.float64)
+        ).numpy()
 
 
 class MLPAggregator(nn.Module):
@@ -157,8 +185,16 @@ class MLPAggregator(nn.Module):
             return self(self.features(x)).numpy()
 
 
-def learn_mlp(x_plus, x_minus, hidden: int = 8, delta: float = 1.0, steps: int = 500, lr: float = 0.01,
-              weight_decay: float = 1e-3, seed: int = 0) -> tuple[MLPAggregator, dict]:
+def learn_mlp(
+    x_plus,
+    x_minus,
+    hidden: int = 8,
+    delta: float = 1.0,
+    steps: int = 500,
+    lr: float = 0.01,
+    weight_decay: float = 1e-3,
+    seed: int = 0,
+) -> tuple[MLPAggregator, dict]:
     """Train MLPAggregator on pairs with the same hinge loss, keeping the iterate with the lowest training
     loss; returns (model, {"loss", "train_agreement" (strict), "best_step", "steps"})."""
     torch.manual_seed(seed)
@@ -194,7 +230,8 @@ def pair_features(pairs: pd.DataFrame, joined: pd.DataFrame, columns=("acc_prob"
     `joined` (ratings rows with metric columns, tst.human.correlation.join_metrics) by (system, source,
     source_style). `keep` marks pairs whose two sides both have finite values; x_* hold those pairs only."""
     look = joined.set_index(["system", "source", "source_style"])[list(columns)].apply(
-        pd.to_numeric, errors="coerce")
+        pd.to_numeric, errors="coerce"
+    )
     look = look[~look.index.duplicated()]
 
     def side(s: str) -> np.ndarray:

@@ -6,9 +6,11 @@ from dataclasses import dataclass, field
 
 # Cosine metrics (Sim, CP): an empty output's value and the rule as the variant labels state it (ours).
 EMPTY_OUTPUT_COS = -1.0
-EMPTY_COS_RULE = ("an empty output (no token) counts as cos -1, the worst value, so emitting empty lines cannot "
-                  "raise the mean (ours); other pairs with no embedded token left on a side are undefined and "
-                  "left out")
+EMPTY_COS_RULE = (
+    "an empty output (no token) counts as cos -1, the worst value, so emitting empty lines cannot "
+    "raise the mean (ours); other pairs with no embedded token left on a side are undefined and "
+    "left out"
+)
 
 
 @dataclass

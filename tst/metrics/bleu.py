@@ -29,9 +29,11 @@ from sacrebleu.metrics import BLEU
 from tst.io import InputError, read_lines
 from tst.metrics.base import MetricResult
 
-CORPUS_VARIANT = ("corpus BLEU-4, multi-bleu.perl-compatible (sacrebleu tokenize=none force=True, "
-                  "cased, no smoothing), tokenized text; an empty hypothesis adds no n-grams and no length, as "
-                  "in multi-bleu.perl, so emptying a wrong output can raise it (counted: empty_hypotheses)")
+CORPUS_VARIANT = (
+    "corpus BLEU-4, multi-bleu.perl-compatible (sacrebleu tokenize=none force=True, "
+    "cased, no smoothing), tokenized text; an empty hypothesis adds no n-grams and no length, as "
+    "in multi-bleu.perl, so emptying a wrong output can raise it (counted: empty_hypotheses)"
+)
 
 
 def _line(s) -> str:
@@ -55,10 +57,22 @@ def corpus_bleu(outputs, references, name: str = "bleu_ref_corpus") -> MetricRes
     streams = [[_line(r[j]) if j < len(r) else None for r in references] for j in range(k)]
     metric = BLEU(tokenize="none", force=True, lowercase=False, smooth_method="none")
     res = metric.corpus_score(hyps, streams)
-    return MetricResult(name, CORPUS_VARIANT, float(res.score), [], True,
-                        {"n": len(hyps), "precisions": [float(p) for p in res.precisions],
-                         "bp": float(res.bp), "sys_len": int(res.sys_len), "ref_len": int(res.ref_len),
-                         "max_refs": k, "empty_hypotheses": sum(1 for h in hyps if not h.strip())})
+    return MetricResult(
+        name,
+        CORPUS_VARIANT,
+        float(res.score),
+        [],
+        True,
+        {
+            "n": len(hyps),
+            "precisions": [float(p) for p in res.precisions],
+            "bp": float(res.bp),
+            "sys_len": int(res.sys_len),
+            "ref_len": int(res.ref_len),
+            "max_refs": k,
+            "empty_hypotheses": sum(1 for h in hyps if not h.strip()),
+        },
+    )
 
 
 def _sentence(output, refs, fn) -> float:
@@ -68,8 +82,9 @@ def _sentence(output, refs, fn) -> float:
     return 100.0 * float(sentence_bleu([_line(r).split() for r in refs], hyp, smoothing_function=fn))
 
 
-def sentence_bleu_mean(outputs, references, name: str = "bleu_ref_sentence",
-                       smoothing: str = "method1") -> MetricResult:
+def sentence_bleu_mean(
+    outputs, references, name: str = "bleu_ref_sentence", smoothing: str = "method1"
+) -> MetricResult:
     """(100 / N) sum_i sentence_bleu(references_i, output_i) with nltk (Style Transformer's evaluator).
 
     smoothing="method1" (default): nltk SmoothingFunction().method1 (epsilon 0.1 added to zero
@@ -101,15 +116,21 @@ def _st_tokens(text: str) -> tuple[str, ...]:
 
 def style_transformer_bleu(outputs, references, name: str) -> MetricResult:
     """Mean sentence BLEU x 100 as the Style Transformer evaluator computes it (see the module docstring)."""
+
     def tok(text) -> tuple[str, ...]:
         return _st_tokens(_line(text))
 
     _check(outputs, references)
     with warnings.catch_warnings():  # nltk warns on every sentence without a 4-gram match
         warnings.simplefilter("ignore", UserWarning)
-        per = [100.0 * float(sentence_bleu([tok(r) for r in refs], tok(o))) for o, refs in zip(outputs, references)]
-    variant = ("mean sentence BLEU-4 x 100 as the Style Transformer evaluator (fastnlp/style-transformer): "
-               "lowercased, nltk word_tokenize, nltk sentence_bleu without smoothing")
+        per = [
+            100.0 * float(sentence_bleu([tok(r) for r in refs], tok(o)))
+            for o, refs in zip(outputs, references)
+        ]
+    variant = (
+        "mean sentence BLEU-4 x 100 as the Style Transformer evaluator (fastnlp/style-transformer): "
+        "lowercased, nltk word_tokenize, nltk sentence_bleu without smoothing"
+    )
     return MetricResult(name, variant, float(np.mean(per)) if per else None, per, True, {"n": len(per)})
 
 
@@ -144,8 +165,10 @@ def read_references(paths, sources, read=read_lines) -> list[list[str] | None]:
                 continue
             cols = line.split("\t")
             if len(cols) < 2:
-                raise InputError(f"{path}, line {i}: expected source<TAB>reference, got {line!r} (references "
-                                 f"aligned line by line with a source file become such lines with `paste SOURCE REFS`)")
+                raise InputError(
+                    f"{path}, line {i}: expected source<TAB>reference, got {line!r} (references "
+                    f"aligned line by line with a source file become such lines with `paste SOURCE REFS`)"
+                )
             table.setdefault(cols[0].strip(), []).extend(c.strip() for c in cols[1:] if c.strip())
     return [table.get(s.strip()) for s in sources]
 

@@ -11,9 +11,11 @@ import numpy as np
 from tst.evaluators.embeddings import describe_embeddings
 from tst.metrics.base import EMPTY_COS_RULE, EMPTY_OUTPUT_COS, MetricResult
 
-LEXICONS = {"vader": "VADER sentiment words (Fu: a positive/negative word dictionary, review data only)",
-            "style_lexicon": "Mir et al.'s style-lexicon words (style_lexicon.json; not Fu's choice)",
-            "none": "no words filtered (Fu on non-review data)"}
+LEXICONS = {
+    "vader": "VADER sentiment words (Fu: a positive/negative word dictionary, review data only)",
+    "style_lexicon": "Mir et al.'s style-lexicon words (style_lexicon.json; not Fu's choice)",
+    "none": "no words filtered (Fu on non-review data)",
+}
 
 
 def _filtered(lexicon_name: str, drop) -> str:
@@ -47,12 +49,14 @@ def _cos(a, b) -> float | None:
 def _result(name, variant, per, extra) -> MetricResult:
     defined = [p for p in per if p is not None]
     score = float(np.mean(defined)) if defined else None
-    return MetricResult(name, variant, score, per, True,
-                        {"n": len(per), "n_undefined": len(per) - len(defined), **extra})
+    return MetricResult(
+        name, variant, score, per, True, {"n": len(per), "n_undefined": len(per) - len(defined), **extra}
+    )
 
 
-def content_preservation(sources, outputs, embeddings, style_words=frozenset(), name: str = "cp",
-                         lexicon_name: str = "none") -> MetricResult:
+def content_preservation(
+    sources, outputs, embeddings, style_words=frozenset(), name: str = "cp", lexicon_name: str = "none"
+) -> MetricResult:
     """CP = (1/N) sum_i cos(v(x_i), v(x'_i)), v = [min; mean; max] pooling of word embeddings (Fu eqs. 17-18).
 
     Tokens in `style_words` (Fu: a positive/negative word dictionary, e.g. `vader_words()`) and tokens
@@ -69,14 +73,27 @@ def content_preservation(sources, outputs, embeddings, style_words=frozenset(), 
             per.append(EMPTY_OUTPUT_COS)
         else:
             per.append(_cos(a, pooled_vector(_tokens(o), embeddings, drop)))
-    variant = (f"Fu et al. 2018 eq. 18: mean cosine of [min;mean;max]-pooled word embeddings of source and "
-               f"output; {_filtered(lexicon_name, drop)}; {EMPTY_COS_RULE}; {describe_embeddings(embeddings)}")
-    return _result(name, variant, per, {"lexicon": lexicon_name,
-                                        "n_empty_output": sum(1 for o in outputs if not _tokens(o))})
+    variant = (
+        f"Fu et al. 2018 eq. 18: mean cosine of [min;mean;max]-pooled word embeddings of source and "
+        f"output; {_filtered(lexicon_name, drop)}; {EMPTY_COS_RULE}; {describe_embeddings(embeddings)}"
+    )
+    return _result(
+        name,
+        variant,
+        per,
+        {"lexicon": lexicon_name, "n_empty_output": sum(1 for o in outputs if not _tokens(o))},
+    )
 
 
-def random_pair_content_preservation(sources, outputs, embeddings, style_words=frozenset(), seed: int = 0,
-                                     name: str = "cp_random", lexicon_name: str = "none") -> MetricResult:
+def random_pair_content_preservation(
+    sources,
+    outputs,
+    embeddings,
+    style_words=frozenset(),
+    seed: int = 0,
+    name: str = "cp_random",
+    lexicon_name: str = "none",
+) -> MetricResult:
     """Per-system variant of Fu's lower bound (not Fu's; Fu's is `content_preservation_lower_bound`):
     cos(v(x_i), v(x'_j)) with j a random other output of this system, j = (i + k_i) mod N,
     k_i ~ Uniform{1..N-1} from numpy default_rng(seed); same pooling and filtering as `content_preservation`."""
@@ -90,15 +107,23 @@ def random_pair_content_preservation(sources, outputs, embeddings, style_words=f
     drop = frozenset(style_words)
     out_vecs = [pooled_vector(_tokens(o), embeddings, drop) for o in outputs]
     per = [_cos(pooled_vector(_tokens(s), embeddings, drop), out_vecs[j]) for s, j in zip(sources, partner)]
-    variant = (f"per-system variant of Fu et al. 2018's CP lower bound (ours): CP (eq. 18) of each source with a "
-               f"random other output of the system (seed {seed}); {_filtered(lexicon_name, drop)}; "
-               f"{describe_embeddings(embeddings)}")
+    variant = (
+        f"per-system variant of Fu et al. 2018's CP lower bound (ours): CP (eq. 18) of each source with a "
+        f"random other output of the system (seed {seed}); {_filtered(lexicon_name, drop)}; "
+        f"{describe_embeddings(embeddings)}"
+    )
     return _result(name, variant, per, {"lexicon": lexicon_name, "seed": seed})
 
 
-def content_preservation_lower_bound(sources, embeddings, style_words=frozenset(), n_pairs: int = 2000,
-                                     seed: int = 0, name: str = "cp_lower_bound",
-                                     lexicon_name: str = "none") -> MetricResult:
+def content_preservation_lower_bound(
+    sources,
+    embeddings,
+    style_words=frozenset(),
+    n_pairs: int = 2000,
+    seed: int = 0,
+    name: str = "cp_lower_bound",
+    lexicon_name: str = "none",
+) -> MetricResult:
     """Fu et al. 2018's lower bound of CP, a dataset constant: mean cos(v(x_i), v(x_j)) over `n_pairs` random
     pairs of distinct source sentences, i ~ Uniform{0..N-1}, j = (i + k) mod N, k ~ Uniform{1..N-1}
     (numpy default_rng(seed), i for all pairs drawn first, then k); same pooling and filtering as
@@ -106,7 +131,9 @@ def content_preservation_lower_bound(sources, embeddings, style_words=frozenset(
     sentences)."""
     n = len(sources)
     if n < 2:
-        return MetricResult(name, "Fu et al. 2018 CP lower bound (needs >= 2 sentences)", None, [], True, {"n": n})
+        return MetricResult(
+            name, "Fu et al. 2018 CP lower bound (needs >= 2 sentences)", None, [], True, {"n": n}
+        )
     rng = np.random.default_rng(seed)
     first = rng.integers(0, n, size=n_pairs)
     second = (first + rng.integers(1, n, size=n_pairs)) % n
@@ -114,9 +141,22 @@ def content_preservation_lower_bound(sources, embeddings, style_words=frozenset(
     vecs = [pooled_vector(_tokens(s), embeddings, drop) for s in sources]
     per = [_cos(vecs[i], vecs[j]) for i, j in zip(first, second)]
     defined = [p for p in per if p is not None]
-    variant = (f"Fu et al. 2018 CP lower bound (a dataset constant): mean CP (eq. 18) of {n_pairs} random pairs "
-               f"of distinct source sentences (seed {seed}); {_filtered(lexicon_name, drop)}; "
-               f"{describe_embeddings(embeddings)}")
-    return MetricResult(name, variant, float(np.mean(defined)) if defined else None, [], True,
-                        {"n_pairs": n_pairs, "n_undefined": len(per) - len(defined), "n_sources": n,
-                         "lexicon": lexicon_name, "seed": seed})
+    variant = (
+        f"Fu et al. 2018 CP lower bound (a dataset constant): mean CP (eq. 18) of {n_pairs} random pairs "
+        f"of distinct source sentences (seed {seed}); {_filtered(lexicon_name, drop)}; "
+        f"{describe_embeddings(embeddings)}"
+    )
+    return MetricResult(
+        name,
+        variant,
+        float(np.mean(defined)) if defined else None,
+        [],
+        True,
+        {
+            "n_pairs": n_pairs,
+            "n_undefined": len(per) - len(defined),
+            "n_sources": n,
+            "lexicon": lexicon_name,
+            "seed": seed,
+        },
+    )

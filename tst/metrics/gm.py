@@ -41,8 +41,14 @@ def gm_thresholds(t=DEFAULT_T) -> tuple[float, float, float, float]:
 def gm_result(acc: float, sim: float, pp: float, t=DEFAULT_T) -> MetricResult:
     """The score-file entry `gm`: eq. 1 on a corpus' Acc, Sim and PP (joint LM) with thresholds t."""
     t = gm_thresholds(t)
-    return MetricResult("gm", f"Pang & Gimpel 2019 eq. 1 on corpus Acc, Sim, PP (joint LM), t={list(t)}",
-                        float(gm(acc, sim, pp, t=t)), [], True, {"t": list(t)})
+    return MetricResult(
+        "gm",
+        f"Pang & Gimpel 2019 eq. 1 on corpus Acc, Sim, PP (joint LM), t={list(t)}",
+        float(gm(acc, sim, pp, t=t)),
+        [],
+        True,
+        {"t": list(t)},
+    )
 
 
 def gm_array(acc, sim, pp, t=DEFAULT_T) -> np.ndarray:
@@ -55,8 +61,9 @@ def gm_array(acc, sim, pp, t=DEFAULT_T) -> np.ndarray:
     return np.cbrt(a * s * p)
 
 
-def gm_torch(acc: torch.Tensor, sim: torch.Tensor, pp: torch.Tensor, t: torch.Tensor,
-             alpha: torch.Tensor | None = None) -> torch.Tensor:
+def gm_torch(
+    acc: torch.Tensor, sim: torch.Tensor, pp: torch.Tensor, t: torch.Tensor, alpha: torch.Tensor | None = None
+) -> torch.Tensor:
     """Eq. 1 in torch, differentiable in t (and in the per-factor exponents alpha of Pang 2019, Sec. 4.1):
 
         G_{t,alpha} = ([100 Acc - t1]_+^a1 * [100 Sim - t2]_+^a2 * min{[t3 - PP]_+^a3, [PP - t4]_+^a4})^(1/3)

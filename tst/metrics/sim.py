@@ -7,8 +7,10 @@ import numpy as np
 from tst.evaluators.embeddings import describe_embeddings
 from tst.metrics.base import EMPTY_COS_RULE, EMPTY_OUTPUT_COS, MetricResult
 
-VARIANT = ("mean over pairs of cos(v(source), v(output)), v(s) = sum_q idf(q) e(q) / sum_q idf(q) over "
-           f"tokens with an embedding; idf(q) = log(|C| / |{{s in C: q in s}}|); {EMPTY_COS_RULE}")
+VARIANT = (
+    "mean over pairs of cos(v(source), v(output)), v(s) = sum_q idf(q) e(q) / sum_q idf(q) over "
+    f"tokens with an embedding; idf(q) = log(|C| / |{{s in C: q in s}}|); {EMPTY_COS_RULE}"
+)
 # + "; " + the embeddings (Pang & Gimpel: 300d GloVe)
 
 
@@ -24,7 +26,9 @@ def sentence_vector(tokens, embeddings, idf: dict, default_idf: float) -> np.nda
         if e is None:
             continue
         w = float(idf.get(q, default_idf))
-        total = w * np.asarray(e, dtype=np.float64) if total is None else total + w * np.asarray(e, np.float64)
+        total = (
+            w * np.asarray(e, dtype=np.float64) if total is None else total + w * np.asarray(e, np.float64)
+        )
         weight += w
     if total is None or weight == 0.0:
         return None
@@ -60,6 +64,15 @@ def sim(sources, outputs, embeddings, idf: dict, name: str = "sim") -> MetricRes
             per.append(None if a is None or b is None else cosine(a, b))
     defined = [p for p in per if p is not None]
     score = float(np.mean(defined)) if defined else None
-    return MetricResult(name, f"{VARIANT}; {describe_embeddings(embeddings)}", score, per, True,
-                        {"n": len(per), "n_undefined": len(per) - len(defined),
-                         "n_empty_output": sum(1 for o in outputs if not _tokens(o))})
+    return MetricResult(
+        name,
+        f"{VARIANT}; {describe_embeddings(embeddings)}",
+        score,
+        per,
+        True,
+        {
+            "n": len(per),
+            "n_undefined": len(per) - len(defined),
+            "n_empty_output": sum(1 for o in outputs if not _tokens(o)),
+        },
+    )

@@ -13,8 +13,10 @@ import numpy as np
 
 from tst.metrics.base import MetricResult
 
-VARIANT = ("mean direction-corrected EMD between style distributions of source and output (Mir et al.'s "
-           "ground distance: 1 between distinct styles; negative when P(target) decreased)")
+VARIANT = (
+    "mean direction-corrected EMD between style distributions of source and output (Mir et al.'s "
+    "ground distance: 1 between distinct styles; negative when P(target) decreased)"
+)
 
 
 def direction_corrected_emd(p_source, p_output, target: int) -> float:

@@ -68,8 +68,16 @@ def word_movers_distance(a, b, vectors) -> float | None:
 MODES = ("masked", "removed", "unmasked")
 
 
-def wmd(sources, outputs, embeddings, style_words=frozenset(), mode: str = "masked", name: str | None = None,
-        mask: str = STYLE_MASK, embedding_label: str | None = None) -> MetricResult:
+def wmd(
+    sources,
+    outputs,
+    embeddings,
+    style_words=frozenset(),
+    mode: str = "masked",
+    name: str | None = None,
+    mask: str = STYLE_MASK,
+    embedding_label: str | None = None,
+) -> MetricResult:
     """Mean WMD between source and output on unit-length word vectors (Mir et al.'s init_sims(replace=True),
     gensim 4's wmdistance default) after masking (mode="masked": each style word -> `mask`) or removing
     (mode="removed") the words of a style lexicon, or on the text as it is (mode="unmasked"; Mir et al.'s
@@ -80,9 +88,11 @@ def wmd(sources, outputs, embeddings, style_words=frozenset(), mode: str = "mask
     if len(sources) != len(outputs):
         raise ValueError(f"{len(sources)} sources but {len(outputs)} outputs")
     if mode == "masked":
+
         def prep(s):
             return mask_style_words(_tokens(s), style_words, mask)
     elif mode == "removed":
+
         def prep(s):
             return remove_style_words(_tokens(s), style_words)
     elif mode == "unmasked":
@@ -100,15 +110,28 @@ def wmd(sources, outputs, embeddings, style_words=frozenset(), mode: str = "mask
             per.append(word_movers_distance(a, prep(o), vectors))
     defined = [p for p in per if p is not None]
     emb = embedding_label or describe_embeddings(embeddings)
-    what = {"masked": f"after style-lexicon words masked as {mask!r} ({len(style_words)} words)",
-            "removed": f"after style-lexicon words removed ({len(style_words)} words)",
-            "unmasked": "on the text as it is (no style words masked or removed)"}[mode]
-    variant = (f"Mir et al. 2019: mean WMD (POT emd2, normalized BOW, Euclidean distance of unit-length "
-               f"vectors) {what}; an empty output (no token) counts as WMD 2, the largest distance of unit "
-               f"vectors (ours); other pairs with no embedded token left on a side are undefined and left out; {emb}")
-    return MetricResult(name or f"wmd_{mode}", variant, float(np.mean(defined)) if defined else None, per,
-                        False, {"n": len(per), "n_undefined": len(per) - len(defined),
-                                "n_empty_output": sum(1 for o in outputs if not _tokens(o)),
-                                "n_style_words": len(style_words),
-                                # without an embedding for the mask token, masking drops style words
-                                **({"mask_in_vocab": vectors(mask) is not None} if mode == "masked" else {})})
+    what = {
+        "masked": f"after style-lexicon words masked as {mask!r} ({len(style_words)} words)",
+        "removed": f"after style-lexicon words removed ({len(style_words)} words)",
+        "unmasked": "on the text as it is (no style words masked or removed)",
+    }[mode]
+    variant = (
+        f"Mir et al. 2019: mean WMD (POT emd2, normalized BOW, Euclidean distance of unit-length "
+        f"vectors) {what}; an empty output (no token) counts as WMD 2, the largest distance of unit "
+        f"vectors (ours); other pairs with no embedded token left on a side are undefined and left out; {emb}"
+    )
+    return MetricResult(
+        name or f"wmd_{mode}",
+        variant,
+        float(np.mean(defined)) if defined else None,
+        per,
+        False,
+        {
+            "n": len(per),
+            "n_undefined": len(per) - len(defined),
+            "n_empty_output": sum(1 for o in outputs if not _tokens(o)),
+            "n_style_words": len(style_words),
+            # without an embedding for the mask token, masking drops style words
+            **({"mask_in_vocab": vectors(mask) is not None} if mode == "masked" else {}),
+        },
+    )

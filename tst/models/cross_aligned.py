@@ -44,8 +44,9 @@ def gumbel_noise(shape, device=None, eps: float = 1e-20) -> torch.Tensor:
     return -torch.log(-torch.log(u + eps) + eps)
 
 
-def soft_sample(logits: torch.Tensor, gamma: float, mode: str = "gumbel",
-                noise: torch.Tensor | None = None) -> torch.Tensor:
+def soft_sample(
+    logits: torch.Tensor, gamma: float, mode: str = "gumbel", noise: torch.Tensor | None = None
+) -> torch.Tensor:
     """The distribution G feeds back while soft-decoding.
     gumbel: softmax((logits + g) / gamma), g Gumbel noise (every version of Shen et al.'s code: nn.softsample_word);
     softmax: softmax(logits / gamma) (Shen et al. 2017's text; nn.softmax_word in their code, unused).
@@ -114,9 +115,19 @@ class GRUDecoding(nn.Module):
 class CrossAligned(GRUDecoding):
     """Shen et al.'s encoder/generator plus the discriminator pairs D (eq. 3) and D' (eq. 7)."""
 
-    def __init__(self, vocab_size: int, emb_dim: int = 100, style_dim: int = 200, content_dim: int = 500,
-                 dropout: float = 0.5, disc_widths=(3, 4, 5), disc_filters: int = 128,
-                 disc2_widths=(1, 2, 3), use_disc2: bool = False, reverse_input: bool = True):
+    def __init__(
+        self,
+        vocab_size: int,
+        emb_dim: int = 100,
+        style_dim: int = 200,
+        content_dim: int = 500,
+        dropout: float = 0.5,
+        disc_widths=(3, 4, 5),
+        disc_filters: int = 128,
+        disc2_widths=(1, 2, 3),
+        use_disc2: bool = False,
+        reverse_input: bool = True,
+    ):
         super().__init__()
         self.reverse_input = reverse_input
         self.style_dim, self.content_dim = style_dim, content_dim
@@ -131,10 +142,14 @@ class CrossAligned(GRUDecoding):
         self.drop = nn.Dropout(dropout)
         # D_0, D_1 (eq. 3) and, for M6/M7, the WGAN critics D'_0, D'_1 (eq. 7)
         # (Kim 2014 CNNs over hidden-state sequences [B, T, H], one logit / critic score each: [B, 1])
-        self.disc = nn.ModuleList(TextCNN(None, hidden, disc_widths, disc_filters, 1, dropout)
-                                  for _ in range(2))
-        self.disc2 = (nn.ModuleList(TextCNN(None, hidden, disc2_widths, disc_filters, 1, dropout)
-                                    for _ in range(2)) if use_disc2 else None)
+        self.disc = nn.ModuleList(
+            TextCNN(None, hidden, disc_widths, disc_filters, 1, dropout) for _ in range(2)
+        )
+        self.disc2 = (
+            nn.ModuleList(TextCNN(None, hidden, disc2_widths, disc_filters, 1, dropout) for _ in range(2))
+            if use_disc2
+            else None
+        )
 
     # ---- parameter groups for the alternating updates (§4.6) ----
     def discriminator_parameters(self):
@@ -159,13 +174,19 @@ class CrossAligned(GRUDecoding):
         B = tokens.size(0)
         if self.reverse_input:
             tokens = reverse_padded(tokens, lengths)
-        h0 = torch.cat([self._style(self.style_enc, style, B, tokens.device),
-                        tokens.new_zeros(B, self.content_dim, dtype=self.embed.weight.dtype)], dim=1)
+        h0 = torch.cat(
+            [
+                self._style(self.style_enc, style, B, tokens.device),
+                tokens.new_zeros(B, self.content_dim, dtype=self.embed.weight.dtype),
+            ],
+            dim=1,
+        )
         emb = self.drop(self.embed(tokens))
-        packed = nn.utils.rnn.pack_padded_sequence(emb, lengths.clamp(min=1).cpu(), batch_first=True,
-                                                   enforce_sorted=False)
+        packed = nn.utils.rnn.pack_padded_sequence(
+            emb, lengths.clamp(min=1).cpu(), batch_first=True, enforce_sorted=False
+        )
         _, h = self.encoder(packed, h0.unsqueeze(0).to(emb.dtype))
-        return h[0, :, self.style_dim:]
+        return h[0, :, self.style_dim :]
 
     def init_state(self, z: torch.Tensor, style) -> torch.Tensor:
         return torch.cat([self._style(self.style_gen, style, z.size(0), z.device).to(z.dtype), z], dim=1)

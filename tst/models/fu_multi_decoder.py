@@ -18,19 +18,27 @@ class ContentEncoder(nn.Module):
     def __init__(self, embed: nn.Embedding, content_dim: int, cls_hidden: int):
         super().__init__()
         self.gru = nn.GRU(embed.embedding_dim, content_dim, batch_first=True)
-        self.classifier = nn.Sequential(nn.Linear(content_dim, cls_hidden), nn.ReLU(),
-                                        nn.Linear(cls_hidden, 2))
+        self.classifier = nn.Sequential(
+            nn.Linear(content_dim, cls_hidden), nn.ReLU(), nn.Linear(cls_hidden, 2)
+        )
 
     def forward(self, emb: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-        packed = nn.utils.rnn.pack_padded_sequence(emb, lengths.clamp(min=1).cpu(), batch_first=True,
-                                                   enforce_sorted=False)
+        packed = nn.utils.rnn.pack_padded_sequence(
+            emb, lengths.clamp(min=1).cpu(), batch_first=True, enforce_sorted=False
+        )
         _, h = self.gru(packed)
         return h[0]
 
 
 class MultiDecoder(GRUDecoding):
-    def __init__(self, vocab_size: int, emb_dim: int = 64, content_dim: int = 64, dropout: float = 0.5,
-                 cls_hidden: int = 64):
+    def __init__(
+        self,
+        vocab_size: int,
+        emb_dim: int = 64,
+        content_dim: int = 64,
+        dropout: float = 0.5,
+        cls_hidden: int = 64,
+    ):
         super().__init__()
         self.content_dim = content_dim
         self.embed = nn.Embedding(vocab_size, emb_dim, padding_idx=Vocab.pad_id)

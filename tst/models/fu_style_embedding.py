@@ -13,8 +13,15 @@ from tst.vocab import Vocab
 
 
 class StyleEmbedding(GRUDecoding):
-    def __init__(self, vocab_size: int, emb_dim: int = 64, content_dim: int = 64, style_dim: int = 64,
-                 dropout: float = 0.5, cls_hidden: int = 64):
+    def __init__(
+        self,
+        vocab_size: int,
+        emb_dim: int = 64,
+        content_dim: int = 64,
+        style_dim: int = 64,
+        dropout: float = 0.5,
+        cls_hidden: int = 64,
+    ):
         super().__init__()
         self.content_dim, self.style_dim = content_dim, style_dim
         self.embed = nn.Embedding(vocab_size, emb_dim, padding_idx=Vocab.pad_id)

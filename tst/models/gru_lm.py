@@ -10,12 +10,15 @@ from torch import nn
 
 
 class GRULanguageModel(nn.Module):
-    def __init__(self, vocab_size: int, emb_dim: int, hidden_dim: int, n_layers: int = 1, dropout: float = 0.5):
+    def __init__(
+        self, vocab_size: int, emb_dim: int, hidden_dim: int, n_layers: int = 1, dropout: float = 0.5
+    ):
         super().__init__()
         self.embedding = nn.Embedding(vocab_size, emb_dim)
         self.drop = nn.Dropout(dropout)
-        self.gru = nn.GRU(emb_dim, hidden_dim, n_layers, batch_first=True,
-                          dropout=dropout if n_layers > 1 else 0.0)
+        self.gru = nn.GRU(
+            emb_dim, hidden_dim, n_layers, batch_first=True, dropout=dropout if n_layers > 1 else 0.0
+        )
         self.out = nn.Linear(hidden_dim, vocab_size)
 
     def _decode(self, x: torch.Tensor, h0: torch.Tensor | None) -> torch.Tensor:

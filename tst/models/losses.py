@@ -19,8 +19,9 @@ def nll(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
 def gan_d_loss(d_real: torch.Tensor, d_fake: torch.Tensor) -> torch.Tensor:
     """Eq. 3 for D_t: -mean log D(h_t) - mean log(1 - D(h~_{1-t})); inputs are logits."""
     d_real, d_fake = d_real.float(), d_fake.float()
-    return (F.binary_cross_entropy_with_logits(d_real, torch.ones_like(d_real))
-            + F.binary_cross_entropy_with_logits(d_fake, torch.zeros_like(d_fake)))
+    return F.binary_cross_entropy_with_logits(
+        d_real, torch.ones_like(d_real)
+    ) + F.binary_cross_entropy_with_logits(d_fake, torch.zeros_like(d_fake))
 
 
 def gan_g_loss(d_real: torch.Tensor, d_fake: torch.Tensor) -> torch.Tensor:
@@ -34,8 +35,14 @@ def gan_g_loss(d_real: torch.Tensor, d_fake: torch.Tensor) -> torch.Tensor:
 GP_POINTS = ("interpolates", "fake")
 
 
-def gradient_penalty(critic, real: torch.Tensor, fake: torch.Tensor, xi: float = 10.0,
-                     eps: torch.Tensor | None = None, at: str = "interpolates") -> torch.Tensor:
+def gradient_penalty(
+    critic,
+    real: torch.Tensor,
+    fake: torch.Tensor,
+    xi: float = 10.0,
+    eps: torch.Tensor | None = None,
+    at: str = "interpolates",
+) -> torch.Tensor:
     """The WGAN-GP penalty xi * mean (||grad_h^ D'(h^)||_2 - 1)^2. at="fake": h^ = h~, the transferred states,
     as eq. 7 of Pang & Gimpel is printed; at="interpolates": h^ = eps h + (1 - eps) h~ with eps ~ U[0, 1] per
     instance, Gulrajani et al.'s (2017) WGAN-GP, which P&G cite through the WGAN framework."""
@@ -52,11 +59,15 @@ def gradient_penalty(critic, real: torch.Tensor, fake: torch.Tensor, xi: float =
     return xi * ((norm - 1) ** 2).mean()
 
 
-def wgan_critic_loss(critic, real: torch.Tensor, fake: torch.Tensor, xi: float = 10.0,
-                     at: str = "interpolates") -> torch.Tensor:
+def wgan_critic_loss(
+    critic, real: torch.Tensor, fake: torch.Tensor, xi: float = 10.0, at: str = "interpolates"
+) -> torch.Tensor:
     """Eq. 7 for D'_t: mean D'(h~) - mean D'(h) + gradient penalty (at: gradient_penalty)."""
-    return (critic(fake).float().mean() - critic(real).float().mean()
-            + gradient_penalty(critic, real, fake, xi, at=at))
+    return (
+        critic(fake).float().mean()
+        - critic(real).float().mean()
+        + gradient_penalty(critic, real, fake, xi, at=at)
+    )
 
 
 def wgan_g_loss(critic, real: torch.Tensor, fake: torch.Tensor) -> torch.Tensor:
@@ -119,8 +130,13 @@ def lm_loss(gen_logits: torch.Tensor, fed_probs: torch.Tensor, lm) -> torch.Tens
     return -(target * F.log_softmax(gen_logits.float(), dim=-1)).sum(-1).sum(1).mean()
 
 
-def attribute_loss(out_repr: torch.Tensor, indep_repr: torch.Tensor, dep_repr: torch.Tensor,
-                   has_indep: torch.Tensor, has_dep: torch.Tensor) -> torch.Tensor:
+def attribute_loss(
+    out_repr: torch.Tensor,
+    indep_repr: torch.Tensor,
+    dep_repr: torch.Tensor,
+    has_indep: torch.Tensor,
+    has_dep: torch.Tensor,
+) -> torch.Tensor:
     """Yu et al. §5.2: pull E(y) towards E(i) (attribute-independent words), push it from E(d) (dependent).
 
     Written as the text describes it: loss = SIM(E(y), E(d)) - SIM(E(y), E(i)) (the printed equation has

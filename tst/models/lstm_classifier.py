@@ -10,8 +10,14 @@ from torch import nn
 
 
 class LSTMClassifier(nn.Module):
-    def __init__(self, vocab_size: int, emb_dim: int = 128, hidden_dim: int = 128, dropout: float = 0.2,
-                 pad_id: int = 0):
+    def __init__(
+        self,
+        vocab_size: int,
+        emb_dim: int = 128,
+        hidden_dim: int = 128,
+        dropout: float = 0.2,
+        pad_id: int = 0,
+    ):
         super().__init__()
         self.pad_id = pad_id
         self.embedding = nn.Embedding(vocab_size, emb_dim, padding_idx=pad_id)

@@ -9,26 +9,41 @@ from tst import variants
 
 def _cross_aligned(s: dict, vocab_size: int, v: dict):
     from tst.models.cross_aligned import CrossAligned
-    return CrossAligned(vocab_size, s["emb_dim"], s["style_dim"], s["content_dim"], s["dropout"],
-                        s["disc_widths"], s["disc_filters"], s["disc2_widths"],
-                        use_disc2=v["lambda_adv2"] > 0,
-                        reverse_input=s.get("reverse_encoder", False))  # False: checkpoints from before the key
+
+    return CrossAligned(
+        vocab_size,
+        s["emb_dim"],
+        s["style_dim"],
+        s["content_dim"],
+        s["dropout"],
+        s["disc_widths"],
+        s["disc_filters"],
+        s["disc2_widths"],
+        use_disc2=v["lambda_adv2"] > 0,
+        reverse_input=s.get("reverse_encoder", False),
+    )  # False: checkpoints from before the key
 
 
 def _multi_decoder(s: dict, vocab_size: int, v: dict):
     from tst.models.fu_multi_decoder import MultiDecoder
+
     return MultiDecoder(vocab_size, s["emb_dim"], s["content_dim"], s["dropout"], s["cls_hidden"])
 
 
 def _style_embedding(s: dict, vocab_size: int, v: dict):
     from tst.models.fu_style_embedding import StyleEmbedding
-    return StyleEmbedding(vocab_size, s["emb_dim"], s["content_dim"], s["style_dim"], s["dropout"],
-                          s["cls_hidden"])
+
+    return StyleEmbedding(
+        vocab_size, s["emb_dim"], s["content_dim"], s["style_dim"], s["dropout"], s["cls_hidden"]
+    )
 
 
 # model name -> builder(settings, vocab_size, resolved variant); the names are tst.variants.MODELS
-BUILDERS = {"cross_aligned": _cross_aligned, "multi_decoder": _multi_decoder,
-            "style_embedding": _style_embedding}
+BUILDERS = {
+    "cross_aligned": _cross_aligned,
+    "multi_decoder": _multi_decoder,
+    "style_embedding": _style_embedding,
+}
 assert tuple(BUILDERS) == variants.MODELS
 
 

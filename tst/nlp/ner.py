@@ -30,8 +30,9 @@ def mask_one(tokens: list[str], doc: Doc, labels: dict[str, str]) -> tuple[list[
     return out, entities
 
 
-def mask(sentences: list[list[str]], docs: list[Doc], labels: dict[str, str] | None = None
-         ) -> tuple[list[list[str]], list[list[list[str]]]]:
+def mask(
+    sentences: list[list[str]], docs: list[Doc], labels: dict[str, str] | None = None
+) -> tuple[list[list[str]], list[list[list[str]]]]:
     """Mask a batch: (masked token lists, entities per sentence [[placeholder, surface], ...])."""
     if len(sentences) != len(docs):
         raise ValueError(f"{len(sentences)} sentences but {len(docs)} docs")

@@ -31,7 +31,11 @@ TABLES = ["pang_gimpel", "bleu_ref", "metrics_all", "metric_vs_human", "aggregat
 PLOTS = ["trajectories", "robust", "tradeoff_ts_cp", "tradeoff_sti_wmd", "tradeoff_nat_sti"]
 # Trade-off axes (x candidates, y candidates, title): the first key that some score file has is used.
 TRADEOFFS = {
-    "tradeoff_ts_cp": (["transfer_strength", "acc"], ["cp", "sim"], "Transfer strength vs content (Fu et al.)"),
+    "tradeoff_ts_cp": (
+        ["transfer_strength", "acc"],
+        ["cp", "sim"],
+        "Transfer strength vs content (Fu et al.)",
+    ),
     "tradeoff_sti_wmd": (["wmd_masked", "wmd_removed"], ["sti"], "Style intensity vs WMD (Mir et al.)"),
     "tradeoff_nat_sti": (["sti"], ["naturalness_nn", "naturalness_lr"], "Naturalness vs STI (Mir et al.)"),
 }
@@ -44,23 +48,51 @@ def settings(report_config: dict | None) -> dict:
     return {**DEFAULTS, **(report_config or {})}
 
 
-def build_tables(score_paths, out_dir, report_config: dict | None = None, variants: list[str] | None = None,
-                 correlation_csv=None, aggregate_json=None, gm_t=None, warmups: dict | None = None) -> list[Path]:
+def build_tables(
+    score_paths,
+    out_dir,
+    report_config: dict | None = None,
+    variants: list[str] | None = None,
+    correlation_csv=None,
+    aggregate_json=None,
+    gm_t=None,
+    warmups: dict | None = None,
+) -> list[Path]:
     """Write results/{dataset}/tables/{name}.{csv,md,tex,html} for every name in TABLES. gm_t: when given, GM is
     recomputed from each score file's corpus Acc, Sim and PP with these thresholds (see load_scores); warmups:
     variant -> the epoch up to which its lambda_cyc is 0 (tst.config.cycle_warmups), marked ‡ in the tables."""
     s = settings(report_config)
     frame, info = load_scores(score_paths, gm_t)
     out = [
-        tables.pang_gimpel_table(frame, info, s["target_acc"], s["tolerance"], variants, s["acc_key"],
-                                 s["sim_key"], s["pp_key"], s["gm_key"], warmups=warmups),
-        tables.bleu_ref_table(frame, info, s["bleu_acc_targets"], s["tolerance"], variants, s["bleu_key"],
-                              s["acc_key"], warmups=warmups),
-        tables.side_by_side_table(frame, info, s["target_acc"], s["tolerance"], variants, s["acc_key"],
-                                  warmups=warmups),
+        tables.pang_gimpel_table(
+            frame,
+            info,
+            s["target_acc"],
+            s["tolerance"],
+            variants,
+            s["acc_key"],
+            s["sim_key"],
+            s["pp_key"],
+            s["gm_key"],
+            warmups=warmups,
+        ),
+        tables.bleu_ref_table(
+            frame,
+            info,
+            s["bleu_acc_targets"],
+            s["tolerance"],
+            variants,
+            s["bleu_key"],
+            s["acc_key"],
+            warmups=warmups,
+        ),
+        tables.side_by_side_table(
+            frame, info, s["target_acc"], s["tolerance"], variants, s["acc_key"], warmups=warmups
+        ),
         tables.human_correlation_table(tables.read_correlations(correlation_csv), info),
-        tables.aggregation_table(read_json(aggregate_json) if aggregate_json and Path(aggregate_json).exists()
-                                 else None),
+        tables.aggregation_table(
+            read_json(aggregate_json) if aggregate_json and Path(aggregate_json).exists() else None
+        ),
     ]
     return [p for t in out for p in tables.write_table(t, out_dir)]
 
@@ -69,8 +101,9 @@ def _first(info, candidates: list[str]) -> str:
     return next((k for k in candidates if k in info), candidates[0])
 
 
-def build_plots(score_paths, out_dir, report_config: dict | None = None,
-                variants: list[str] | None = None, gm_t=None) -> list[Path]:
+def build_plots(
+    score_paths, out_dir, report_config: dict | None = None, variants: list[str] | None = None, gm_t=None
+) -> list[Path]:
     """Write results/{dataset}/plots/{name}.{png,svg} for every name in PLOTS (gm_t: as build_tables)."""
     s = settings(report_config)
     frame, info = load_scores(score_paths, gm_t)
@@ -78,12 +111,15 @@ def build_plots(score_paths, out_dir, report_config: dict | None = None,
     colors = plots.variant_colors(given + [v for v in variant_order(frame) if v not in given])
     out_dir = Path(out_dir)
     figs = {
-        "trajectories": plots.trajectory_figure(frame, info, colors, variants, s["acc_key"], s["sim_key"],
-                                                s["pp_key"], target_acc=s["target_acc"]),
-        "robust": plots.robust_figure(frame, info, colors, variants, s["pp_bins"], s["pp_key"], s["acc_key"],
-                                      s["robust_cp_key"]),
+        "trajectories": plots.trajectory_figure(
+            frame, info, colors, variants, s["acc_key"], s["sim_key"], s["pp_key"], target_acc=s["target_acc"]
+        ),
+        "robust": plots.robust_figure(
+            frame, info, colors, variants, s["pp_bins"], s["pp_key"], s["acc_key"], s["robust_cp_key"]
+        ),
     }
     for name, (xs, ys, title) in TRADEOFFS.items():
-        figs[name] = plots.tradeoff_figure(frame, info, colors, _first(info, xs), _first(info, ys), variants,
-                                           s["tradeoff_split"], title)
+        figs[name] = plots.tradeoff_figure(
+            frame, info, colors, _first(info, xs), _first(info, ys), variants, s["tradeoff_split"], title
+        )
     return [p for name, fig in figs.items() for p in plots.save_figure(fig, out_dir / name)]

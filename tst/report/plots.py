@@ -45,8 +45,17 @@ def save_figure(fig, stem: str | Path) -> list[Path]:
 
 def _absent(ax, what: str) -> None:
     log.warning("plot skipped: %s", what)
-    ax.text(0.5, 0.5, f"not available:\n{what}", ha="center", va="center", transform=ax.transAxes,
-            fontsize=9, color="0.4", wrap=True)
+    ax.text(
+        0.5,
+        0.5,
+        f"not available:\n{what}",
+        ha="center",
+        va="center",
+        transform=ax.transAxes,
+        fontsize=9,
+        color="0.4",
+        wrap=True,
+    )
     ax.set_xticks([])
     ax.set_yticks([])
 
@@ -65,8 +74,17 @@ def footnote(fig, info: dict[str, MetricInfo], keys, extra: tuple[str, ...] = ()
     """The exact definition of each metric on the axes (and any extra lines), under the figure."""
     lines = [info[k].definition() for k in dict.fromkeys(keys) if k in info] + list(extra)
     wrapped = [textwrap.shorten(line, 230, placeholder=" …") for line in lines]
-    fig.text(0.01, -0.01, "\n".join(wrapped), ha="left", va="top", fontsize=6.5, color="0.25", wrap=True,
-             gid="definitions")
+    fig.text(
+        0.01,
+        -0.01,
+        "\n".join(wrapped),
+        ha="left",
+        va="top",
+        fontsize=6.5,
+        color="0.25",
+        wrap=True,
+        gid="definitions",
+    )
 
 
 def _curve(rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
@@ -79,9 +97,17 @@ def _has(frame: pd.DataFrame, info, *keys) -> list[str]:
     return [k for k in keys if k not in info or frame[k].notna().sum() == 0]
 
 
-def trajectory_figure(frame: pd.DataFrame, info: dict[str, MetricInfo], colors: dict, variants=None,
-                      acc_key: str = "acc", sim_key: str = "sim", pp_key: str = "pp_joint",
-                      split: str = "dev", target_acc: float | None = None):
+def trajectory_figure(
+    frame: pd.DataFrame,
+    info: dict[str, MetricInfo],
+    colors: dict,
+    variants=None,
+    acc_key: str = "acc",
+    sim_key: str = "sim",
+    pp_key: str = "pp_joint",
+    split: str = "dev",
+    target_acc: float | None = None,
+):
     """(a) Sim by 1 - Acc, (b) PP by Sim, on `split`: one curve per variant (mean over seeds),
     consecutive markers half an epoch apart (Pang & Gimpel 2019, Fig. 1). target_acc: a dashed line in (a)
     at 1 - target_acc, where the tables select each seed's checkpoint."""
@@ -89,8 +115,10 @@ def trajectory_figure(frame: pd.DataFrame, info: dict[str, MetricInfo], colors: 
     rows = ours(frame)
     rows = rows[rows["split"] == split]
     order = variant_order(frame, variants)
-    for ax, (xk, yk), title in ((ax1, (acc_key, sim_key), "(a) Sim by error rate"),
-                                 (ax2, (sim_key, pp_key), "(b) PP by Sim")):
+    for ax, (xk, yk), title in (
+        (ax1, (acc_key, sim_key), "(a) Sim by error rate"),
+        (ax2, (sim_key, pp_key), "(b) PP by Sim"),
+    ):
         panel = title[1]
         ax.set_title(f"{title}, {split} set", fontsize=10)
         missing = _has(rows, info, xk, yk)
@@ -103,23 +131,51 @@ def trajectory_figure(frame: pd.DataFrame, info: dict[str, MetricInfo], colors: 
                 log.warning("trajectory: %s has no %s rows with %s and %s", v, split, xk, yk)
                 continue
             x = 1.0 - c[xk] if xk == acc_key else c[xk]
-            ax.plot(x, c[yk], marker="o", ms=3.5, lw=1.2, color=colors.get(v), label=v, gid=f"{panel}-series-{v}")
+            ax.plot(
+                x, c[yk], marker="o", ms=3.5, lw=1.2, color=colors.get(v), label=v, gid=f"{panel}-series-{v}"
+            )
             for i, text in epoch_marks(c["epoch"].tolist()).items():
                 last = i == len(c) - 1
                 if last:
-                    ax.plot(x.iloc[i], c[yk].iloc[i], marker="*", ms=10, color=colors.get(v), mec="k", mew=0.5,
-                            ls="none", gid=f"{panel}-last-{v}")
-                ax.annotate(text, (x.iloc[i], c[yk].iloc[i]), textcoords="offset points", xytext=(4, -9),
-                            fontsize=6, color=colors.get(v), fontweight="bold" if last else "normal")
+                    ax.plot(
+                        x.iloc[i],
+                        c[yk].iloc[i],
+                        marker="*",
+                        ms=10,
+                        color=colors.get(v),
+                        mec="k",
+                        mew=0.5,
+                        ls="none",
+                        gid=f"{panel}-last-{v}",
+                    )
+                ax.annotate(
+                    text,
+                    (x.iloc[i], c[yk].iloc[i]),
+                    textcoords="offset points",
+                    xytext=(4, -9),
+                    fontsize=6,
+                    color=colors.get(v),
+                    fontweight="bold" if last else "normal",
+                )
         if xk == acc_key and target_acc is not None:
-            ax.axvline(1.0 - target_acc, ls="--", lw=0.8, color="0.5", gid=f"{panel}-target",
-                       label=f"Acc = {target_acc:g} (tables)")
+            ax.axvline(
+                1.0 - target_acc,
+                ls="--",
+                lw=0.8,
+                color="0.5",
+                gid=f"{panel}-target",
+                label=f"Acc = {target_acc:g} (tables)",
+            )
         ax.set_xlabel(_error_label(info, xk) if xk == acc_key else _label(info, xk), fontsize=8)
         ax.set_ylabel(_label(info, yk), fontsize=8)
         ax.legend(fontsize=7)
     fig.tight_layout()
-    footnote(fig, info, [acc_key, sim_key, pp_key], (("A dot per half-epoch checkpoint; labels at every whole "
-                                                     "epoch; ★ = the last checkpoint."),))
+    footnote(
+        fig,
+        info,
+        [acc_key, sim_key, pp_key],
+        (("A dot per half-epoch checkpoint; labels at every whole epoch; ★ = the last checkpoint."),),
+    )
     return fig
 
 
@@ -141,8 +197,15 @@ def pp_edges(values: np.ndarray, bins) -> np.ndarray:
     return np.linspace(lo, hi, int(bins) + 1)
 
 
-def robust_curves(frame: pd.DataFrame, info: dict[str, MetricInfo], edges: np.ndarray, variant: str,
-                  pp_key: str, y_key: str, split: str = "dev") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def robust_curves(
+    frame: pd.DataFrame,
+    info: dict[str, MetricInfo],
+    edges: np.ndarray,
+    variant: str,
+    pp_key: str,
+    y_key: str,
+    split: str = "dev",
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Yu et al. §3.2: per seed, the best `y_key` among checkpoints whose PP falls in each bin
     [e_i, e_{i+1}) (last bin closed); returns per bin the mean over seeds, the sample sd (ddof 1, as in the
     tables; NaN where fewer than two seeds reached the bin) and the number of seeds that reached the bin
@@ -170,17 +233,27 @@ def robust_curves(frame: pd.DataFrame, info: dict[str, MetricInfo], edges: np.nd
     return mean, sd, n
 
 
-def robust_figure(frame: pd.DataFrame, info: dict[str, MetricInfo], colors: dict, variants=None,
-                  pp_bins=6, pp_key: str = "pp_joint", acc_key: str = "acc", cp_key: str = "sim",
-                  split: str = "dev"):
+def robust_figure(
+    frame: pd.DataFrame,
+    info: dict[str, MetricInfo],
+    colors: dict,
+    variants=None,
+    pp_bins=6,
+    pp_key: str = "pp_joint",
+    acc_key: str = "acc",
+    cp_key: str = "sim",
+    split: str = "dev",
+):
     """Robust evaluation (Yu et al. 2021, Fig. 2a): naturalness (PP) bins on x; per bin the best Acc
     and the best content preservation reached by any checkpoint; mean over seeds, band = ± sd."""
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
     rows = ours(frame)
     rows = rows[rows["split"] == split]
     order = variant_order(frame, variants)
-    for ax, yk, title in ((axes[0], acc_key, "Naturalness – style transfer"),
-                          (axes[1], cp_key, "Naturalness – content preservation")):
+    for ax, yk, title in (
+        (axes[0], acc_key, "Naturalness – style transfer"),
+        (axes[1], cp_key, "Naturalness – content preservation"),
+    ):
         panel = "a" if ax is axes[0] else "b"
         ax.set_title(f"{title}, {split} set", fontsize=10)
         missing = _has(rows, info, pp_key, yk)
@@ -191,33 +264,67 @@ def robust_figure(frame: pd.DataFrame, info: dict[str, MetricInfo], colors: dict
         centres = (edges[:-1] + edges[1:]) / 2
         for v in order:
             mean, sd, _ = robust_curves(frame, info, edges, v, pp_key, yk, split)
-            ax.plot(centres, mean, marker="o", ms=4, lw=1.2, color=colors.get(v), label=v,
-                    gid=f"{panel}-series-{v}")
+            ax.plot(
+                centres,
+                mean,
+                marker="o",
+                ms=4,
+                lw=1.2,
+                color=colors.get(v),
+                label=v,
+                gid=f"{panel}-series-{v}",
+            )
             if np.isfinite(sd).any():  # a band where at least two seeds reached a bin
-                ax.fill_between(centres, mean - sd, mean + sd, where=np.isfinite(sd), color=colors.get(v),
-                                alpha=0.2, lw=0, gid=f"{panel}-spread-{v}", label=f"{v} ± sd over seeds")
+                ax.fill_between(
+                    centres,
+                    mean - sd,
+                    mean + sd,
+                    where=np.isfinite(sd),
+                    color=colors.get(v),
+                    alpha=0.2,
+                    lw=0,
+                    gid=f"{panel}-spread-{v}",
+                    label=f"{v} ± sd over seeds",
+                )
         ax.set_xticks(centres)
-        ax.set_xticklabels([f"{a:.4g}–{b:.4g}" for a, b in itertools.pairwise(edges)], fontsize=7,
-                           rotation=30)
+        ax.set_xticklabels(
+            [f"{a:.4g}–{b:.4g}" for a, b in itertools.pairwise(edges)], fontsize=7, rotation=30
+        )
         ax.set_xlabel(f"{_label(info, pp_key)} — bin", fontsize=8)
         ax.set_ylabel(f"best {_label(info, yk)}", fontsize=8)
         ax.legend(fontsize=7)
     fig.tight_layout()
     seeds = ours(frame).groupby("variant")["seed"].nunique()
-    footnote(fig, info, [pp_key, acc_key, cp_key], (
-        ("Line: mean over seeds of each seed's best checkpoint in the bin; band: ± sample sd over seeds "
-        f"(drawn where at least two seeds reached a bin; seeds per variant: {seeds.max() if len(seeds) else 0})."),))
+    footnote(
+        fig,
+        info,
+        [pp_key, acc_key, cp_key],
+        (
+            (
+                "Line: mean over seeds of each seed's best checkpoint in the bin; band: ± sample sd over seeds "
+                f"(drawn where at least two seeds reached a bin; seeds per variant: {seeds.max() if len(seeds) else 0})."
+            ),
+        ),
+    )
     return fig
 
 
 # Metrics whose values come from a classifier trained per system (Mir et al.'s adversarial naturalness):
 # a system's score is measured against its own classifier, so values of different systems share no scale.
 PER_SYSTEM = ("naturalness_nn", "naturalness_lr")
-PER_SYSTEM_NOTE = ("own classifier per system: values of different systems are not comparable")
+PER_SYSTEM_NOTE = "own classifier per system: values of different systems are not comparable"
 
 
-def tradeoff_figure(frame: pd.DataFrame, info: dict[str, MetricInfo], colors: dict, x_key: str, y_key: str,
-                    variants=None, split: str = "test", title: str = ""):
+def tradeoff_figure(
+    frame: pd.DataFrame,
+    info: dict[str, MetricInfo],
+    colors: dict,
+    x_key: str,
+    y_key: str,
+    variants=None,
+    split: str = "test",
+    title: str = "",
+):
     """One metric against another (Fu et al. 2018 Fig. 2; Mir et al. 2019): a curve per variant over its
     checkpoints (mean over seeds), external systems as labelled points."""
     fig, ax = plt.subplots(figsize=(6.5, 5))
@@ -231,25 +338,54 @@ def tradeoff_figure(frame: pd.DataFrame, info: dict[str, MetricInfo], colors: di
     for v in variant_order(frame, variants):
         c = _curve(rows[rows["variant"] == v], [x_key, y_key])
         if not c.empty:
-            ax.plot(c[x_key], c[y_key], marker="o", ms=3.5, lw=1.2, color=colors.get(v), label=v,
-                    gid=f"series-{v}")
+            ax.plot(
+                c[x_key],
+                c[y_key],
+                marker="o",
+                ms=3.5,
+                lw=1.2,
+                color=colors.get(v),
+                label=v,
+                gid=f"series-{v}",
+            )
     ext = external(frame)
     ext = ext[ext["split"] == split].dropna(subset=[x_key, y_key])
     if len(ext):
-        ax.scatter(ext[x_key], ext[y_key], marker="s", s=22, color="0.2", zorder=3, label="external systems",
-                   gid="external")
+        ax.scatter(
+            ext[x_key],
+            ext[y_key],
+            marker="s",
+            s=22,
+            color="0.2",
+            zorder=3,
+            label="external systems",
+            gid="external",
+        )
         for r in ext.itertuples():
             name = "untransferred" if r.system == "source" else r.system
-            ax.annotate(name, (getattr(r, x_key), getattr(r, y_key)), textcoords="offset points",
-                        xytext=(4, 3), fontsize=7)
+            ax.annotate(
+                name,
+                (getattr(r, x_key), getattr(r, y_key)),
+                textcoords="offset points",
+                xytext=(4, 3),
+                fontsize=7,
+            )
     caveat = [k for k in (x_key, y_key) if k in PER_SYSTEM]
     ax.set_xlabel(_label(info, x_key) + (f"\n{PER_SYSTEM_NOTE}" if x_key in caveat else ""), fontsize=8)
     ax.set_ylabel(_label(info, y_key) + (f"\n{PER_SYSTEM_NOTE}" if y_key in caveat else ""), fontsize=8)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=7)
     fig.tight_layout()
-    footnote(fig, info, [x_key, y_key], tuple(
-        f"{info[k].label}: each system is scored by an adversarial classifier trained on that system's own "
-        "outputs, so a higher value means harder to tell from human text for that classifier only; compare "
-        "a system's checkpoints, not systems." for k in caveat if k in info))
+    footnote(
+        fig,
+        info,
+        [x_key, y_key],
+        tuple(
+            f"{info[k].label}: each system is scored by an adversarial classifier trained on that system's own "
+            "outputs, so a higher value means harder to tell from human text for that classifier only; compare "
+            "a system's checkpoints, not systems."
+            for k in caveat
+            if k in info
+        ),
+    )
     return fig

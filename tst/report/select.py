@@ -18,8 +18,9 @@ log = logging.getLogger(__name__)
 SELECTION_COLUMNS = ["variant", "seed", "system", "checkpoint", "epoch", "dev_acc", "distance", "within"]
 
 
-def select_checkpoints(frame: pd.DataFrame, target_acc: float, tolerance: float, acc_key: str = "acc",
-                       split: str = "dev") -> pd.DataFrame:
+def select_checkpoints(
+    frame: pd.DataFrame, target_acc: float, tolerance: float, acc_key: str = "acc", split: str = "dev"
+) -> pd.DataFrame:
     """One row per (variant, seed): the `split` checkpoint whose Acc is closest to target_acc.
     `within` is False when even the closest checkpoint is more than `tolerance` away."""
     rows = []
@@ -35,10 +36,27 @@ def select_checkpoints(frame: pd.DataFrame, target_acc: float, tolerance: float,
         r = g.iloc[i]
         within = bool(dist[i] <= tolerance + 1e-9)
         if not within:
-            log.warning("%s seed %s: closest dev %s %.4f is outside %.3f +- %.3f",
-                        variant, seed, acc_key, r[acc_key], target_acc, tolerance)
-        rows.append([variant, int(seed), r["system"], r["checkpoint"], float(r["epoch"]),
-                     float(r[acc_key]), float(dist[i]), within])
+            log.warning(
+                "%s seed %s: closest dev %s %.4f is outside %.3f +- %.3f",
+                variant,
+                seed,
+                acc_key,
+                r[acc_key],
+                target_acc,
+                tolerance,
+            )
+        rows.append(
+            [
+                variant,
+                int(seed),
+                r["system"],
+                r["checkpoint"],
+                float(r["epoch"]),
+                float(r[acc_key]),
+                float(dist[i]),
+                within,
+            ]
+        )
     return pd.DataFrame(rows, columns=SELECTION_COLUMNS)
 
 
@@ -47,8 +65,9 @@ def selected_rows(frame: pd.DataFrame, selection: pd.DataFrame, split: str = "te
     (a selected checkpoint without a `split` score file is logged and left out)."""
     rows = []
     for s in selection.itertuples(index=False):
-        hit = frame[(frame["system"] == s.system) & (frame["checkpoint"] == s.checkpoint)
-                    & (frame["split"] == split)]
+        hit = frame[
+            (frame["system"] == s.system) & (frame["checkpoint"] == s.checkpoint) & (frame["split"] == split)
+        ]
         if hit.empty:
             log.warning("no %s scores for %s at %s (selected on dev)", split, s.system, s.checkpoint)
             continue
@@ -67,8 +86,12 @@ def mean_sd_over_seeds(rows: pd.DataFrame, keys: list[str], variants: list[str])
         if g.empty:
             continue
         g = g.sort_values("seed")
-        rec = {"variant": v, "n_seeds": len(g), "within": bool(g["within"].all()),
-               "checkpoints": "/".join(str(c) for c in g["checkpoint"])}
+        rec = {
+            "variant": v,
+            "n_seeds": len(g),
+            "within": bool(g["within"].all()),
+            "checkpoints": "/".join(str(c) for c in g["checkpoint"]),
+        }
         for k in keys:
             vals = g[k].dropna().to_numpy(dtype=float) if k in g else np.array([])
             rec[k] = float(vals.mean()) if len(vals) else float("nan")

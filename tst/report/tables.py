@@ -59,11 +59,35 @@ def definitions(info: dict[str, MetricInfo], keys) -> list[str]:
 
 # ---- the one writer ------------------------------------------------------------------------------
 
-_TEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-        "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-        "↑": r"$\uparrow$", "↓": r"$\downarrow$", "±": r"$\pm$", "−": "$-$", "†": r"$\dagger$", "‡": r"$\ddagger$",
-        "ρ": r"$\rho$", "τ": r"$\tau$", "×": r"$\times$", "α": r"$\alpha$", "≈": r"$\approx$",
-        "…": r"\ldots{}", "–": "--", "—": "---", "·": r"$\cdot$", "≤": r"$\leq$", "≥": r"$\geq$"}
+_TEX = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "↑": r"$\uparrow$",
+    "↓": r"$\downarrow$",
+    "±": r"$\pm$",
+    "−": "$-$",
+    "†": r"$\dagger$",
+    "‡": r"$\ddagger$",
+    "ρ": r"$\rho$",
+    "τ": r"$\tau$",
+    "×": r"$\times$",
+    "α": r"$\alpha$",
+    "≈": r"$\approx$",
+    "…": r"\ldots{}",
+    "–": "--",
+    "—": "---",
+    "·": r"$\cdot$",
+    "≤": r"$\leq$",
+    "≥": r"$\geq$",
+}
 
 
 def tex_escape(s: str) -> str:
@@ -78,8 +102,12 @@ def _md_cell(s: str) -> str:
 def _markdown(t: Table) -> str:
     if t.empty:
         return f"{t.caption} {t.empty}\n"
-    md = [f"**{_md_cell(t.caption)}**", "", "| " + " | ".join(_md_cell(c) for c in t.columns) + " |",
-          "|" + "|".join(":---" if i == 0 else "---:" for i in range(len(t.columns))) + "|"]
+    md = [
+        f"**{_md_cell(t.caption)}**",
+        "",
+        "| " + " | ".join(_md_cell(c) for c in t.columns) + " |",
+        "|" + "|".join(":---" if i == 0 else "---:" for i in range(len(t.columns))) + "|",
+    ]
     md += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in t.rows]
     md += [""] + [f"- {_md_cell(n)}" for n in t.notes]
     return "\n".join(md).rstrip() + "\n"
@@ -89,10 +117,17 @@ def _latex(t: Table) -> str:
     """A table float for a document that loads booktabs; footnotes under the tabular."""
     if t.empty:
         return f"% {tex_escape(t.caption)} {tex_escape(t.empty)}\n"
-    tex = [r"\begin{table}[ht]", r"\centering", r"\small", r"\caption{" + tex_escape(t.caption) + "}",
-           r"\label{tab:" + t.name.replace("_", "-") + "}",
-           r"\begin{tabular}{l" + "r" * (len(t.columns) - 1) + "}", r"\toprule",
-           " & ".join(tex_escape(c) for c in t.columns) + r" \\", r"\midrule"]
+    tex = [
+        r"\begin{table}[ht]",
+        r"\centering",
+        r"\small",
+        r"\caption{" + tex_escape(t.caption) + "}",
+        r"\label{tab:" + t.name.replace("_", "-") + "}",
+        r"\begin{tabular}{l" + "r" * (len(t.columns) - 1) + "}",
+        r"\toprule",
+        " & ".join(tex_escape(c) for c in t.columns) + r" \\",
+        r"\midrule",
+    ]
     tex += [" & ".join(tex_escape(c) for c in row) + r" \\" for row in t.rows]
     tex += [r"\bottomrule", r"\end{tabular}"]
     if t.notes:
@@ -103,21 +138,36 @@ def _latex(t: Table) -> str:
     return "\n".join(tex) + "\n"
 
 
-_CSS = ("body{font-family:sans-serif;font-size:13px;margin:8px}caption{font-weight:bold;text-align:left;"
-        "padding-bottom:6px}table{border-collapse:collapse}th,td{padding:3px 8px;text-align:right;"
-        "border-bottom:1px solid #ddd}th{border-bottom:2px solid #333}th:first-child,td:first-child"
-        "{text-align:left}ol{font-size:12px;color:#333;padding-left:18px}")
+_CSS = (
+    "body{font-family:sans-serif;font-size:13px;margin:8px}caption{font-weight:bold;text-align:left;"
+    "padding-bottom:6px}table{border-collapse:collapse}th,td{padding:3px 8px;text-align:right;"
+    "border-bottom:1px solid #ddd}th{border-bottom:2px solid #333}th:first-child,td:first-child"
+    "{text-align:left}ol{font-size:12px;color:#333;padding-left:18px}"
+)
 
 
 def _html(t: Table) -> str:
     e = html.escape
-    body = [f"<p>{e(t.caption)} <b>{e(t.empty)}</b></p>"] if t.empty else [
-        f"<table><caption>{e(t.caption)}</caption>",
-        "<thead><tr>" + "".join(f"<th>{e(c)}</th>" for c in t.columns) + "</tr></thead><tbody>",
-        *("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in row) + "</tr>" for row in t.rows),
-        "</tbody></table>", "<ol>" + "".join(f"<li>{e(n)}</li>" for n in t.notes) + "</ol>" if t.notes else ""]
-    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" + e(t.name) + "</title><style>"
-            + _CSS + "</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+    body = (
+        [f"<p>{e(t.caption)} <b>{e(t.empty)}</b></p>"]
+        if t.empty
+        else [
+            f"<table><caption>{e(t.caption)}</caption>",
+            "<thead><tr>" + "".join(f"<th>{e(c)}</th>" for c in t.columns) + "</tr></thead><tbody>",
+            *("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in row) + "</tr>" for row in t.rows),
+            "</tbody></table>",
+            "<ol>" + "".join(f"<li>{e(n)}</li>" for n in t.notes) + "</ol>" if t.notes else "",
+        ]
+    )
+    return (
+        '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>'
+        + e(t.name)
+        + "</title><style>"
+        + _CSS
+        + "</style></head><body>\n"
+        + "\n".join(body)
+        + "\n</body></html>\n"
+    )
 
 
 EXTENSIONS = ("csv", "md", "tex", "html")
@@ -138,8 +188,15 @@ def _header(info: dict[str, MetricInfo], key: str) -> str:
     return f"{info[key].label} {info[key].arrow}" if key in info else LABELS.get(key, key)
 
 
-def _ours_summary(frame: pd.DataFrame, target: float, tolerance: float, keys: list[str], order: list[str],
-                  acc_key: str, warmups: dict[str, float] | None = None) -> tuple[list[dict], list[str]]:
+def _ours_summary(
+    frame: pd.DataFrame,
+    target: float,
+    tolerance: float,
+    keys: list[str],
+    order: list[str],
+    acc_key: str,
+    warmups: dict[str, float] | None = None,
+) -> tuple[list[dict], list[str]]:
     """Per variant: test scores of each seed's dev checkpoint closest to `target`, mean and sd over seeds
     (tst.report.select), with `seeds`, `checkpoint` (per seed, seed order, ';'-joined), `dev_acc` (mean),
     `shown` (display text of the checkpoints), `off_target` and `before_cycle`: some seed's checkpoint lies in
@@ -151,12 +208,25 @@ def _ours_summary(frame: pd.DataFrame, target: float, tolerance: float, keys: li
     for r in mean_sd_over_seeds(rows, keys, order).to_dict("records"):
         g = rows[rows["variant"] == r["variant"]].sort_values("seed")
         until = (warmups or {}).get(r["variant"])
-        out.append({**r, "seeds": int(r["n_seeds"]), "checkpoint": ";".join(str(c) for c in g["checkpoint"]),
-                    "dev_acc": float(g["dev_acc"].astype(float).mean()), "off_target": not r["within"],
-                    "before_cycle": until is not None and bool((g["epoch"].astype(float) <= until).any()),
-                    "shown": ", ".join(f"{c} ({a:.3f})" for c, a in zip(g["checkpoint"], g["dev_acc"]))})
-    missing = sorted(set(selection["system"] + " " + selection["checkpoint"])
-                     - set(rows["system"] + " " + rows["checkpoint"])) if len(selection) else []
+        out.append(
+            {
+                **r,
+                "seeds": int(r["n_seeds"]),
+                "checkpoint": ";".join(str(c) for c in g["checkpoint"]),
+                "dev_acc": float(g["dev_acc"].astype(float).mean()),
+                "off_target": not r["within"],
+                "before_cycle": until is not None and bool((g["epoch"].astype(float) <= until).any()),
+                "shown": ", ".join(f"{c} ({a:.3f})" for c, a in zip(g["checkpoint"], g["dev_acc"])),
+            }
+        )
+    missing = (
+        sorted(
+            set(selection["system"] + " " + selection["checkpoint"])
+            - set(rows["system"] + " " + rows["checkpoint"])
+        )
+        if len(selection)
+        else []
+    )
     return out, missing
 
 
@@ -174,39 +244,67 @@ def _warmup_note(records: list[dict], warmups: dict[str, float] | None) -> list[
     if not hit:
         return []
     until = ", ".join(f"{v} ≤ ep{warmups[v]:g}" for v in dict.fromkeys(hit))
-    return [(f"‡ at least one seed's selected checkpoint lies in the λ_cyc warm-up ({until}; ours, transfer.cyc_start), "
-             "where λ_cyc is still 0: that model has not yet been trained with the cyclic loss (eq. 4), so the row "
-             "is its variant without eq. 4 (for M2: M0, same seed).")]
+    return [
+        (
+            f"‡ at least one seed's selected checkpoint lies in the λ_cyc warm-up ({until}; ours, transfer.cyc_start), "
+            "where λ_cyc is still 0: that model has not yet been trained with the cyclic loss (eq. 4), so the row "
+            "is its variant without eq. 4 (for M2: M0, same seed)."
+        )
+    ]
 
 
 # ---- Pang & Gimpel Tables 2/3 ---------------------------------------------------------------------
 
-def pang_gimpel_table(frame: pd.DataFrame, info: dict[str, MetricInfo], target_acc: float, tolerance: float,
-                      variants: list[str] | None = None, acc_key: str = "acc", sim_key: str = "sim",
-                      pp_key: str = "pp_joint", gm_key: str = "gm", name: str = "pang_gimpel",
-                      warmups: dict[str, float] | None = None) -> Table:
+
+def pang_gimpel_table(
+    frame: pd.DataFrame,
+    info: dict[str, MetricInfo],
+    target_acc: float,
+    tolerance: float,
+    variants: list[str] | None = None,
+    acc_key: str = "acc",
+    sim_key: str = "sim",
+    pp_key: str = "pp_joint",
+    gm_key: str = "gm",
+    name: str = "pang_gimpel",
+    warmups: dict[str, float] | None = None,
+) -> Table:
     """Pang & Gimpel Tables 2/3: Model | Acc | Sim | PP | GM | seeds | checkpoint. Per variant and seed the
     dev checkpoint whose Acc is closest to target_acc; its test scores, mean ± sd over seeds. Every other
     metric is in the all-metrics table (side_by_side_table)."""
     keys = [acc_key, sim_key, pp_key, gm_key]
-    summary, missing = _ours_summary(frame, target_acc, tolerance, keys, variant_order(frame, variants), acc_key,
-                                     warmups)
+    summary, missing = _ours_summary(
+        frame, target_acc, tolerance, keys, variant_order(frame, variants), acc_key, warmups
+    )
     cols = ["model", *_metric_columns(keys), "seeds", "checkpoint", "dev_acc", "off_target", "before_cycle"]
-    data = pd.DataFrame([{c: r.get(c) if c != "model" else r["variant"] for c in cols} for r in summary],
-                        columns=cols)
+    data = pd.DataFrame(
+        [{c: r.get(c) if c != "model" else r["variant"] for c in cols} for r in summary], columns=cols
+    )
     acc = _header(info, acc_key).split(" ")[0]
-    table = Table(name, f"Test scores at a nearly fixed {acc} (Pang & Gimpel 2019, Tables 2/3): mean ± sd over "
-                  "seeds.", data, ["Model"] + [_header(info, k) for k in keys] + ["seeds", "checkpoint"])
+    table = Table(
+        name,
+        f"Test scores at a nearly fixed {acc} (Pang & Gimpel 2019, Tables 2/3): mean ± sd over seeds.",
+        data,
+        ["Model"] + [_header(info, k) for k in keys] + ["seeds", "checkpoint"],
+    )
     for r in summary:
-        table.rows.append([r["variant"] + _marks(r)]
-                          + [fmt_mean_sd(r[k], r[f"{k}_sd"], digits(k)) for k in keys] + [str(r["seeds"]), r["shown"]])
-    table.notes = definitions(info, keys) + [f"{LABELS.get(k, k)}: not in these score files." for k in keys
-                                             if k not in info]
-    table.notes.append(f"checkpoint: per seed (in seed order) the checkpoint whose dev {acc} is closest to "
-                       f"{target_acc:g}, with that dev {acc}; the row holds its test scores.")
+        table.rows.append(
+            [r["variant"] + _marks(r)]
+            + [fmt_mean_sd(r[k], r[f"{k}_sd"], digits(k)) for k in keys]
+            + [str(r["seeds"]), r["shown"]]
+        )
+    table.notes = definitions(info, keys) + [
+        f"{LABELS.get(k, k)}: not in these score files." for k in keys if k not in info
+    ]
+    table.notes.append(
+        f"checkpoint: per seed (in seed order) the checkpoint whose dev {acc} is closest to "
+        f"{target_acc:g}, with that dev {acc}; the row holds its test scores."
+    )
     if any(r["off_target"] for r in summary):
-        table.notes.append(f"† no checkpoint of at least one seed came within ± {tolerance:g} of {acc} "
-                           f"{target_acc:g}: the row is not at the fixed {acc}.")
+        table.notes.append(
+            f"† no checkpoint of at least one seed came within ± {tolerance:g} of {acc} "
+            f"{target_acc:g}: the row is not at the fixed {acc}."
+        )
     table.notes += _warmup_note(summary, warmups)
     if missing:
         table.notes.append(f"Selected on dev but without test scores (left out): {', '.join(missing)}.")
@@ -217,27 +315,51 @@ def pang_gimpel_table(frame: pd.DataFrame, info: dict[str, MetricInfo], target_a
 
 # ---- Pang & Gimpel Table 6 ------------------------------------------------------------------------
 
+
 def _external_order(systems) -> list[str]:
     """Published systems first (sorted), then the untransferred source."""
     return sorted(s for s in systems if s != "source") + (["source"] if "source" in systems else [])
 
 
-def bleu_ref_table(frame: pd.DataFrame, info: dict[str, MetricInfo], acc_targets: list[float],
-                   tolerance: float = 0.02, variants: list[str] | None = None, bleu_key: str = "bleu_ref_corpus",
-                   acc_key: str = "acc", name: str = "bleu_ref", warmups: dict[str, float] | None = None) -> Table:
+def bleu_ref_table(
+    frame: pd.DataFrame,
+    info: dict[str, MetricInfo],
+    acc_targets: list[float],
+    tolerance: float = 0.02,
+    variants: list[str] | None = None,
+    bleu_key: str = "bleu_ref_corpus",
+    acc_key: str = "acc",
+    name: str = "bleu_ref",
+    warmups: dict[str, float] | None = None,
+) -> Table:
     """Pang & Gimpel Table 6: BLEU against the human references and Acc on the same test sentences. Rows:
     the published systems, the untransferred input, then one row per model x Acc target (the dev checkpoint
     of each seed closest to the target; mean ± sd over seeds). The human references are not a row: they
     would be scored against themselves."""
     keys = [bleu_key, acc_key]
-    cols = ["model", "kind", "target_acc", "seeds", "checkpoint", "dev_acc", "off_target", "before_cycle",
-            *_metric_columns(keys)]
+    cols = [
+        "model",
+        "kind",
+        "target_acc",
+        "seeds",
+        "checkpoint",
+        "dev_acc",
+        "off_target",
+        "before_cycle",
+        *_metric_columns(keys),
+    ]
     bleu, acc = _header(info, bleu_key), _header(info, acc_key)
-    caption = (f"{bleu.split(' ')[0]} between the test outputs and the human references, {acc.split(' ')[0]} on "
-               "the same sentences (Pang & Gimpel 2019, Table 6): our models at the dev checkpoints closest to "
-               f"each target {acc.split(' ')[0]}.")
-    table = Table(name, caption, pd.DataFrame(columns=cols),
-                  ["Model", "target Acc", "checkpoint (dev Acc)", "seeds", bleu, acc])
+    caption = (
+        f"{bleu.split(' ')[0]} between the test outputs and the human references, {acc.split(' ')[0]} on "
+        "the same sentences (Pang & Gimpel 2019, Table 6): our models at the dev checkpoints closest to "
+        f"each target {acc.split(' ')[0]}."
+    )
+    table = Table(
+        name,
+        caption,
+        pd.DataFrame(columns=cols),
+        ["Model", "target Acc", "checkpoint (dev Acc)", "seeds", bleu, acc],
+    )
     if bleu_key not in info:
         table.empty = f"No score file has {bleu_key}: this dataset has no human references."
         return table
@@ -248,11 +370,21 @@ def bleu_ref_table(frame: pd.DataFrame, info: dict[str, MetricInfo], acc_targets
     for system in _external_order(set(ext["system"]) - set(REFERENCE_SYSTEMS)):
         for r in ext[ext["system"] == system].to_dict("records"):
             label = "untransferred" if system == "source" else system
-            records.append({"model": label, "kind": "untransferred" if system == "source" else "published",
-                            "target_acc": float("nan"), "seeds": 0, "checkpoint": str(r["checkpoint"]),
-                            "dev_acc": float("nan"), "off_target": False, "before_cycle": False,
-                            **{k: r.get(k, float("nan")) for k in keys},
-                            **{f"{k}_sd": float("nan") for k in keys}, "shown": str(r["checkpoint"])})
+            records.append(
+                {
+                    "model": label,
+                    "kind": "untransferred" if system == "source" else "published",
+                    "target_acc": float("nan"),
+                    "seeds": 0,
+                    "checkpoint": str(r["checkpoint"]),
+                    "dev_acc": float("nan"),
+                    "off_target": False,
+                    "before_cycle": False,
+                    **{k: r.get(k, float("nan")) for k in keys},
+                    **{f"{k}_sd": float("nan") for k in keys},
+                    "shown": str(r["checkpoint"]),
+                }
+            )
     order = variant_order(frame, variants)
     ours = []
     for t in acc_targets:
@@ -261,25 +393,44 @@ def bleu_ref_table(frame: pd.DataFrame, info: dict[str, MetricInfo], acc_targets
     records += sorted(ours, key=lambda r: (order.index(r["model"]), r["target_acc"]))
     table.data = pd.DataFrame([{c: r.get(c) for c in cols} for r in records], columns=cols)
     for r in records:
-        table.rows.append([r["model"] + _marks(r), "" if r["kind"] != "ours" else f"{r['target_acc']:g}", r["shown"],
-                           str(r["seeds"]) if r["kind"] == "ours" else "",
-                           *(fmt_mean_sd(r[k], r[f"{k}_sd"], digits(k)) for k in keys)])
+        table.rows.append(
+            [
+                r["model"] + _marks(r),
+                "" if r["kind"] != "ours" else f"{r['target_acc']:g}",
+                r["shown"],
+                str(r["seeds"]) if r["kind"] == "ours" else "",
+                *(fmt_mean_sd(r[k], r[f"{k}_sd"], digits(k)) for k in keys),
+            ]
+        )
     table.notes = definitions(info, keys) + [
-        (f"target Acc: per seed the dev checkpoint whose {acc.split(' ')[0]} is closest to it; the same "
-         "checkpoint can be closest to two targets. seeds 0: an external system's outputs, scored once.")]
+        (
+            f"target Acc: per seed the dev checkpoint whose {acc.split(' ')[0]} is closest to it; the same "
+            "checkpoint can be closest to two targets. seeds 0: an external system's outputs, scored once."
+        )
+    ]
     if any(r["off_target"] for r in records):
         table.notes.append(f"† some seed has no dev checkpoint within ± {tolerance:g} of the target.")
     table.notes += _warmup_note(records, warmups)
     if left_out:
-        table.notes.append(f"Not a row: {', '.join(left_out)} (the human references, BLEU 100 against themselves).")
+        table.notes.append(
+            f"Not a row: {', '.join(left_out)} (the human references, BLEU 100 against themselves)."
+        )
     return table
 
 
 # ---- Yu et al. Table 2 shape ----------------------------------------------------------------------
 
-def side_by_side_table(frame: pd.DataFrame, info: dict[str, MetricInfo], target_acc: float, tolerance: float,
-                       variants: list[str] | None = None, acc_key: str = "acc",
-                       name: str = "metrics_all", warmups: dict[str, float] | None = None) -> Table:
+
+def side_by_side_table(
+    frame: pd.DataFrame,
+    info: dict[str, MetricInfo],
+    target_acc: float,
+    tolerance: float,
+    variants: list[str] | None = None,
+    acc_key: str = "acc",
+    name: str = "metrics_all",
+    warmups: dict[str, float] | None = None,
+) -> Table:
     """Every system x every metric on the test split: external systems as scored, our variants at the
     checkpoint selected as in pang_gimpel_table (mean ± sd over seeds). CSV: a row per system; display:
     a row per metric, a column per system."""
@@ -290,27 +441,45 @@ def side_by_side_table(frame: pd.DataFrame, info: dict[str, MetricInfo], target_
     ext = ext[ext["split"] == "test"]
     for system in _external_order(set(ext["system"])):
         for r in ext[ext["system"] == system].to_dict("records"):
-            records.append({"system": "untransferred" if system == "source" else system,
-                            "kind": "untransferred" if system == "source" else
-                            "references" if system in REFERENCE_SYSTEMS else "published",
-                            "seeds": 0, "checkpoint": str(r["checkpoint"]), "off_target": False,
-                            "before_cycle": False, **{k: r.get(k) for k in keys}, **{f"{k}_sd": float("nan") for k in keys}})
-    summary, _ = _ours_summary(frame, target_acc, tolerance, keys, variant_order(frame, variants), acc_key,
-                               warmups)
+            records.append(
+                {
+                    "system": "untransferred" if system == "source" else system,
+                    "kind": "untransferred"
+                    if system == "source"
+                    else "references"
+                    if system in REFERENCE_SYSTEMS
+                    else "published",
+                    "seeds": 0,
+                    "checkpoint": str(r["checkpoint"]),
+                    "off_target": False,
+                    "before_cycle": False,
+                    **{k: r.get(k) for k in keys},
+                    **{f"{k}_sd": float("nan") for k in keys},
+                }
+            )
+    summary, _ = _ours_summary(
+        frame, target_acc, tolerance, keys, variant_order(frame, variants), acc_key, warmups
+    )
     records += [{**r, "system": r["variant"], "kind": "ours"} for r in summary]
     data = pd.DataFrame([{c: r.get(c) for c in cols} for r in records], columns=cols)
     systems = [r["system"] + _marks(r) for r in records]
-    table = Table(name, f"Every system under every metric on the test set (Yu et al. 2021, Table 2 shape); our "
-                  f"models at the dev checkpoint closest to Acc {target_acc:g}, mean ± sd over seeds.", data,
-                  ["Metric", *systems])
+    table = Table(
+        name,
+        f"Every system under every metric on the test set (Yu et al. 2021, Table 2 shape); our "
+        f"models at the dev checkpoint closest to Acc {target_acc:g}, mean ± sd over seeds.",
+        data,
+        ["Metric", *systems],
+    )
     for k in keys:
         table.rows.append([_header(info, k)] + [fmt_mean_sd(r[k], r[f"{k}_sd"], digits(k)) for r in records])
     table.rows.append(["checkpoint"] + [r["checkpoint"] for r in records])
     table.notes = definitions(info, keys)
     refs = [r["system"] for r in records if r["kind"] == "references"]
     if refs:
-        table.notes.append(f"{', '.join(refs)}: the human references; their reference-based scores (ref-BLEU) "
-                           "compare them with themselves.")
+        table.notes.append(
+            f"{', '.join(refs)}: the human references; their reference-based scores (ref-BLEU) "
+            "compare them with themselves."
+        )
     if any(r["off_target"] for r in records):
         table.notes.append(f"† not within ± {tolerance:g} of the target Acc for every seed.")
     table.notes += _warmup_note(summary, warmups)
@@ -324,19 +493,32 @@ def side_by_side_table(frame: pd.DataFrame, info: dict[str, MetricInfo], target_
 _CORR = {"spearman": "Spearman ρ", "pearson": "Pearson r", "kendall": "Kendall τ"}
 
 
-def human_correlation_table(correlations: pd.DataFrame | None, info: dict[str, MetricInfo],
-                            name: str = "metric_vs_human") -> Table:
+def human_correlation_table(
+    correlations: pd.DataFrame | None, info: dict[str, MetricInfo], name: str = "metric_vs_human"
+) -> Table:
     """Correlation of each metric with the human rating of its aspect, sentence and system level.
     `correlations` has columns metric, aspect, level, n, spearman, pearson, kendall (others kept); it is the
     CSV as it is."""
     if correlations is None or correlations.empty:
-        return Table(name, "Metric vs human ratings.", pd.DataFrame(columns=["metric", "aspect", "level", "n"]),
-                     [], empty="No human ratings for this dataset: nothing to correlate.")
+        return Table(
+            name,
+            "Metric vs human ratings.",
+            pd.DataFrame(columns=["metric", "aspect", "level", "n"]),
+            [],
+            empty="No human ratings for this dataset: nothing to correlate.",
+        )
     cols = list(correlations.columns)
-    header = [_CORR[c] if c in _CORR else f"{_CORR[c[:-2]]} p" if c.endswith("_p") and c[:-2] in _CORR else c
-              for c in cols]
-    table = Table(name, "Correlation of each metric with the human ratings of its aspect; a metric whose "
-                  "lower values are better (↓) should correlate negatively.", correlations, header)
+    header = [
+        _CORR[c] if c in _CORR else f"{_CORR[c[:-2]]} p" if c.endswith("_p") and c[:-2] in _CORR else c
+        for c in cols
+    ]
+    table = Table(
+        name,
+        "Correlation of each metric with the human ratings of its aspect; a metric whose "
+        "lower values are better (↓) should correlate negatively.",
+        correlations,
+        header,
+    )
     for r in correlations.to_dict("records"):
         row = []
         for c in cols:
@@ -362,9 +544,13 @@ def read_correlations(path: str | Path | None) -> pd.DataFrame | None:
 
 # ---- aggregation agreement ------------------------------------------------------------------------
 
-_FORMS = {"default_t": "GM, default t (Pang & Gimpel eq. 1)", "learned_t": "GM, learned t",
-          "learned_t_alpha": "GM, learned t and per-factor exponents α", "alpha": "GM with per-factor exponents α",
-          "mlp": "MLP over Acc, Sim, PP"}
+_FORMS = {
+    "default_t": "GM, default t (Pang & Gimpel eq. 1)",
+    "learned_t": "GM, learned t",
+    "learned_t_alpha": "GM, learned t and per-factor exponents α",
+    "alpha": "GM with per-factor exponents α",
+    "mlp": "MLP over Acc, Sim, PP",
+}
 
 
 def _compact(params: dict) -> str:
@@ -383,9 +569,12 @@ def aggregation_table(aggregate: dict | None, name: str = "aggregation") -> Tabl
     """Share of human preference pairs each aggregate form orders like the humans. Forms are the entries
     of `aggregate` that hold an "agreement": a number (held-out) or {"train": x, "held_out": y}."""
     cols = ["form", "agreement_held_out", "agreement_train", "parameters"]
-    table = Table(name, "Agreement of aggregate scores with human preference pairs (Pang & Gimpel 2019 report "
-                  "86% for GM).", pd.DataFrame(columns=cols),
-                  ["Form", "agreement held-out ↑", "agreement train ↑", "parameters"])
+    table = Table(
+        name,
+        "Agreement of aggregate scores with human preference pairs (Pang & Gimpel 2019 report 86% for GM).",
+        pd.DataFrame(columns=cols),
+        ["Form", "agreement held-out ↑", "agreement train ↑", "parameters"],
+    )
     forms = {k: v for k, v in (aggregate or {}).items() if isinstance(v, dict) and "agreement" in v}
     if not forms:
         table.empty = "No human preferences for this dataset: nothing to aggregate."
@@ -397,11 +586,14 @@ def aggregation_table(aggregate: dict | None, name: str = "aggregation") -> Tabl
         # each side is a share, or {"n", "agreement", "strict", "ties"} as tst.metrics.aggregate writes it
         held, train = (x.get("agreement") if isinstance(x, dict) else x for x in (held, train))
         params = _compact({k: v for k, v in rec.items() if k != "agreement"})
-        records.append([key, float("nan") if held is None else held, float("nan") if train is None else train,
-                        params])
+        records.append(
+            [key, float("nan") if held is None else held, float("nan") if train is None else train, params]
+        )
         table.rows.append([_FORMS.get(key, key), fmt(held, 3), fmt(train, 3), params])
     table.data = pd.DataFrame(records, columns=cols)
     pairs = (aggregate or {}).get("pairs")
     if isinstance(pairs, dict) and "held_out" in pairs:
-        table.notes.append(f"{pairs.get('train')} training and {pairs['held_out']} held-out preference pairs.")
+        table.notes.append(
+            f"{pairs.get('train')} training and {pairs['held_out']} held-out preference pairs."
+        )
     return table

@@ -26,7 +26,7 @@ def epoch_plan(lengths0, lengths1, batch_size: int, seed: int, epoch: int):
         return idx[np.argsort(lengths[idx], kind="stable")]
 
     o0, o1 = order(lengths0), order(lengths1)
-    batches = [(o0[i:i + batch_size], o1[i:i + batch_size]) for i in range(0, n, batch_size)]
+    batches = [(o0[i : i + batch_size], o1[i : i + batch_size]) for i in range(0, n, batch_size)]
     return [batches[i] for i in rng.permutation(len(batches))]
 
 
@@ -40,8 +40,8 @@ def pad_batch(seqs, length: int | None = None, device=None):
     tokens = torch.full((len(seqs), L), Vocab.pad_id, dtype=torch.long)
     targets = torch.full((len(seqs), L + 1), Vocab.pad_id, dtype=torch.long)
     for i, s in enumerate(seqs):
-        tokens[i, :len(s)] = torch.tensor(s, dtype=torch.long)
-        targets[i, :len(s)] = tokens[i, :len(s)]
+        tokens[i, : len(s)] = torch.tensor(s, dtype=torch.long)
+        targets[i, : len(s)] = tokens[i, : len(s)]
         targets[i, len(s)] = Vocab.eos_id
     lengths = torch.tensor([max(len(s), 1) for s in seqs], dtype=torch.long)
     return tokens.to(device), lengths.to(device), targets.to(device)

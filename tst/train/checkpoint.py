@@ -65,13 +65,33 @@ def set_rng_state(state: dict) -> None:
         torch.cuda.set_rng_state(state["cuda"])
 
 
-def save(path, model, opt_g, opt_d, step: int, epoch: float, vocab: Vocab, settings: dict, variant: dict,
-         signature: str) -> None:
+def save(
+    path,
+    model,
+    opt_g,
+    opt_d,
+    step: int,
+    epoch: float,
+    vocab: Vocab,
+    settings: dict,
+    variant: dict,
+    signature: str,
+) -> None:
     """Write a checkpoint (with the torch RNG state) to a temporary name, then rename it."""
     path = Path(path)
-    ck = {"kind": "transfer", "model": model.state_dict(), "opt_g": opt_g.state_dict(),
-          "opt_d": opt_d.state_dict(), "rng": rng_state(), "step": step, "epoch": epoch,
-          "vocab": list(vocab.itos), "config": settings, "variant": resolve(variant), "signature": signature}
+    ck = {
+        "kind": "transfer",
+        "model": model.state_dict(),
+        "opt_g": opt_g.state_dict(),
+        "opt_d": opt_d.state_dict(),
+        "rng": rng_state(),
+        "step": step,
+        "epoch": epoch,
+        "vocab": list(vocab.itos),
+        "config": settings,
+        "variant": resolve(variant),
+        "signature": signature,
+    }
     tmp = path.with_suffix(".tmp")
     torch.save(ck, tmp)
     os.replace(tmp, path)
@@ -91,8 +111,11 @@ def resume(ckpt_dir, signature: str, model, opt_g, opt_d, device=None) -> int:
         return 0
     ck = load(last, device)
     if ck.get("signature") != signature:
-        log.warning("%s: checkpoints of a run with other settings, data, vocabulary or code; training from scratch "
-                    "(the stale ep*.pt files are removed)", ckpt_dir)
+        log.warning(
+            "%s: checkpoints of a run with other settings, data, vocabulary or code; training from scratch "
+            "(the stale ep*.pt files are removed)",
+            ckpt_dir,
+        )
         for _, path in checkpoints(ckpt_dir):
             path.unlink()
         return 0

@@ -40,24 +40,36 @@ log = logging.getLogger(__name__)
 # Defaults = Pang & Gimpel §5.2 and Shen et al.'s code; the workflow's config `transfer:` overrides them.
 # The model is not a setting: each variant names its own (tst.variants).
 DEFAULTS = {
-    "emb_dim": 100, "style_dim": 200, "content_dim": 500, "dropout": 0.5,
-    "disc_widths": [3, 4, 5], "disc_filters": 128, "disc2_widths": [1, 2, 3],
-    "batch_size": 64, "epochs": 20, "lr": 1e-4,
+    "emb_dim": 100,
+    "style_dim": 200,
+    "content_dim": 500,
+    "dropout": 0.5,
+    "disc_widths": [3, 4, 5],
+    "disc_filters": 128,
+    "disc2_widths": [1, 2, 3],
+    "batch_size": 64,
+    "epochs": 20,
+    "lr": 1e-4,
     "betas": [0.9, 0.999],  # Shen et al.'s code (style_transfer.py: beta1, beta2 = 0.9, 0.999)
     "grad_clip": 30.0,  # max global grad norm per update (Shen et al.'s later code; their 2017 code: none); null: off
     "reverse_encoder": True,  # E reads x reversed (Shen et al.'s utils.get_batch, rev_x); cross_aligned only
-    "gamma_init": 1.0, "gamma_decay": 0.5, "gamma_min": 0.001,  # soft-decoding temperature (Shen et al.)
+    "gamma_init": 1.0,
+    "gamma_decay": 0.5,
+    "gamma_min": 0.001,  # soft-decoding temperature (Shen et al.)
     "soft_decoding": "gumbel",  # gumbel: softmax((v + g) / gamma), Shen et al.'s code | softmax: softmax(v / gamma), their text
     # Ours (neither paper): lambda_cyc is 0 until cyc_start epochs, then rises linearly to full over cyc_ramp epochs.
     # With full lambda_cyc from the first update G learns to ignore z while transfers are near-identical strings.
     **CYC_WARMUP_DEFAULTS,
     "adv_threshold": 1.2,  # Shen et al.: adversarial term only while both D losses < 1.2 (null: always)
-    "gp_xi": 10.0, "adv2_decay": 0.5,  # eq. 7's xi; lambda_6 = lambda_adv2 * adv2_decay^epoch
+    "gp_xi": 10.0,
+    "adv2_decay": 0.5,  # eq. 7's xi; lambda_6 = lambda_adv2 * adv2_decay^epoch
     # where eq. 7's gradient penalty is taken: interpolates (Gulrajani et al.'s WGAN-GP) | fake (h~, eq. 7 as
     # printed); P&G's code is not released
     "gp_at": "interpolates",
     "cls_hidden": 64,  # Fu et al.'s adversarial MLP classifier
-    "para_batch_size": 64, "dev_batch_size": 128, "decode_extra": 5,
+    "para_batch_size": 64,
+    "dev_batch_size": 128,
+    "decode_extra": 5,
     "precision": "auto",  # auto: bf16 autocast on CUDA, fp32 on CPU | bf16 | fp32
 }
 # The training code (this module and every tst module it imports, tst.codehash): part of the run signature, so
@@ -68,16 +80,20 @@ TERMS = ["total", "rec", "adv", "adv2", "cyc", "para", "lm", "attr", "d0", "d1",
 DIAGNOSTICS = ["dev_distinct", "z_probe"]
 
 # What each extra input of tst.variants.NEEDS is, for the error when a variant needs it and it is missing.
-INPUTS = {"paraphrase": "same-style paraphrase pairs (eq. 5)",
-          "lm": "the two frozen style language models (eq. 6)",
-          "attributes": "the attribute lists of the training sentences (Yu et al. §5.2)"}
+INPUTS = {
+    "paraphrase": "same-style paraphrase pairs (eq. 5)",
+    "lm": "the two frozen style language models (eq. 6)",
+    "attributes": "the attribute lists of the training sentences (Yu et al. §5.2)",
+}
 
 
 def with_defaults(settings: dict) -> dict:
     """The training settings over DEFAULTS; a `model` key is refused (it belongs in the variant)."""
     if "model" in settings:
-        raise ValueError(f"transfer setting model: {settings['model']!r} is no longer a setting: name the "
-                         "model in each variant instead, e.g. {model: multi_decoder, lambda_adv: 1}")
+        raise ValueError(
+            f"transfer setting model: {settings['model']!r} is no longer a setting: name the "
+            "model in each variant instead, e.g. {model: multi_decoder, lambda_adv: 1}"
+        )
     cfg = {**DEFAULTS, **settings}
     cfg["epochs"] = whole_epochs(cfg["epochs"])  # the same rule as the schema and tst.config
     return cfg
@@ -121,13 +137,29 @@ def _check_finite(step: int, terms: dict) -> None:
     bad = [k for k, v in vals.items() if not math.isfinite(v)]
     if bad:
         shown = ", ".join(f"{k}={v:.4g}" for k, v in vals.items())
-        raise NonFiniteLoss(f"non-finite loss ({', '.join(bad)}) at step {step}: {shown}; "
-                            "the last good checkpoint is kept")
+        raise NonFiniteLoss(
+            f"non-finite loss ({', '.join(bad)}) at step {step}: {shown}; the last good checkpoint is kept"
+        )
 
 
-def train_step(model, opt_g, opt_d, b0, b1, lam: dict, cfg: dict, epoch: int, step: int, seed: int,
-               paraphrase=None, lms=None, device=None, amp: bool = False, attrs=None,
-               cyc_scale: float = 1.0) -> dict:
+def train_step(
+    model,
+    opt_g,
+    opt_d,
+    b0,
+    b1,
+    lam: dict,
+    cfg: dict,
+    epoch: int,
+    step: int,
+    seed: int,
+    paraphrase=None,
+    lms=None,
+    device=None,
+    amp: bool = False,
+    attrs=None,
+    cyc_scale: float = 1.0,
+) -> dict:
     """One alternating update on a two-style batch (step counts from 1); lam: the resolved variant, cfg: the
     settings over DEFAULTS; cyc_scale: the warm-up factor of lambda_cyc (cyc_factor). Every NLL term (rec,
     cyc, para) is summed over tokens and divided by the 2k sentences of both styles, as Shen et al.'s
@@ -139,8 +171,9 @@ def train_step(model, opt_g, opt_d, b0, b1, lam: dict, cfg: dict, epoch: int, st
     batch = [pad_batch(b0, L_, device), pad_batch(b1, L_, device)]  # tokens, lengths, targets per style
     autocast = torch.autocast(device.type if device is not None else "cpu", dtype=torch.bfloat16, enabled=amp)
     fu = hasattr(model, "classify")  # Fu et al.: the adversary reads the content c, not hidden states
-    need_fake = ((lam["lambda_adv"] > 0 and not fu) or l_adv2 > 0 or lam["lambda_lm"] > 0
-                 or lam["lambda_attr"] > 0)
+    need_fake = (
+        (lam["lambda_adv"] > 0 and not fu) or l_adv2 > 0 or lam["lambda_lm"] > 0 or lam["lambda_attr"] > 0
+    )
     terms: dict[str, torch.Tensor] = {}
     with autocast:
         h_real, h_fake, f_logits, f_probs, zs = [None, None], [None, None], [None, None], [None, None], [0, 0]
@@ -151,8 +184,9 @@ def train_step(model, opt_g, opt_d, b0, b1, lam: dict, cfg: dict, epoch: int, st
             h_real[t], logits = model.teacher_force(z, t, targets)
             rec.append(L.nll(logits, targets))  # eq. 2
             if need_fake:  # x_t transferred to style 1-t, soft-decoded for as many steps as the real one
-                h_fake[t], f_logits[t], f_probs[t] = model.soft_decode(z, 1 - t, targets.size(1), gamma,
-                                                                       cfg["soft_decoding"])
+                h_fake[t], f_logits[t], f_probs[t] = model.soft_decode(
+                    z, 1 - t, targets.size(1), gamma, cfg["soft_decoding"]
+                )
         rec = terms["rec"] = torch.cat(rec).mean()  # sum / 2k
 
         # (1) discriminators: D_t separates h_t from h~_{1-t} (eq. 3); D'_t likewise as WGAN-GP (eq. 7)
@@ -162,12 +196,14 @@ def train_step(model, opt_g, opt_d, b0, b1, lam: dict, cfg: dict, epoch: int, st
                 d_terms[f"d{t}"] = L.classifier_loss(model.classify(zs[t].detach()), t)
         elif lam["lambda_adv"] > 0:
             for t in (0, 1):
-                d_terms[f"d{t}"] = L.gan_d_loss(model.disc[t](h_real[t].detach()),
-                                                model.disc[t](h_fake[1 - t].detach()))
+                d_terms[f"d{t}"] = L.gan_d_loss(
+                    model.disc[t](h_real[t].detach()), model.disc[t](h_fake[1 - t].detach())
+                )
         if l_adv2 > 0:
             for t in (0, 1):
-                d_terms[f"d2_{t}"] = L.wgan_critic_loss(model.disc2[t], h_real[t].detach(),
-                                                        h_fake[1 - t].detach(), cfg["gp_xi"], cfg["gp_at"])
+                d_terms[f"d2_{t}"] = L.wgan_critic_loss(
+                    model.disc2[t], h_real[t].detach(), h_fake[1 - t].detach(), cfg["gp_xi"], cfg["gp_at"]
+                )
     if d_terms:
         _check_finite(step, {**terms, **d_terms})
         opt_d.zero_grad(set_to_none=True)
@@ -183,8 +219,9 @@ def train_step(model, opt_g, opt_d, b0, b1, lam: dict, cfg: dict, epoch: int, st
             terms["adv"] = sum(L.negative_entropy(model.classify(zs[t])) for t in (0, 1))
             total = total + lam["lambda_adv"] * terms["adv"]
         elif lam["lambda_adv"] > 0:
-            terms["adv"] = sum(L.gan_g_loss(model.disc[t](h_real[t]), model.disc[t](h_fake[1 - t]))
-                               for t in (0, 1))  # -(L_adv0 + L_adv1)
+            terms["adv"] = sum(
+                L.gan_g_loss(model.disc[t](h_real[t]), model.disc[t](h_fake[1 - t])) for t in (0, 1)
+            )  # -(L_adv0 + L_adv1)
             thr = cfg["adv_threshold"]
             if thr is None or all(float(d_terms[f"d{t}"].detach()) < thr for t in (0, 1)):
                 total = total + lam["lambda_adv"] * terms["adv"]
@@ -209,7 +246,9 @@ def train_step(model, opt_g, opt_d, b0, b1, lam: dict, cfg: dict, epoch: int, st
             terms["lm"] = sum(L.lm_loss(f_logits[t], f_probs[t], lms[1 - t]) for t in (0, 1))
             total = total + lam["lambda_lm"] * terms["lm"]
         if lam["lambda_attr"] > 0:  # Yu et al. §5.2 on the (soft) transfer of x_t; attrs[t]: (indep, dep) ids
-            attr = terms["attr"] = sum(attribute_term(model.embed.weight, f_probs[t], attrs[t]) for t in (0, 1))
+            attr = terms["attr"] = sum(
+                attribute_term(model.embed.weight, f_probs[t], attrs[t]) for t in (0, 1)
+            )
             total = total + lam["lambda_attr"] * attr
     terms["total"] = total
     _check_finite(step, terms)
@@ -244,9 +283,22 @@ def _bag(W: torch.Tensor, lists) -> tuple[torch.Tensor, torch.Tensor]:
     return reps, has
 
 
-def train(settings: dict, variant: dict, vocab: Vocab, train_sents, dev_sents, out_dir, seed: int,
-          paraphrase=None, lms=None, dev_entities=None, device=None, stop_after_step: int | None = None,
-          progress: bool = True, attributes=None):
+def train(
+    settings: dict,
+    variant: dict,
+    vocab: Vocab,
+    train_sents,
+    dev_sents,
+    out_dir,
+    seed: int,
+    paraphrase=None,
+    lms=None,
+    dev_entities=None,
+    device=None,
+    stop_after_step: int | None = None,
+    progress: bool = True,
+    attributes=None,
+):
     """Train one variant (its model and lambdas, tst.variants) with `settings` (over DEFAULTS).
     train_sents / dev_sents: [style-0 token lists, style-1 token lists];
     paraphrase: [pairs of style 0, pairs of style 1] as (u tokens, v tokens); lms: [LM_0, LM_1] frozen models
@@ -273,12 +325,17 @@ def train(settings: dict, variant: dict, vocab: Vocab, train_sents, dev_sents, o
             for p in lm.parameters():
                 p.requires_grad_(False)
     ids = [[vocab.encode(s) for s in train_sents[t]] for t in (0, 1)]
-    para_ids = ([[(vocab.encode(u), vocab.encode(v)) for u, v in paraphrase[t]] for t in (0, 1)]
-                if lam["lambda_para"] > 0 else None)
+    para_ids = (
+        [[(vocab.encode(u), vocab.encode(v)) for u, v in paraphrase[t]] for t in (0, 1)]
+        if lam["lambda_para"] > 0
+        else None
+    )
     attr_ids = None
     if lam["lambda_attr"] > 0:  # words out of the vocabulary are dropped
+
         def known(words):
             return [i for i in vocab.encode(words) if i != vocab.unk_id]
+
         attr_ids = [[(known(a), known(d)) for a, d in zip(*attributes[t])] for t in (0, 1)]
         for t in (0, 1):
             if len(attr_ids[t]) != len(ids[t]):
@@ -296,29 +353,59 @@ def train(settings: dict, variant: dict, vocab: Vocab, train_sents, dev_sents, o
             rows = [r for r in csv.DictReader(f) if int(r["step"]) <= step]
     half = -(-spe // 2)
     plan, plan_epoch = None, -1
-    log.info("%s seed %d: %d steps per epoch, %d epochs, starting at step %d", lam.get("model"), seed, spe,
-             cfg["epochs"], step)
+    log.info(
+        "%s seed %d: %d steps per epoch, %d epochs, starting at step %d",
+        lam.get("model"),
+        seed,
+        spe,
+        cfg["epochs"],
+        step,
+    )
     sums, n_steps, t0 = {}, 0, time.perf_counter()  # loss means and time per half epoch, for the log only
-    with open(csv_path, "w", newline="") as f, \
-            tqdm(total=total_steps, initial=step, disable=not progress, desc="train", unit="step") as bar:
+    with (
+        open(csv_path, "w", newline="") as f,
+        tqdm(total=total_steps, initial=step, disable=not progress, desc="train", unit="step") as bar,
+    ):
         writer = csv.DictWriter(f, fieldnames=["step", "epoch", "gamma", "lambda_cyc"] + TERMS + DIAGNOSTICS)
         writer.writeheader()
         writer.writerows(rows)
         while step < total_steps and (stop_after_step is None or step < stop_after_step):
             epoch, local = divmod(step, spe)
             if plan_epoch != epoch:  # the plan of an epoch depends on (seed, epoch) only
-                plan = epoch_plan([len(s) for s in ids[0]], [len(s) for s in ids[1]], cfg["batch_size"],
-                                  seed, epoch)
+                plan = epoch_plan(
+                    [len(s) for s in ids[0]], [len(s) for s in ids[1]], cfg["batch_size"], seed, epoch
+                )
                 plan_epoch = epoch
             i0, i1 = plan[local]
             attrs = [[attr_ids[0][i] for i in i0], [attr_ids[1][i] for i in i1]] if attr_ids else None
             scale = cyc_factor(step + 1, spe, cfg["cyc_start"], cfg["cyc_ramp"])
-            terms = train_step(model, opt_g, opt_d, [ids[0][i] for i in i0], [ids[1][i] for i in i1], lam,
-                               cfg, epoch, step + 1, seed, para_ids, lms, device, amp, attrs, scale)
+            terms = train_step(
+                model,
+                opt_g,
+                opt_d,
+                [ids[0][i] for i in i0],
+                [ids[1][i] for i in i1],
+                lam,
+                cfg,
+                epoch,
+                step + 1,
+                seed,
+                para_ids,
+                lms,
+                device,
+                amp,
+                attrs,
+                scale,
+            )
             step += 1
             gamma = max(cfg["gamma_min"], cfg["gamma_init"] * cfg["gamma_decay"] ** epoch)
-            row = {"step": step, "epoch": f"{step / spe:.4f}", "gamma": gamma,
-                   "lambda_cyc": scale * lam["lambda_cyc"], **{k: terms.get(k, "") for k in TERMS}}
+            row = {
+                "step": step,
+                "epoch": f"{step / spe:.4f}",
+                "gamma": gamma,
+                "lambda_cyc": scale * lam["lambda_cyc"],
+                **{k: terms.get(k, "") for k in TERMS},
+            }
             bar.update(1)
             bar.set_postfix(rec=f"{terms['rec']:.2f}", total=f"{terms['total']:.2f}")
             for k, v in terms.items():
@@ -326,16 +413,26 @@ def train(settings: dict, variant: dict, vocab: Vocab, train_sents, dev_sents, o
             n_steps += 1
             if local + 1 in (half, spe):  # half epoch or end of epoch: checkpoint + dev transfers
                 e = epoch + (0.5 if local + 1 == half and half != spe else 1.0)
-                checkpoint.save(checkpoint.path_of(ckpt_dir, e), model, opt_g, opt_d, step, e, vocab, cfg,
-                                lam, signature)
+                checkpoint.save(
+                    checkpoint.path_of(ckpt_dir, e), model, opt_g, opt_d, step, e, vocab, cfg, lam, signature
+                )
                 outs = _write_dev(model, vocab, dev_sents, dev_entities, cfg, device, tr_dir, e)
                 row.update(checkpoint_diagnostics(model, vocab, dev_sents, outs, cfg, device))
                 writer.writerow(row)
                 f.flush()
                 means = " ".join(f"{k} {v / n_steps:.3f}" for k, v in sums.items())
-                diag = " ".join(f"{k} {float(row[k]):.3f}" for k in DIAGNOSTICS if row.get(k) not in (None, ""))
-                log.info("%s: step %d, mean over %d steps: %s; dev: %s; %.1f s", epoch_label(e), step, n_steps,
-                         means, diag, time.perf_counter() - t0)
+                diag = " ".join(
+                    f"{k} {float(row[k]):.3f}" for k in DIAGNOSTICS if row.get(k) not in (None, "")
+                )
+                log.info(
+                    "%s: step %d, mean over %d steps: %s; dev: %s; %.1f s",
+                    epoch_label(e),
+                    step,
+                    n_steps,
+                    means,
+                    diag,
+                    time.perf_counter() - t0,
+                )
                 sums, n_steps, t0 = {}, 0, time.perf_counter()
             else:
                 writer.writerow(row)
@@ -349,8 +446,9 @@ def _write_dev(model, vocab, dev_sents, dev_entities, cfg, device, tr_dir: Path,
     """Greedy dev transfers of both styles written to tr_dir; -> [outputs of style 0, of style 1]."""
     result = []
     for t in (0, 1):
-        outs = transfer_sentences(model, vocab, dev_sents[t], t, cfg["dev_batch_size"], device,
-                                  cfg["decode_extra"])
+        outs = transfer_sentences(
+            model, vocab, dev_sents[t], t, cfg["dev_batch_size"], device, cfg["decode_extra"]
+        )
         path = tr_dir / f"dev.{epoch_label(e)}.{t}.txt"
         write_transfers(path, outs, dev_entities[t] if dev_entities else None, unmasked_path(path))
         result.append(outs)
@@ -368,11 +466,13 @@ def checkpoint_diagnostics(model, vocab, dev_sents, outputs, cfg, device) -> dic
     (tst.models.losses.z_probe on the first dev_batch_size dev sentences of each style, averaged)."""
     probes = []
     for t in (0, 1):
-        first = [vocab.encode(s) for s in dev_sents[t][:cfg["dev_batch_size"]]]
+        first = [vocab.encode(s) for s in dev_sents[t][: cfg["dev_batch_size"]]]
         if len(first) >= 2:
             probes.append(L.z_probe(model, *pad_batch(first, device=device), t))
-    return {"dev_distinct": f"{distinct_share(outputs):.4f}",
-            "z_probe": f"{sum(probes) / len(probes):.4f}" if probes else ""}
+    return {
+        "dev_distinct": f"{distinct_share(outputs):.4f}",
+        "z_probe": f"{sum(probes) / len(probes):.4f}" if probes else "",
+    }
 
 
 def _backfill_dev_transfers(ckpt_dir, tr_dir, vocab, dev_sents, dev_entities, cfg, device) -> None:
@@ -386,10 +486,23 @@ def _backfill_dev_transfers(ckpt_dir, tr_dir, vocab, dev_sents, dev_entities, cf
         _write_dev(model, vocab, dev_sents, dev_entities, cfg, device, tr_dir, e)
 
 
-def train_files(settings: dict, variant: dict, seed: int, out_dir, train: list, dev: list, vocab,
-                min_count: int, paraphrase: list | None = None, lm: list | None = None,
-                attributes: list | None = None, dev_entities: list | None = None, device=None,
-                threads: int | None = None, progress: bool = False):
+def train_files(
+    settings: dict,
+    variant: dict,
+    seed: int,
+    out_dir,
+    train: list,
+    dev: list,
+    vocab,
+    min_count: int,
+    paraphrase: list | None = None,
+    lm: list | None = None,
+    attributes: list | None = None,
+    dev_entities: list | None = None,
+    device=None,
+    threads: int | None = None,
+    progress: bool = False,
+):
     """The workflow's entry point (scripts/train_transfer.py): train `variant` (tst.variants: its model and
     lambdas) for `seed` into out_dir, reading every input from files.
 
@@ -418,19 +531,36 @@ def train_files(settings: dict, variant: dict, seed: int, out_dir, train: list, 
         lms = None
         if v["lambda_lm"] > 0:
             from tst.evaluators.language_model import load_lm
+
             lms = []
             for p in per_style(lm, "lm"):
                 loaded = load_lm(p)
                 if list(loaded.vocab.itos) != voc.itos:
-                    raise ValueError(f"{p}: its vocabulary differs from {vocab} (min_count {min_count}), the "
-                                     "vocabulary of the transfer model")
+                    raise ValueError(
+                        f"{p}: its vocabulary differs from {vocab} (min_count {min_count}), the "
+                        "vocabulary of the transfer model"
+                    )
                 lms.append(loaded.model)
         attrs = None
         if v["lambda_attr"] > 0:
             from tst.nlp.attributes import load_attribute_lists
+
             attrs = [load_attribute_lists(p, surface=True) for p in per_style(attributes, "attributes")]
         entities = [read_jsonl(p) for p in per_style(dev_entities, "dev_entities")] if dev_entities else None
-        model = _train(settings, v, voc, train_sents, dev_sents, out_dir, seed, paraphrase=para, lms=lms,
-                       dev_entities=entities, device=device, progress=progress, attributes=attrs)
+        model = _train(
+            settings,
+            v,
+            voc,
+            train_sents,
+            dev_sents,
+            out_dir,
+            seed,
+            paraphrase=para,
+            lms=lms,
+            dev_entities=entities,
+            device=device,
+            progress=progress,
+            attributes=attrs,
+        )
         write_json(Path(out_dir) / "train.done.json", {"config": settings, "variant": v, "seed": seed})
         return model

@@ -18,8 +18,9 @@ log = logging.getLogger(__name__)
 
 
 @torch.no_grad()
-def transfer_sentences(model, vocab: Vocab, sentences, style: int, batch_size: int = 128,
-                       device=None, extra_len: int = 5) -> list[list[str]]:
+def transfer_sentences(
+    model, vocab: Vocab, sentences, style: int, batch_size: int = 128, device=None, extra_len: int = 5
+) -> list[list[str]]:
     """Rewrite token lists of `style` into style 1 - style (argmax decoding); output order = input order.
     A model over BPE pieces (a vocabulary of sentencepiece '▁' pieces) gives word-level outputs, as the
     metrics read words."""
@@ -30,7 +31,7 @@ def transfer_sentences(model, vocab: Vocab, sentences, style: int, batch_size: i
     order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
     out: list[list[str]] = [[] for _ in sentences]
     for b in range(0, len(order), batch_size):
-        idx = order[b:b + batch_size]
+        idx = order[b : b + batch_size]
         tokens, lengths, _ = pad_batch([vocab.encode(sentences[i]) for i in idx], device=device)
         z = model.encode(tokens, lengths, style)
         ids = model.greedy(z, 1 - style, tokens.size(1) + extra_len).cpu().tolist()
@@ -43,7 +44,7 @@ def transfer_sentences(model, vocab: Vocab, sentences, style: int, batch_size: i
 def unmasked_path(path) -> Path | None:
     """out.txt -> out.unmasked.txt, where the outputs with the NER names put back go (None: not a .txt)."""
     path = Path(path)
-    return path.with_name(path.name[:-len(".txt")] + ".unmasked.txt") if path.name.endswith(".txt") else None
+    return path.with_name(path.name[: -len(".txt")] + ".unmasked.txt") if path.name.endswith(".txt") else None
 
 
 def write_transfers(path, outputs, entities=None, unmasked_path=None) -> None:
@@ -51,6 +52,7 @@ def write_transfers(path, outputs, entities=None, unmasked_path=None) -> None:
     write_lines(path, (" ".join(s) for s in outputs))
     if entities is not None and unmasked_path is not None:
         from tst.nlp.ner import unmask  # written by the NER helper
+
         write_lines(unmasked_path, (" ".join(unmask(s, e)) for s, e in zip(outputs, entities)))
 
 
@@ -61,8 +63,15 @@ def per_style(files, what: str) -> list:
     return list(files)
 
 
-def transfer_test_files(checkpoints: dict, test: list, outputs: dict, entities: list | None = None,
-                        batch_size: int = 128, device=None, threads: int | None = None) -> None:
+def transfer_test_files(
+    checkpoints: dict,
+    test: list,
+    outputs: dict,
+    entities: list | None = None,
+    batch_size: int = 128,
+    device=None,
+    threads: int | None = None,
+) -> None:
     """Greedy test transfers of checkpoints {label: ep{E}.pt}: test = [test.0.txt, test.1.txt] (sources of
     style 0 and 1), outputs = {label: [out of style 0 -> 1, out of style 1 -> 0]}, line-aligned with test.
     With entities ([test.0.entities.jsonl, test.1.entities.jsonl]) each out.txt also gets out.unmasked.txt
