@@ -18,6 +18,7 @@ include: "rules/attributes.smk"
 include: "rules/transfer.smk"
 include: "rules/score.smk"
 include: "rules/human.smk"
+include: "rules/validity.smk"
 include: "rules/report.smk"
 
 

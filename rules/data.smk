@@ -108,3 +108,24 @@ rule reference_system:
         code=code("derived_systems.py"),
     script:
         "../scripts/derived_systems.py"
+
+
+# Sanity baselines (tst.baselines; config `baselines`): outputs that need no training, for the validity table.
+# Each style's test sources -> the baseline's outputs; target-style training sentences where it reads them.
+rule baseline_system:
+    input:
+        unpack(baseline_inputs),
+    output:
+        outputs="results/{dataset}/systems/{system}/test.final.{style}.txt",
+        sources="results/{dataset}/systems/{system}/test.final.sources.{style}.txt",
+    log:
+        "logs/baseline_system/{dataset}/{system}.{style}.log",
+    wildcard_constraints:
+        system=names.alternatives(baselines.BUILT),
+    conda:
+        env("data")
+    params:
+        seed=settings.baseline_seed(config),
+        code=code("baseline_system.py"),
+    script:
+        "../scripts/baseline_system.py"

@@ -5,6 +5,7 @@
 rule report_tables:
     input:
         unpack(report_human),
+        unpack(report_validity),
         scores=report_scores,
     output:
         [
@@ -27,6 +28,7 @@ rule report_tables:
         gm_t=config["score"].get("gm_t"),
         variants=TRANSFER.get("run_variants") or [],
         warmups=settings.cycle_warmups(config),
+        honest=lambda w: settings.honest_systems(config, w.dataset),
         code=code("report_tables.py"),
     script:
         "../scripts/report_tables.py"
@@ -34,6 +36,7 @@ rule report_tables:
 
 rule report_plots:
     input:
+        unpack(report_calibration),
         scores=report_scores,
     output:
         [

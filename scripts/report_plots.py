@@ -3,11 +3,13 @@ a panel whose metrics no score file has is drawn with the reason on it."""
 
 from pathlib import Path
 
+from tst.io import read_json
 from tst.logs import log_to
 from tst.metrics.gm import DEFAULT_T
 from tst.report.build import build_plots
 
 sm = snakemake  # noqa: F821 (set by Snakemake)
+calibration = sm.input.get("calibration")
 with log_to(sm.log[0]):
     build_plots(
         sm.input.scores,
@@ -15,4 +17,5 @@ with log_to(sm.log[0]):
         sm.params.settings,
         sm.params.variants,
         gm_t=sm.params.gm_t or DEFAULT_T,
+        calibration=read_json(calibration) if calibration else None,
     )

@@ -3,11 +3,13 @@ and tex); GM is derived from the stored corpus scores with the config's score.gm
 
 from pathlib import Path
 
+from tst.io import read_json
 from tst.logs import log_to
 from tst.metrics.gm import DEFAULT_T
 from tst.report.build import build_tables
 
 sm = snakemake  # noqa: F821 (set by Snakemake)
+calibration = sm.input.get("calibration")
 with log_to(sm.log[0]):
     build_tables(
         sm.input.scores,
@@ -18,4 +20,7 @@ with log_to(sm.log[0]):
         sm.input.get("aggregate"),
         gm_t=sm.params.gm_t or DEFAULT_T,
         warmups=sm.params.warmups,
+        calibration=read_json(calibration) if calibration else None,
+        checks=read_json(sm.input.checks),
+        honest=sm.params.honest,
     )

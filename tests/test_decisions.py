@@ -53,7 +53,16 @@ def test_settings_of_the_default_config(repo_root):
         and runs[0] == ("dev", "ep0.5")
         and runs[-1] == ("test", f"ep{epochs}.0")
     )
-    assert settings.external_systems(cfg, "demo") == ["source", "reference"]  # demo: own references
+    # demo: its own references, and every sanity baseline
+    assert settings.external_systems(cfg, "demo") == [
+        "source",
+        "reference",
+        "random_target",
+        "nearest_target",
+        "fixed_target",
+        "shuffled",
+        "empty",
+    ]
     assert settings.our_models(cfg, "demo") == [(v, 1) for v in cfg["transfer"]["run_variants"]]
     cfg["transfer"]["datasets"] = []
     assert settings.our_models(cfg, "demo") == []

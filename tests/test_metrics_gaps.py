@@ -25,9 +25,9 @@ def test_gm_uses_acc_sim_pp_joint_and_the_given_t():
         "transfer_strength": {"score": 0.1},
     }
     # eq. 1 by hand, t = (63, 71, 97, -37): ((80 - 63) (90 - 71) min(97 - 40, 40 + 37))^(1/3)
-    assert add_derived(m)["gm"]["score"] == pytest.approx((17 * 19 * 57) ** (1 / 3))
+    assert add_derived(m)["gm_pg"]["score"] == pytest.approx((17 * 19 * 57) ** (1 / 3))
     # another t is honoured: ((80 - 50) (90 - 60) min(80 - 40, 40 + 10))^(1/3)
-    assert add_derived(m, (50, 60, 80, -10))["gm"]["score"] == pytest.approx((30 * 30 * 40) ** (1 / 3))
+    assert add_derived(m, (50, 60, 80, -10))["gm_pg"]["score"] == pytest.approx((30 * 30 * 40) ** (1 / 3))
 
 
 class _Fixed:

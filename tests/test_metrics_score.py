@@ -111,9 +111,9 @@ def test_every_metric_with_every_evaluator(evaluators):
     assert s["bleu_ref_sentence"].per_sentence[2] == pytest.approx(100 * 0.01**0.25)
     assert 0 < s["sim"].score < 1
     # GM (Pang & Gimpel eq. 1), derived from the corpus scores: acc 1 -> 37, pp 50 -> min(47, 87) = 47
-    assert "gm" not in s and "gm" not in s.skipped  # score_system computes no derived metric
+    assert "gm_pg" not in s and "gm_pg" not in s.skipped  # score_system computes no derived metric
     expect_gm = ((100 - 63) * max(100 * s["sim"].score - 71, 0) * 47) ** (1 / 3)
-    assert add_derived({k: r.to_json() for k, r in s.items()}, DEFAULT_T)["gm"]["score"] == pytest.approx(
+    assert add_derived({k: r.to_json() for k, r in s.items()}, DEFAULT_T)["gm_pg"]["score"] == pytest.approx(
         expect_gm
     )
     assert (
@@ -139,7 +139,7 @@ def test_missing_evaluators_are_skipped_with_reason(tmp_path):
     assert s.skipped["bleu_ref_corpus"] == "no human references given"
     assert (
         add_derived({k: r.to_json() for k, r in s.items()}, DEFAULT_T)
-        .skipped["gm"]
+        .skipped["gm_pg"]
         .startswith("needs acc, sim, pp_joint")
     )
 

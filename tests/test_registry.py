@@ -24,6 +24,7 @@ LABELS = {
     "pp_joint": "PP",
     "pp_target": "PP-target",
     "gm": "GM",
+    "gm_pg": "GM-P&G",
     "sti": "STI",
     "wmd_masked": "WMD-masked",
     "wmd_removed": "WMD-removed",
@@ -53,8 +54,8 @@ def test_every_metric_is_fully_described():
         assert m.aspect in ASPECTS
         assert isinstance(m.digits, int)
         assert (m.compute is None) == m.derived == (m.derive is not None)
-    assert METRICS["gm"].derived_from == ("acc", "sim", "pp_joint")
-    assert METRICS["pp_joint"].digits == 1 and METRICS["gm"].digits == 2 and METRICS["acc"].digits == 3
+    assert METRICS["gm_pg"].derived_from == ("acc", "sim", "pp_joint")
+    assert METRICS["pp_joint"].digits == 1 and METRICS["gm_pg"].digits == 2 and METRICS["acc"].digits == 3
 
 
 def test_human_aspects_follow_li_et_al():
@@ -84,7 +85,7 @@ def test_human_aspects_follow_li_et_al():
 def test_evaluator_files():
     assert evaluator_files(["acc"]) == ["style_cnn.pt"]
     assert evaluator_files(["sim"]) == ["glove.kv", "idf.json"]
-    assert evaluator_files(["gm"]) == ["style_cnn.pt", "lm_joint.pt", "glove.kv", "idf.json"]
+    assert evaluator_files(["gm_pg"]) == ["style_cnn.pt", "lm_joint.pt", "glove.kv", "idf.json"]
     assert evaluator_files(["bleu_self_corpus", "attribute_hit"]) == []
     assert evaluator_files(["cp"]) == ["glove.kv"]
     assert evaluator_files(["cp"], options={"cp_lexicon": "style_lexicon"}) == [
@@ -138,27 +139,29 @@ def test_add_derived_reproduces_pang_gimpel_table2(row):
     # below 30, where min{[97 - PP]+, [PP + 37]+} takes the lower threshold
     _, acc, sim, pp, printed = row
     out = add_derived(_stored(acc, sim, pp), DEFAULT_T)
-    assert round(out["gm"]["score"], 1) == pytest.approx(printed)
-    assert out["gm"]["variant"] == (
+    assert round(out["gm_pg"]["score"], 1) == pytest.approx(printed)
+    assert out["gm_pg"]["variant"] == (
         "Pang & Gimpel 2019 eq. 1 on corpus Acc, Sim, PP (joint LM), t=[63.0, 71.0, 97.0, -37.0]"
     )
-    assert out["gm"]["higher_is_better"] is True and out["gm"]["details"] == {"t": [63.0, 71.0, 97.0, -37.0]}
-    assert out.skipped == {}
+    assert out["gm_pg"]["higher_is_better"] is True and out["gm_pg"]["details"] == {
+        "t": [63.0, 71.0, 97.0, -37.0]
+    }
+    assert set(out.skipped) == {"gm"}  # the calibrated GM needs the dataset's thresholds
     # integer thresholds (as a YAML config gives them) name the same variant
-    assert add_derived(_stored(acc, sim, pp), (63, 71, 97, -37))["gm"] == out["gm"]
+    assert add_derived(_stored(acc, sim, pp), (63, 71, 97, -37))["gm_pg"] == out["gm_pg"]
 
 
 def test_add_derived_skips_without_a_factor():
     stale = {"score": 99.0, "variant": "old t", "higher_is_better": True}
     out = add_derived(_stored(0.818, 0.719, gm=stale), DEFAULT_T)
-    assert "gm" not in out and out.skipped == {"gm": "needs pp_joint"}
+    assert "gm_pg" not in out and out.skipped == {"gm": "needs pp_joint", "gm_pg": "needs pp_joint"}
     assert list(out) == ["acc", "sim"]
     undefined = _stored(0.818, 0.719, 37.3)
     undefined["acc"]["score"] = None  # e.g. no sentence could be classified
-    assert add_derived(undefined, DEFAULT_T).skipped == {"gm": "needs acc"}
+    assert add_derived(undefined, DEFAULT_T).skipped == {"gm": "needs acc", "gm_pg": "needs acc"}
     # GM sits in the registry order, after pp_target and before sti
     order = list(add_derived(_stored(0.818, 0.719, 37.3, sti={"score": 0.1}, pp_target={"score": 40.0})))
-    assert order == ["acc", "sim", "pp_joint", "pp_target", "gm", "sti"]
+    assert order == ["acc", "sim", "pp_joint", "pp_target", "gm_pg", "sti"]
 
 
 # ---- score_system / score_files with fake evaluators ----
@@ -250,29 +253,29 @@ def test_score_files_gm_from_acc_sim_pp(fake_evaluators, tmp_path):
     # one Evaluators for every call, as a workflow job scoring all checkpoints of a system uses it
     args = (Evaluators(d), [files["src0"], files["src1"]], [files["out0"], files["out1"]], [0, 1])
     meta = score_meta("toy", "M0.seed1", "test", "ep1.0")
-    obj = score_files(*args, meta=meta, only=["gm"], gm_t=DEFAULT_T, json_out=tmp_path / "s.json")
+    obj = score_files(*args, meta=meta, only=["gm_pg"], gm_t=DEFAULT_T, json_out=tmp_path / "s.json")
     # Acc: targets 1, 1, 0; "good food" -> 1 (right), "fine" -> 0 (wrong), "bad service" -> 0 (right): 2/3.
     # Sim: "bad food"/"good food" and "good service"/"bad service" have equal mean vectors (cos 1);
     # "bad" = (1, 0) vs "fine" = (3, 4): cos 3/5. Sim = 2.6 / 3. PP: uniform LM over 50 words -> 50.
     m = obj["metrics"]
-    assert list(m) == ["acc", "sim", "pp_joint", "gm"]  # gm brings its factors
+    assert list(m) == ["acc", "sim", "pp_joint", "gm_pg"]  # gm brings its factors
     assert m["acc"]["score"] == pytest.approx(2 / 3)
     assert m["sim"]["score"] == pytest.approx(2.6 / 3)
     assert m["pp_joint"]["score"] == pytest.approx(50.0)
     # eq. 1: [100 Acc - 63]+ = 11/3, [100 Sim - 71]+ = 47/3, min{[97 - 50]+, [50 + 37]+} = 47
-    assert m["gm"]["score"] == pytest.approx((11 / 3 * 47 / 3 * 47) ** (1 / 3), rel=1e-9)
-    assert (tmp_path / "s.json").read_text().count('"gm"') == 1
+    assert m["gm_pg"]["score"] == pytest.approx((11 / 3 * 47 / 3 * 47) ** (1 / 3), rel=1e-9)
+    assert (tmp_path / "s.json").read_text().count('"gm_pg"') == 1
     assert sorted(obj["evaluators"]) == ["glove.kv", "idf.json", "lm_joint.pt", "style_cnn.pt"]
     assert (obj["variant"], obj["seed"], obj["epoch"], obj["n_sentences"]) == ("M0", 1, 1.0, 3)
     # other thresholds: [66.67 - 60]+ = 20/3, [86.67 - 80]+ = 20/3, min{[90 - 50]+, [50 - 40]+} = 10
     t = (60, 80, 90, 40)
-    assert score_files(*args, meta=meta, only=["gm"], gm_t=t)["metrics"]["gm"]["score"] == pytest.approx(
-        (20 / 3 * 20 / 3 * 10) ** (1 / 3), rel=1e-9
-    )
+    assert score_files(*args, meta=meta, only=["gm_pg"], gm_t=t)["metrics"]["gm_pg"][
+        "score"
+    ] == pytest.approx((20 / 3 * 20 / 3 * 10) ** (1 / 3), rel=1e-9)
     # without gm_t (the workflow): no derived metric; the report adds GM from the stored scores
     plain = score_files(*args, meta=meta)
-    assert "gm" not in plain["metrics"] and "gm" not in plain["skipped"]
-    assert add_derived(plain["metrics"], DEFAULT_T)["gm"] == m["gm"]
+    assert "gm_pg" not in plain["metrics"] and "gm_pg" not in plain["skipped"]
+    assert add_derived(plain["metrics"], DEFAULT_T)["gm_pg"] == m["gm_pg"]
     assert plain["skipped"]["pp_target"] == "missing evaluator file(s): lm_style0.pt, lm_style1.pt"
     assert sorted(loads) == ["glove.kv", "lm_joint.pt", "style_cnn.pt"]  # once over three score_files calls
 

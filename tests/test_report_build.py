@@ -319,8 +319,8 @@ def test_gm_recomputed_from_stored_scores(tmp_path):
     frame, _ = load_scores(paths)
     assert frame["gm"].tolist() == [99.0, 5.0]
     frame, info = load_scores(paths, DEFAULT_T)
-    assert round(frame["gm"][0], 1) == 10.0 and np.isnan(frame["gm"][1])
-    assert info["gm"].variant.endswith("t=[63.0, 71.0, 97.0, -37.0]")
+    assert round(frame["gm_pg"][0], 1) == 10.0 and np.isnan(frame["gm_pg"][1])
+    assert info["gm_pg"].variant.endswith("t=[63.0, 71.0, 97.0, -37.0]")
 
 
 def test_build_tables_and_plots_pass_gm_t(score_files, tmp_path):
@@ -332,7 +332,7 @@ def test_build_tables_and_plots_pass_gm_t(score_files, tmp_path):
     # M0 test rows: seed1 Acc 0.80, Sim 0.605, PP 45.8; seed2 Acc 0.79, Sim 0.61, PP 45.6 (see test_tables);
     # eq. 1 with t = (63, 50, 97, -37): (17 * 10.5 * 51.2)^(1/3) and (16 * 11 * 51.4)^(1/3), not the stored 10 a
     gms = [(17 * 10.5 * 51.2) ** (1 / 3), (16 * 11 * 51.4) ** (1 / 3)]
-    assert float(m0["gm"]) == pytest.approx(np.mean(gms)) and float(m0["gm_sd"]) == pytest.approx(
+    assert float(m0["gm_pg"]) == pytest.approx(np.mean(gms)) and float(m0["gm_pg_sd"]) == pytest.approx(
         np.std(gms, ddof=1)
     )
     assert "t=[63.0, 50.0, 97.0, -37.0]" in (out / "pang_gimpel.md").read_text()

@@ -269,6 +269,8 @@ def test_latex_parses(built):
     for name in build.TABLES:
         tex = (built / f"{name}.tex").read_text()
         assert tex.isascii(), name
+        if tex.startswith("% "):  # a table with no rows is one comment line (the validity tables here)
+            continue
         spec = (
             re.search(r"\\begin\{tabular\}\{(l r*)\}", tex.replace("{l", "{l ", 1)).group(1).replace(" ", "")
         )

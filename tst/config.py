@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tst import names, variants
+from tst import baselines, names, variants
 from tst.data.sources import corpus_files, data_file, missing_downloads, style_path, url_for
 
 # Keys of the `transfer` section that steer the workflow rather than the trainer.
 TRANSFER_WORKFLOW_KEYS = ("variants", "run_variants", "seeds", "test_checkpoints", "resources", "datasets")
-# Systems every dataset gets without training (scripts/derived_systems.py).
-DERIVED_SYSTEMS = ("source", "reference")
+# Systems every dataset gets without training (scripts/derived_systems.py, the sanity baselines of tst.baselines).
+DERIVED_SYSTEMS = ("source", "reference", *baselines.BUILT)
 
 
 class ConfigError(ValueError):
@@ -177,14 +177,45 @@ def has_references(config: dict, dataset: str) -> bool:
     return bool(ds.get("references")) or ds["source"]["kind"] == "demo"
 
 
+def baseline_systems(config: dict) -> list[str]:
+    """The sanity baselines built in every dataset run (config `baselines.run`, default all of
+    tst.baselines.BUILT), in tst.baselines order; the copy baseline, `source`, is always there."""
+    run = (config.get("baselines") or {}).get("run")
+    chosen = baselines.BUILT if run is None else run
+    return [b for b in baselines.BUILT if b in chosen]
+
+
+def baseline_seed(config: dict) -> int:
+    return int((config.get("baselines") or {}).get("seed", 0))
+
+
 def external_systems(config: dict, dataset: str) -> list[str]:
     """Every system of a dataset that is not ours: its configured systems, `source` (the untransferred
-    input) and `reference` (the human references, when there are some and no system is called `human`)."""
+    input, also the copy baseline), `reference` (the human references, when there are some and no system is
+    called `human`) and the sanity baselines (baseline_systems)."""
     systems = list(config["datasets"][dataset].get("systems") or {})
     systems.append("source")
     if "human" not in systems and has_references(config, dataset):
         systems.append("reference")
-    return systems
+    return systems + baseline_systems(config)
+
+
+def calibration_baselines(config: dict) -> list[str]:
+    """The baselines the calibrated GM reads (tst.metrics.gm.CALIBRATION_BASELINES) when the config runs
+    enough of them (shuffled and random_target or fixed_target; the copy is always there), else []."""
+    from tst.metrics.gm import CALIBRATION_BASELINES
+
+    run = set(baseline_systems(config)) | {baselines.COPY}
+    wanted = [s for group in CALIBRATION_BASELINES.values() for s in group]
+    if not all(any(s in run for s in group) for group in CALIBRATION_BASELINES.values()):
+        return []
+    return [s for s in wanted if s in run]
+
+
+def honest_systems(config: dict, dataset: str) -> list[str]:
+    """The external systems that are real transfer systems or human rewrites: not the copy and not a sanity
+    baseline (what a valid metric must rank above every baseline, with our trained models)."""
+    return [s for s in external_systems(config, dataset) if s not in baselines.BASELINES]
 
 
 def corpus_paths(config: dict, dataset: str, data_dir) -> list[str]:

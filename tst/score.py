@@ -353,6 +353,7 @@ def score_files(
     options: dict | None = None,
     only=None,
     gm_t=None,
+    calibration: dict | None = None,
     json_out=None,
     tsv_out=None,
     encoding_errors: str = "strict",
@@ -366,7 +367,8 @@ def score_files(
     aligned with the sources, or with `lists_text` when given (then matched on the exact text); meta: the
     header (score_meta), whose `system` names the naturalness classifiers; options: see score_system; only:
     metric keys (a derived key brings its factors); gm_t: when given, derived metrics (GM) are added with
-    these thresholds (the CLI; the workflow leaves them to the report); json_out / tsv_out: also write the
+    these thresholds (the CLI; the workflow leaves them to the report), and the calibrated GM with
+    `calibration` (the dataset's validity/gm_thresholds.json, tst.metrics.gm.calibrate); json_out / tsv_out: also write the
     JSON / the per-sentence TSV there; encoding_errors: "strict" (a byte that is not UTF-8 in any input is
     an InputError naming the file and the line) or "replace" (U+FFFD; the JSON gets "input_encoding" with
     the number of such lines per file); progress: see score_system.
@@ -421,7 +423,9 @@ def score_files(
     if encoding_errors != "strict":
         obj["input_encoding"] = {"errors": encoding_errors, "replaced_lines": dict(reader.replaced)}
     if gm_t is not None:
-        derived = add_derived(obj["metrics"], gm_t)  # computed metrics plus derived ones, registry order
+        derived = add_derived(
+            obj["metrics"], gm_t, calibration
+        )  # computed metrics plus derived ones, registry order
         obj["metrics"] = {
             k: v for k, v in derived.items() if k in obj["metrics"] or wanted is None or k in wanted
         }

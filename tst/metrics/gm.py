@@ -85,3 +85,82 @@ def gm_torch(
         a, s, hi, lo = a ** alpha[0], s ** alpha[1], hi ** alpha[2], lo ** alpha[3]
     g = (a * s * torch.minimum(hi, lo)) ** (1.0 / 3.0)
     return torch.where(alive, g, torch.zeros_like(g))
+
+
+# ---- GM calibrated to this pipeline's evaluators (ours; the default `gm`) --------------------------------
+#
+#     GM_cal = ([100 Acc - t_Acc]_+ * [100 C - t_C]_+ * [t_PP - PP]_+)^(1/3)
+#
+# Pang & Gimpel's t were learned for their 300d Sim and their LM; with other evaluators they mean something
+# else (idf-GloVe-50d Sim of unrelated Yelp sentences is ~0.78, above their t2 = 71; below PP 30 their PP
+# factor rises with PP, so word-order damage raised their GM). Each threshold here is the score of a sanity
+# baseline (tst.baselines) under this dataset's own evaluators, so that baseline scores 0 on that factor:
+#   t_Acc = 100 Acc of the copy baseline (`source`): changing the style no more often than copying gets 0;
+#   t_C   = 100 x the highest content score C of the content-free baselines (random_target, fixed_target):
+#           content no closer to the source than an unrelated sentence's gets 0;
+#   t_PP  = PP of the `shuffled` baseline (the source's words in random order): fluency no better than
+#           destroyed word order gets 0. The factor falls as PP rises over the whole range (no lower t4).
+CALIBRATION_FILE = "validity/gm_thresholds.json"  # relative to results/<dataset>/ (rule gm_calibration)
+CALIBRATION_BASELINES = {
+    "acc": ("source",),
+    "content": ("random_target", "fixed_target"),
+    "pp": ("shuffled",),
+}
+CALIBRATION_RULE = (
+    "t_Acc = 100 Acc(copy baseline `source`); t_C = 100 max C(random_target, fixed_target); "
+    "t_PP = PP(shuffled baseline)"
+)
+
+
+def calibrate(baseline_scores: dict[str, dict], content_key: str, pp_key: str = "pp_joint") -> dict:
+    """The calibrated thresholds from the baselines' score-file `metrics` dicts (system -> metrics): which
+    baseline set each one and its value. ValueError naming what is missing (a baseline not run, a metric
+    skipped)."""
+
+    def value(system: str, key: str) -> float:
+        m = (baseline_scores.get(system) or {}).get(key) or {}
+        if m.get("score") is None:
+            raise ValueError(
+                f"GM calibration needs {key} of the baseline {system!r}; it is missing from its score file "
+                f"(is {system!r} in baselines.run, and was {key} skipped?)"
+            )
+        return float(m["score"])
+
+    content = {s: value(s, content_key) for s in CALIBRATION_BASELINES["content"] if s in baseline_scores}
+    if not content:
+        raise ValueError(
+            "GM calibration needs the score file of random_target or fixed_target (config baselines.run)"
+        )
+    (acc_from,), (pp_from,) = CALIBRATION_BASELINES["acc"], CALIBRATION_BASELINES["pp"]
+    content_from = max(content, key=lambda s: (content[s], s))
+    return {
+        "t": [100.0 * value(acc_from, "acc"), 100.0 * content[content_from], value(pp_from, pp_key)],
+        "keys": ["acc", content_key, pp_key],
+        "from": [acc_from, content_from, pp_from],
+        "rule": CALIBRATION_RULE,
+    }
+
+
+def gm_calibrated(acc: float, content: float, pp: float, t) -> float:
+    """GM_cal for one corpus (acc, content in [0, 1]; pp raw; t = [t_Acc, t_C, t_PP])."""
+    t_acc, t_c, t_pp = (float(x) for x in t)
+    a = max(100.0 * acc - t_acc, 0.0)
+    c = max(100.0 * content - t_c, 0.0)
+    p = max(t_pp - pp, 0.0)
+    return float((a * c * p) ** (1.0 / 3.0))
+
+
+def gm_calibrated_result(acc: float, content: float, pp: float, calibration: dict) -> MetricResult:
+    """The score-file entry `gm`: GM_cal with the dataset's calibrated thresholds (calibrate)."""
+    t = [float(x) for x in calibration["t"]]
+    keys = calibration["keys"]
+    t_text = ", ".join(f"{k} {v:.4g}" for k, v in zip(keys, t))
+    return MetricResult(
+        "gm",
+        f"GM calibrated to this dataset's evaluators (ours): ([100 {keys[0]} - t1]_+ [100 {keys[1]} - t2]_+ "
+        f"[t3 - {keys[2]}]_+)^(1/3), t = ({t_text}): {calibration['rule']}",
+        gm_calibrated(acc, content, pp, t),
+        [],
+        True,
+        {"t": t, "keys": list(keys), "from": list(calibration["from"])},
+    )

@@ -106,7 +106,9 @@ class Metric:
     more_evaluators: Callable[[str | None, dict], tuple[str, ...]] | None = None
     note: str = ""  # what `tst score --help` adds after the files (in terms of its options)
     vs_human: bool = True  # correlated with the human rating of its aspect (tst.human.correlation)
-    derive: Callable[..., Any] | None = None  # derived metrics: ({key: corpus score}, gm_t) -> MetricResult
+    derive: Callable[..., Any] | None = (
+        None  # derived: ({key: corpus score}, gm_t, calibration) -> MetricResult
+    )
 
     @property
     def derived(self) -> bool:
@@ -331,10 +333,29 @@ def _sbert(ctx: Context):
     return sbert_similarity(ctx.sources, ctx.outputs)
 
 
-def _gm(values: dict, gm_t):
+# The content score of the default (calibrated) GM: decided on content separation (tst.validity; docs).
+GM_CONTENT = "sim"
+
+
+def _gm_pg(values: dict, gm_t, calibration):
     from tst.metrics.gm import gm_result
 
     return gm_result(values["acc"], values["sim"], values["pp_joint"], gm_t)
+
+
+def _gm(values: dict, gm_t, calibration):
+    from tst.metrics.gm import gm_calibrated_result
+
+    if not calibration:
+        raise Skip(
+            "no calibrated GM thresholds: the workflow writes results/<dataset>/validity/gm_thresholds.json "
+            "(rule gm_calibration); tst score reads it from the dataset folder or --gm-calibration"
+        )
+    if list(calibration["keys"]) != ["acc", GM_CONTENT, "pp_joint"]:
+        raise Skip(
+            f"GM thresholds were calibrated for {calibration['keys']}, not acc, {GM_CONTENT}, pp_joint"
+        )
+    return gm_calibrated_result(values["acc"], values[GM_CONTENT], values["pp_joint"], calibration)
 
 
 _BLEU = "BLEU, 0-100"
@@ -401,9 +422,21 @@ METRICS: dict[str, Metric] = {
             "geometric mean",
             "overall",
             True,
-            derived_from=("acc", "sim", "pp_joint"),
+            derived_from=("acc", GM_CONTENT, "pp_joint"),
             digits=2,
             derive=_gm,
+            note="(ours: thresholds calibrated on the sanity baselines, --gm-calibration)",
+            vs_human=False,
+        ),
+        Metric(
+            "gm_pg",
+            "GM-P&G",
+            "geometric mean",
+            "overall",
+            True,
+            derived_from=("acc", "sim", "pp_joint"),
+            digits=2,
+            derive=_gm_pg,
             note="(Pang & Gimpel eq. 1, thresholds --gm-t)",
             vs_human=False,
         ),
@@ -581,10 +614,11 @@ class ScoreMetrics(dict):
         self.skipped: dict[str, str] = {}
 
 
-def add_derived(metrics: dict, gm_t=None) -> ScoreMetrics:
+def add_derived(metrics: dict, gm_t=None, calibration: dict | None = None) -> ScoreMetrics:
     """`metrics` (a score file's "metrics" dict) with every derived metric (re)computed from the stored
-    corpus scores of its factors, in registry order; gm_t = GM thresholds (default Pang & Gimpel's). A
-    derived metric whose factor is missing or undefined is left out (a stale value is dropped) and its
+    corpus scores of its factors, in registry order; gm_t = Pang & Gimpel's GM thresholds (default theirs,
+    for gm_pg); calibration = the dataset's calibrated GM thresholds (tst.metrics.gm.calibrate, for gm). A
+    derived metric whose factor or thresholds are missing is left out (a stale value is dropped) and its
     reason goes to `.skipped`."""
     if gm_t is None:
         from tst.metrics.gm import DEFAULT_T
@@ -600,7 +634,13 @@ def add_derived(metrics: dict, gm_t=None) -> ScoreMetrics:
             out.pop(key, None)
             skipped[key] = f"needs {', '.join(need)}"
             continue
-        out[key] = m.derive({k: float(metrics[k]["score"]) for k in m.derived_from}, gm_t).to_json()
+        try:
+            out[key] = m.derive(
+                {k: float(metrics[k]["score"]) for k in m.derived_from}, gm_t, calibration
+            ).to_json()
+        except Skip as e:
+            out.pop(key, None)
+            skipped[key] = str(e)
     result = ScoreMetrics({k: out[k] for k in sorted(out, key=order_key)})
     result.skipped = skipped
     return result

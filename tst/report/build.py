@@ -6,7 +6,7 @@ import logging
 from pathlib import Path
 
 from tst.io import read_json
-from tst.report import plots, tables
+from tst.report import plots, tables, validity
 from tst.report.scores import load_scores, variant_order
 
 log = logging.getLogger(__name__)
@@ -27,7 +27,16 @@ DEFAULTS = {
 }
 
 TABLE_FORMATS = tables.EXTENSIONS  # csv (tidy data), md, tex (booktabs), html (shown in the report)
-TABLES = ["pang_gimpel", "bleu_ref", "metrics_all", "metric_vs_human", "aggregation"]
+TABLES = [
+    "pang_gimpel",
+    "bleu_ref",
+    "metrics_all",
+    "metric_vs_human",
+    "aggregation",
+    "validity",
+    "content_separation",
+    "word_order",
+]
 PLOTS = ["trajectories", "robust", "tradeoff_ts_cp", "tradeoff_sti_wmd", "tradeoff_nat_sti"]
 # Trade-off axes (x candidates, y candidates, title): the first key that some score file has is used.
 TRADEOFFS = {
@@ -57,12 +66,17 @@ def build_tables(
     aggregate_json=None,
     gm_t=None,
     warmups: dict | None = None,
+    calibration: dict | None = None,
+    checks: dict | None = None,
+    honest: list[str] | None = None,
 ) -> list[Path]:
     """Write results/{dataset}/tables/{name}.{csv,md,tex,html} for every name in TABLES. gm_t: when given, GM is
     recomputed from each score file's corpus Acc, Sim and PP with these thresholds (see load_scores); warmups:
-    variant -> the epoch up to which its lambda_cyc is 0 (tst.config.cycle_warmups), marked ‡ in the tables."""
+    variant -> the epoch up to which its lambda_cyc is 0 (tst.config.cycle_warmups), marked ‡ in the tables;
+    calibration: the calibrated GM's thresholds (validity/gm_thresholds.json); checks: validity/checks.json;
+    honest: the external systems a valid metric must rank above every sanity baseline (with our models)."""
     s = settings(report_config)
-    frame, info = load_scores(score_paths, gm_t)
+    frame, info = load_scores(score_paths, gm_t, calibration)
     out = [
         tables.pang_gimpel_table(
             frame,
@@ -93,6 +107,9 @@ def build_tables(
         tables.aggregation_table(
             read_json(aggregate_json) if aggregate_json and Path(aggregate_json).exists() else None
         ),
+        validity.validity_table(frame, info, list(honest or []), s["target_acc"], s["tolerance"]),
+        validity.separation_table(checks),
+        validity.word_order_table(checks, gm_t, calibration),
     ]
     return [p for t in out for p in tables.write_table(t, out_dir)]
 
@@ -102,11 +119,17 @@ def _first(info, candidates: list[str]) -> str:
 
 
 def build_plots(
-    score_paths, out_dir, report_config: dict | None = None, variants: list[str] | None = None, gm_t=None
+    score_paths,
+    out_dir,
+    report_config: dict | None = None,
+    variants: list[str] | None = None,
+    gm_t=None,
+    calibration: dict | None = None,
 ) -> list[Path]:
-    """Write results/{dataset}/plots/{name}.{png,svg} for every name in PLOTS (gm_t: as build_tables)."""
+    """Write results/{dataset}/plots/{name}.{png,svg} for every name in PLOTS (gm_t, calibration: as
+    build_tables)."""
     s = settings(report_config)
-    frame, info = load_scores(score_paths, gm_t)
+    frame, info = load_scores(score_paths, gm_t, calibration)
     given = list(variants or [])
     colors = plots.variant_colors(given + [v for v in variant_order(frame) if v not in given])
     out_dir = Path(out_dir)

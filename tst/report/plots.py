@@ -20,6 +20,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from tst import baselines
 from tst.report.scores import MetricInfo, external, ours, variant_order
 
 log = logging.getLogger(__name__)
@@ -350,18 +351,15 @@ def tradeoff_figure(
             )
     ext = external(frame)
     ext = ext[ext["split"] == split].dropna(subset=[x_key, y_key])
-    if len(ext):
-        ax.scatter(
-            ext[x_key],
-            ext[y_key],
-            marker="s",
-            s=22,
-            color="0.2",
-            zorder=3,
-            label="external systems",
-            gid="external",
-        )
-        for r in ext.itertuples():
+    is_baseline = ext["system"].isin(baselines.BASELINES)
+    for part, color, label, gid in (
+        (ext[~is_baseline], "0.2", "external systems", "external"),
+        (ext[is_baseline], "0.7", "sanity baselines", "baselines"),
+    ):
+        if not len(part):
+            continue
+        ax.scatter(part[x_key], part[y_key], marker="s", s=22, color=color, zorder=3, label=label, gid=gid)
+        for r in part.itertuples():
             name = "untransferred" if r.system == "source" else r.system
             ax.annotate(
                 name,
@@ -369,6 +367,7 @@ def tradeoff_figure(
                 textcoords="offset points",
                 xytext=(4, 3),
                 fontsize=7,
+                color=color,
             )
     caveat = [k for k in (x_key, y_key) if k in PER_SYSTEM]
     ax.set_xlabel(_label(info, x_key) + (f"\n{PER_SYSTEM_NOTE}" if x_key in caveat else ""), fontsize=8)

@@ -54,20 +54,23 @@ def digits(key: str) -> int:
     return DIGITS.get(key, 3)  # unknown keys: 3 decimals, the registry's default
 
 
-def load_scores(paths, gm_t=None) -> tuple[pd.DataFrame, dict[str, MetricInfo]]:
+def load_scores(
+    paths, gm_t=None, calibration: dict | None = None
+) -> tuple[pd.DataFrame, dict[str, MetricInfo]]:
     """Read score JSONs. Returns (frame, info): frame has the META columns plus one float column per
     metric key (NaN where a file lacks it); info maps metric key -> MetricInfo, keys in ORDER.
 
     gm_t: when given, the derived metrics (GM) of every file are (re)computed from its stored corpus
-    scores (acc, sim, pp_joint) with these thresholds (tst.metrics.registry.add_derived); a file lacking a
-    factor gets none. Without it, GM is what the files hold."""
+    scores (acc, sim, pp_joint) with these thresholds (tst.metrics.registry.add_derived), and the calibrated
+    GM with `calibration` (the dataset's validity/gm_thresholds.json); a file lacking a factor gets none.
+    Without gm_t, GM is what the files hold."""
     rows, variants, better = [], {}, {}
     for path in paths:
         rec = read_json(path)
         row = {k: rec.get(k) for k in META}
         metrics = rec.get("metrics", {})
         if gm_t is not None:
-            metrics = add_derived(metrics, gm_t)
+            metrics = add_derived(metrics, gm_t, calibration)
         for key, m in metrics.items():
             row[key] = float("nan") if m.get("score") is None else float(m["score"])
             variants.setdefault(key, set()).add(str(m.get("variant")))

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from tst import baselines
 from tst.report.scores import LABELS, MetricInfo, digits, external, variant_order
 from tst.report.select import mean_sd_over_seeds, select_checkpoints, selected_rows
 
@@ -87,6 +88,10 @@ _TEX = {
     "·": r"$\cdot$",
     "≤": r"$\leq$",
     "≥": r"$\geq$",
+    "✓": r"$\checkmark$",
+    "✗": r"$\times$",
+    "◦": r"$\circ$",
+    "½": r"$\frac{1}{2}$",
 }
 
 
@@ -272,7 +277,7 @@ def pang_gimpel_table(
     """Pang & Gimpel Tables 2/3: Model | Acc | Sim | PP | GM | seeds | checkpoint. Per variant and seed the
     dev checkpoint whose Acc is closest to target_acc; its test scores, mean ± sd over seeds. Every other
     metric is in the all-metrics table (side_by_side_table)."""
-    keys = [acc_key, sim_key, pp_key, gm_key]
+    keys = [acc_key, sim_key, pp_key, gm_key] + (["gm_pg"] if gm_key != "gm_pg" and "gm_pg" in info else [])
     summary, missing = _ours_summary(
         frame, target_acc, tolerance, keys, variant_order(frame, variants), acc_key, warmups
     )
@@ -317,8 +322,19 @@ def pang_gimpel_table(
 
 
 def _external_order(systems) -> list[str]:
-    """Published systems first (sorted), then the untransferred source."""
-    return sorted(s for s in systems if s != "source") + (["source"] if "source" in systems else [])
+    """Published systems first (sorted), then the untransferred source, then the sanity baselines."""
+    return sorted(s for s in systems if s not in baselines.BASELINES) + [
+        s for s in baselines.BASELINES if s in systems
+    ]
+
+
+def _kind(system: str) -> str:
+    """What an external system is, for the tables' `kind` column."""
+    if system == "source":
+        return "untransferred"
+    if system in baselines.BUILT:
+        return "baseline"
+    return "references" if system in REFERENCE_SYSTEMS else "published"
 
 
 def bleu_ref_table(
@@ -373,7 +389,7 @@ def bleu_ref_table(
             records.append(
                 {
                     "model": label,
-                    "kind": "untransferred" if system == "source" else "published",
+                    "kind": _kind(system),
                     "target_acc": float("nan"),
                     "seeds": 0,
                     "checkpoint": str(r["checkpoint"]),
@@ -444,11 +460,7 @@ def side_by_side_table(
             records.append(
                 {
                     "system": "untransferred" if system == "source" else system,
-                    "kind": "untransferred"
-                    if system == "source"
-                    else "references"
-                    if system in REFERENCE_SYSTEMS
-                    else "published",
+                    "kind": _kind(system),
                     "seeds": 0,
                     "checkpoint": str(r["checkpoint"]),
                     "off_target": False,
@@ -462,7 +474,7 @@ def side_by_side_table(
     )
     records += [{**r, "system": r["variant"], "kind": "ours"} for r in summary]
     data = pd.DataFrame([{c: r.get(c) for c in cols} for r in records], columns=cols)
-    systems = [r["system"] + _marks(r) for r in records]
+    systems = [r["system"] + _marks(r) + (" ◦" if r["kind"] == "baseline" else "") for r in records]
     table = Table(
         name,
         f"Every system under every metric on the test set (Yu et al. 2021, Table 2 shape); our "
@@ -479,6 +491,11 @@ def side_by_side_table(
         table.notes.append(
             f"{', '.join(refs)}: the human references; their reference-based scores (ref-BLEU) "
             "compare them with themselves."
+        )
+    if any(r["kind"] == "baseline" for r in records):
+        table.notes.append(
+            "◦ a sanity baseline (no training; the copy baseline is untransferred): a valid metric ranks it "
+            "below every honest system (validity table)."
         )
     if any(r["off_target"] for r in records):
         table.notes.append(f"† not within ± {tolerance:g} of the target Acc for every seed.")

@@ -1,0 +1,43 @@
+# Validity (issue "scores that cannot be fooled"): checks of the metrics themselves on this dataset's evaluators.
+# gm_calibration: the default GM's thresholds from the sanity baselines' scores (tst.metrics.gm.calibrate).
+# validity_checks: content separation on the human references and word-order-damaged copies of every honest
+# system (tst.validity). The validity table (report_tables) reads both.
+
+
+rule gm_calibration:
+    input:
+        scores=calibration_scores,
+    output:
+        thresholds=f"results/{{dataset}}/{CALIBRATION_FILE}",
+    log:
+        "logs/gm_calibration/{dataset}.log",
+    localrule: True
+    conda:
+        env("report")
+    params:
+        systems=calibration_systems(),
+        content_key=GM_CONTENT,
+        code=code("gm_calibration.py"),
+    script:
+        "../scripts/gm_calibration.py"
+
+
+rule validity_checks:
+    input:
+        unpack(validity_inputs),
+    output:
+        checks="results/{dataset}/validity/checks.json",
+    log:
+        "logs/validity_checks/{dataset}.log",
+    benchmark:
+        "benchmarks/validity_checks/{dataset}.tsv"
+    conda:
+        env("score")
+    params:
+        systems=validity_systems,
+        evaluators_dir=lambda w: EVALUATORS.format(dataset=w.dataset),
+        options=lookup(dpath="score/{dataset}", within=TABLE),
+        seed=settings.baseline_seed(config),
+        code=code("validity_checks.py"),
+    script:
+        "../scripts/validity_checks.py"

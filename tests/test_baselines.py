@@ -1,0 +1,154 @@
+"""Sanity baselines (tst.baselines), the validity checks (tst.validity) and the calibrated GM (tst.metrics.gm):
+values worked out by hand."""
+
+import random
+
+import numpy as np
+import pytest
+
+from tst import baselines as bl
+from tst import config as settings
+from tst.metrics.gm import calibrate, gm, gm_calibrated, gm_calibrated_result
+from tst.metrics.registry import add_derived
+from tst.validity import adjacent_swaps, auc, damaged, derangement, separation, shuffled_sources
+
+
+class Emb:
+    def __init__(self, table):
+        self.table = {k: np.asarray(v, float) for k, v in table.items()}
+
+    def get(self, word):
+        return self.table.get(word)
+
+
+def test_random_target_is_seeded_per_line_and_draws_from_the_target_pool():
+    pool = ["t1 a", "t2 b", "", "t3 c"]
+    out = bl.random_target(["s1", "s2", "s3"], pool, seed=7, style=0)
+    # the same draw, made independently: one generator per (seed, style, line) over the non-empty lines
+    nonempty = ["t1 a", "t2 b", "t3 c"]
+    assert out == [nonempty[random.Random(f"7:0:{i}").randrange(3)] for i in range(3)]
+    # a line's output does not depend on the lines before it
+    assert bl.random_target(["s1", "s2", "s3", "s4"], pool, 7, 0)[:3] == out
+    assert bl.random_target(["s1"], pool, 7, 1) == [nonempty[random.Random("7:1:0").randrange(3)]]
+
+
+def test_fixed_target_is_the_most_frequent_sentence_ties_to_the_shorter():
+    pool = ["great food !", "love it", "great food !", "love it", "ok", "ok", "ok"]
+    assert bl.fixed_target(["a", "b"], pool) == ["ok", "ok"]
+    assert bl.fixed_target(["a"], ["x y", "z", "x y", "z"]) == ["z"]  # tie on count: fewer words
+
+
+def test_shuffled_never_returns_the_source_when_another_order_exists():
+    src = ["a b", "x", "a a", "the food was great", "b a"]
+    out = bl.shuffled(src, seed=0, style=0)
+    for s, o in zip(src, out):
+        assert sorted(s.split()) == sorted(o.split())
+    assert out[0] != "a b" and out[4] != "b a"  # two words: the only other order
+    assert out[0] == "b a" and out[4] == "a b"
+    assert out[1] == "x" and out[2] == "a a"  # no other order exists
+
+
+def test_empty_and_unknown():
+    assert bl.empty(["a", "b"]) == ["", ""]
+    with pytest.raises(ValueError, match="unknown baseline"):
+        bl.make("nope", ["a"], 0, 0)
+
+
+def test_nearest_target_maximises_the_idf_weighted_cosine():
+    emb = Emb({"good": [1, 0], "food": [0, 1], "bad": [-1, 0], "tasty": [0.9, 0.1]})
+    idf = {"idf": {"good": 1.0, "food": 2.0, "bad": 1.0, "tasty": 1.0}, "default": 1.0}
+    targets = ["bad", "good food", "tasty", "unknownword"]
+    # source "food": v = (0, 1); "good food": (1*[1,0] + 2*[0,1]) / 3 -> cos = 2/sqrt(5) = 0.894; "tasty": 0.110
+    # source "good": "tasty" cos = 0.9/sqrt(0.82) = 0.994 > "good food" 1/sqrt(5) = 0.447
+    assert bl.nearest_target(["food", "good", "zzz"], targets, emb, idf) == ["good food", "tasty", "bad"]
+
+
+def test_baselines_are_systems_of_every_dataset_and_not_honest():
+    config = {"datasets": {"d": {"source": {"kind": "files"}, "systems": {"mit": {}}}}}
+    assert settings.external_systems(config, "d") == ["mit", "source", *bl.BUILT]
+    assert settings.honest_systems(config, "d") == ["mit"]
+    config["baselines"] = {"run": ["empty", "shuffled"]}
+    assert settings.baseline_systems(config) == ["shuffled", "empty"]
+    assert settings.calibration_baselines(config) == []  # no content-free baseline: no calibrated GM
+    config["baselines"] = {"run": ["fixed_target", "shuffled"]}
+    assert settings.calibration_baselines(config) == ["source", "fixed_target", "shuffled"]
+
+
+def test_derangement_moves_every_element():
+    for n in (2, 3, 10, 101):
+        for seed in range(3):
+            pi = derangement(n, seed)
+            assert sorted(pi) == list(range(n))
+            assert all(pi[i] != i for i in range(n))
+    assert derangement(1, 0) == [0]
+
+
+def test_shuffled_sources_stay_within_the_style():
+    src = ["a0", "b0", "c0", "a1", "b1"]
+    styles = [0, 0, 0, 1, 1]
+    out = shuffled_sources(src, styles, seed=3)
+    assert sorted(out[:3]) == ["a0", "b0", "c0"] and out[3:] == ["b1", "a1"]
+    assert all(o != s for o, s in zip(out, src))
+
+
+def test_auc_by_hand():
+    # true [1, 2, 3] vs shuffled [0, 0.5, 2]: wins 2 + (2 + tie 0.5) + 3 = 7.5 of 9 pairs
+    assert auc([1, 2, 3], [0, 0.5, 2]) == pytest.approx(7.5 / 9)
+    assert auc([1, 2, 3], [0, 0.5, 2], higher_is_better=False) == pytest.approx(1.5 / 9)
+    assert auc([1, 1], [1, 1]) == 0.5
+    s = separation([0.9, 0.8], [0.5, 0.6])
+    assert s["mean_true"] == pytest.approx(0.85) and s["mean_shuffled"] == pytest.approx(0.55)
+    assert s["gap"] == pytest.approx(0.3) and s["auc"] == 1.0
+    assert separation([1.0], [3.0], higher_is_better=False)["gap"] == pytest.approx(2.0)
+
+
+def test_word_order_damage():
+    rng = random.Random(0)
+    assert adjacent_swaps("a b", 3, rng) == "b a"  # three swaps of the only pair
+    assert adjacent_swaps("a", 3, rng) == "a"
+    out = damaged(["a b c d e", "x"], "shuffle", seed=1)
+    assert sorted(out[0].split()) == list("abcde") and out[1] == "x"
+    assert damaged(["a b c d e"], "swap", 1) == damaged(["a b c d e"], "swap", 1)
+
+
+def test_calibrate_takes_each_threshold_from_its_baseline():
+    scores = {
+        "source": {"acc": {"score": 0.04}, "sim": {"score": 1.0}, "pp_joint": {"score": 40.0}},
+        "random_target": {"acc": {"score": 0.9}, "sim": {"score": 0.78}, "pp_joint": {"score": 30.0}},
+        "fixed_target": {"acc": {"score": 1.0}, "sim": {"score": 0.81}, "pp_joint": {"score": 5.0}},
+        "shuffled": {"acc": {"score": 0.05}, "sim": {"score": 1.0}, "pp_joint": {"score": 900.0}},
+    }
+    cal = calibrate(scores, "sim")
+    assert cal["t"] == pytest.approx([4.0, 81.0, 900.0])
+    assert cal["from"] == ["source", "fixed_target", "shuffled"]
+    # each baseline scores 0 on its own factor: copy on Acc, fixed_target on Sim, shuffled on PP
+    for name in ("source", "fixed_target", "shuffled"):
+        m = scores[name]
+        assert gm_calibrated(m["acc"]["score"], m["sim"]["score"], m["pp_joint"]["score"], cal["t"]) == 0.0
+    # a real system: (100*0.8 - 4) * (100*0.9 - 81) * (900 - 60) = 76 * 9 * 840 -> cube root
+    assert gm_calibrated(0.8, 0.9, 60.0, cal["t"]) == pytest.approx((76 * 9 * 840) ** (1 / 3))
+    del scores["shuffled"]["pp_joint"]
+    with pytest.raises(ValueError, match="pp_joint of the baseline 'shuffled'"):
+        calibrate(scores, "sim")
+
+
+def test_calibrated_pp_factor_falls_over_the_whole_range_where_pang_gimpels_rises():
+    t = [4.0, 78.0, 500.0]
+    pps = [2.0, 5.0, 10.0, 20.0, 29.0, 60.0, 200.0]
+    ours = [gm_calibrated(0.9, 0.9, pp, t) for pp in pps]
+    assert all(a > b for a, b in zip(ours, ours[1:]))
+    theirs = [gm(0.9, 0.9, pp) for pp in pps[:5]]  # below PP 30 P&G's min([97-PP]+, [PP+37]+) rises with PP
+    assert all(a < b for a, b in zip(theirs, theirs[1:]))
+
+
+def test_add_derived_gm_needs_the_calibration_and_gm_pg_keeps_pang_gimpel():
+    metrics = {"acc": {"score": 0.818}, "sim": {"score": 0.719}, "pp_joint": {"score": 37.3}}
+    out = add_derived(metrics)
+    assert "gm" not in out and "calibrated" in out.skipped["gm"]
+    # Pang & Gimpel Table 2, M0 row: Acc 0.818, Sim 0.719, PP 37.3 -> GM 10.0
+    assert out["gm_pg"]["score"] == pytest.approx(10.0, abs=0.05)
+    cal = {"t": [4.0, 70.0, 300.0], "keys": ["acc", "sim", "pp_joint"], "from": ["a", "b", "c"], "rule": "r"}
+    out = add_derived(metrics, calibration=cal)
+    assert out["gm"]["score"] == pytest.approx(((81.8 - 4) * (71.9 - 70) * (300 - 37.3)) ** (1 / 3))
+    assert out["gm"]["score"] == gm_calibrated_result(0.818, 0.719, 37.3, cal).score
+    assert "calibrated" in out["gm"]["variant"] and "t3 - pp_joint" in out["gm"]["variant"]

@@ -1,0 +1,134 @@
+"""Sanity baselines: systems that need no training, scored like any other, that a metric must rank below every
+honest system (tests of the metrics themselves, not of transfer models).
+
+  source          copy: the source unchanged (the `source` system every dataset already has)
+  random_target   a random training sentence of the target style (seeded per line): fluent, on-style, unrelated
+  nearest_target  the target-style training sentence nearest to the source under the content embedding
+                  (idf-weighted GloVe mean, the vector of Sim): Li et al. 2018's RetrieveOnly idea
+  fixed_target    one frequent target-style training sentence for every input
+  shuffled        the source's words in a random order (seeded per line; never the source itself when its
+                  words allow another order)
+  empty           an empty line for every input
+
+Each function takes word-level lines and returns one output line per source, deterministically.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import numpy as np
+
+COPY = "source"  # the copy baseline is the untransferred `source` system (rule untransferred_system)
+BUILT = (
+    "random_target",
+    "nearest_target",
+    "fixed_target",
+    "shuffled",
+    "empty",
+)  # made by rule baseline_system
+BASELINES = (COPY, *BUILT)
+# Built from the source alone (no target-style corpus, no evaluator).
+FROM_SOURCE_ONLY = ("shuffled", "empty")
+LABELS = {COPY: "copy (source)"}
+
+
+def label(system: str) -> str:
+    """How tables name a baseline: `copy (source)`, else the system name."""
+    return LABELS.get(system, system)
+
+
+def _rng(seed: int, style: int, i: int) -> random.Random:
+    # one stream per (seed, source style, line): a line's output does not depend on the lines before it
+    return random.Random(f"{int(seed)}:{int(style)}:{int(i)}")
+
+
+def random_target(sources: list[str], target_train: list[str], seed: int, style: int) -> list[str]:
+    """For each source i, target_train[k] with k drawn uniformly by a generator seeded with (seed, style, i)."""
+    pool = [t for t in target_train if t.strip()]
+    if not pool:
+        raise ValueError("random_target needs target-style training sentences; the file has none")
+    return [pool[_rng(seed, style, i).randrange(len(pool))] for i in range(len(sources))]
+
+
+def fixed_target(sources: list[str], target_train: list[str]) -> list[str]:
+    """The most frequent target-style training sentence (ties: the shorter, then the first in sorted order)
+    for every source."""
+    counts = Counter(t for t in target_train if t.strip())
+    if not counts:
+        raise ValueError("fixed_target needs target-style training sentences; the file has none")
+    best = min(counts, key=lambda t: (-counts[t], len(t.split()), t))
+    return [best] * len(sources)
+
+
+def shuffled(sources: list[str], seed: int, style: int) -> list[str]:
+    """Each source's words permuted (random.shuffle seeded with (seed, style, i)); a permutation that gives the
+    source back is replaced by the words rotated one place, unless every order is the same sentence."""
+    out = []
+    for i, s in enumerate(sources):
+        words = s.split()
+        perm = list(words)
+        _rng(seed, style, i).shuffle(perm)
+        if perm == words and len(set(words)) > 1:
+            perm = words[1:] + words[:1]
+        out.append(" ".join(perm))
+    return out
+
+
+def empty(sources: list[str]) -> list[str]:
+    return [""] * len(sources)
+
+
+def nearest_target(
+    sources: list[str], target_train: list[str], embeddings, idf: dict, batch: int = 512
+) -> list[str]:
+    """For each source, the target-style training sentence whose idf-weighted mean GloVe vector (the vector
+    of Sim, tst.metrics.sim.sentence_vector) has the highest cosine with the source's (ties: the first in
+    file order). A source with no embedded word gets the first candidate; candidates with none are skipped."""
+    from tst.metrics.sim import sentence_vector
+
+    table, default = idf["idf"], float(idf["default"])
+
+    def unit_rows(lines):
+        keep, rows = [], []
+        for j, line in enumerate(lines):
+            v = sentence_vector(line.split(), embeddings, table, default)
+            if v is not None and np.linalg.norm(v) > 0:
+                keep.append(j)
+                rows.append(v / np.linalg.norm(v))
+        return keep, (np.vstack(rows) if rows else np.zeros((0, 1)))
+
+    cand_idx, cand = unit_rows(target_train)
+    if not cand_idx:
+        raise ValueError("nearest_target needs target-style training sentences with embedded words; none has")
+    src_idx, src = unit_rows(sources)
+    best = [cand_idx[0]] * len(sources)
+    for start in range(0, len(src_idx), batch):
+        scores = src[start : start + batch] @ cand.T
+        for row, k in zip(src_idx[start : start + batch], scores.argmax(axis=1)):
+            best[row] = cand_idx[int(k)]
+    return [target_train[j] for j in best]
+
+
+def make(
+    name: str,
+    sources: list[str],
+    style: int,
+    seed: int,
+    target_train: list[str] | None = None,
+    embeddings=None,
+    idf: dict | None = None,
+) -> list[str]:
+    """The outputs of baseline `name` (one of BUILT) for sources of style `style` (target = 1 - style)."""
+    if name == "random_target":
+        return random_target(sources, target_train, seed, style)
+    if name == "nearest_target":
+        return nearest_target(sources, target_train, embeddings, idf)
+    if name == "fixed_target":
+        return fixed_target(sources, target_train)
+    if name == "shuffled":
+        return shuffled(sources, seed, style)
+    if name == "empty":
+        return empty(sources)
+    raise ValueError(f"unknown baseline {name!r}; known: {', '.join(BUILT)}")

@@ -1,0 +1,179 @@
+"""Can a metric's verdict be trusted? Checks of the metrics themselves, on this dataset's own evaluators:
+
+- content separation: each content metric on true pairs (a human rewrite and its own source) against shuffled
+  pairs (the same rewrite and another source of the same style); the means and the AUC of telling them apart;
+- word-order damage: each honest system's outputs with adjacent words swapped, or all words shuffled, must
+  score below the system itself on an aggregate;
+- the validity table (tst.report.tables.validity_table) then asks, per metric, whether every sanity baseline
+  (tst.baselines) ranks below every honest system.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+# Content metrics that score an output against its own source, sentence by sentence (registry keys).
+SEPARATION_KEYS = (
+    "sim",
+    "cp",
+    "wmd_masked",
+    "wmd_removed",
+    "wmd_unmasked",
+    "bleu_self_sentence",
+    "bleu_self_st",
+    "sbert_all_minilm_l6_v2",
+)
+# What the word-order check scores of each damaged copy: the factors of both GMs and the fluency metrics.
+DAMAGE_KEYS = ("acc", "sim", "pp_joint", "sbert_all_minilm_l6_v2")
+SWAPS = 3  # adjacent swaps per output (the issue's demo measurement: 3 swaps raised P&G's GM of M2)
+
+
+def derangement(n: int, seed: int) -> list[int]:
+    """A permutation pi of range(n) with pi[i] != i for every i (n >= 2): a seeded random order, each element
+    sent to the next one in that order (a single cycle). n < 2: the identity (no other order exists)."""
+    order = list(range(n))
+    random.Random(int(seed)).shuffle(order)
+    pi = list(range(n))
+    for j in range(n):
+        pi[order[j]] = order[(j + 1) % n]
+    return pi
+
+
+def adjacent_swaps(sentence: str, k: int, rng: random.Random) -> str:
+    """`sentence` with k swaps of two adjacent words at random positions (a sentence of one word stays)."""
+    words = sentence.split()
+    for _ in range(k if len(words) > 1 else 0):
+        i = rng.randrange(len(words) - 1)
+        words[i], words[i + 1] = words[i + 1], words[i]
+    return " ".join(words)
+
+
+def damaged(outputs: list[str], kind: str, seed: int) -> list[str]:
+    """Word-order-damaged copies of a system's outputs: kind "swap" (SWAPS adjacent swaps per line) or
+    "shuffle" (the words in random order); one generator per line, seeded with (seed, line)."""
+    out = []
+    for i, o in enumerate(outputs):
+        rng = random.Random(f"{int(seed)}:{i}")
+        if kind == "swap":
+            out.append(adjacent_swaps(o, SWAPS, rng))
+        elif kind == "shuffle":
+            words = o.split()
+            rng.shuffle(words)
+            out.append(" ".join(words))
+        else:
+            raise ValueError(f"unknown damage {kind!r} (swap | shuffle)")
+    return out
+
+
+def auc(true, shuffled, higher_is_better: bool = True) -> float | None:
+    """P(a true pair scores better than a shuffled pair) + 1/2 P(tie) (the Mann-Whitney AUC); values that are
+    None are left out (none are, for metrics where every output counts). 1 = perfect separation, 0.5 = none."""
+    a = np.asarray([x for x in true if x is not None], dtype=float)
+    b = np.asarray([x for x in shuffled if x is not None], dtype=float)
+    if not len(a) or not len(b):
+        return None
+    if not higher_is_better:
+        a, b = -a, -b
+    both = np.concatenate([a, b])
+    order = both.argsort(kind="mergesort")
+    ranks = np.empty(len(both))
+    sorted_vals = both[order]
+    i = 0
+    while i < len(both):  # average ranks over ties
+        j = i
+        while j + 1 < len(both) and sorted_vals[j + 1] == sorted_vals[i]:
+            j += 1
+        ranks[order[i : j + 1]] = (i + j) / 2 + 1
+        i = j + 1
+    u = ranks[: len(a)].sum() - len(a) * (len(a) + 1) / 2
+    return float(u / (len(a) * len(b)))
+
+
+def separation(true, shuffled, higher_is_better: bool = True) -> dict:
+    """Means over true and shuffled pairs, their gap in the metric's better direction, and the AUC."""
+    t = [x for x in true if x is not None]
+    s = [x for x in shuffled if x is not None]
+    mt = float(np.mean(t)) if t else None
+    ms = float(np.mean(s)) if s else None
+    return {
+        "mean_true": mt,
+        "mean_shuffled": ms,
+        "gap": None if mt is None or ms is None else (mt - ms if higher_is_better else ms - mt),
+        "auc": auc(true, shuffled, higher_is_better),
+        "n_true": len(t),
+        "n_shuffled": len(s),
+    }
+
+
+def shuffled_sources(sources: list[str], styles: list[int], seed: int) -> list[str]:
+    """Each source replaced by another source of the same style (a derangement within each style)."""
+    out = list(sources)
+    for style in sorted(set(styles)):
+        idx = [i for i, s in enumerate(styles) if s == style]
+        pi = derangement(len(idx), seed + style)
+        for j, i in enumerate(idx):
+            out[i] = sources[idx[pi[j]]]
+    return out
+
+
+def _per_sentence(scores, key):
+    r = scores.get(key)
+    return None if r is None else list(r.per_sentence)
+
+
+def content_separation(reference_lines: dict[int, list[str]], evaluators, options: dict, seed: int) -> dict:
+    """SEPARATION_KEYS on true pairs (each human rewrite with its own source, references.{style}.tsv lines)
+    and on shuffled pairs (the rewrite with another source of the same style, shuffled_sources)."""
+    from tst.data.systems import references_as_system
+    from tst.metrics.registry import METRICS
+    from tst.score import score_system
+
+    sources, outputs, styles = [], [], []
+    for style, lines in sorted(reference_lines.items()):
+        src, out = references_as_system(lines)
+        sources += src
+        outputs += out
+        styles += [int(style)] * len(src)
+    other = shuffled_sources(sources, styles, seed)
+    keys = [k for k in SEPARATION_KEYS if k in METRICS]
+    true = score_system(sources, outputs, styles, evaluators, options=options, only=keys)
+    shuf = score_system(other, outputs, styles, evaluators, options=options, only=keys)
+    out = {}
+    for key in keys:
+        t, s = _per_sentence(true, key), _per_sentence(shuf, key)
+        if t is None or s is None:
+            continue
+        out[key] = {
+            **separation(t, s, METRICS[key].higher_is_better),
+            "variant": true[key].variant,
+            "higher_is_better": METRICS[key].higher_is_better,
+        }
+    skipped = {k: (true.skipped.get(k) or shuf.skipped.get(k)) for k in keys if k not in out}
+    return {
+        "pairs": "true: each human reference rewrite with its own source; shuffled: the same rewrite with "
+        "another source of the same style (a seeded derangement within each style)",
+        "n_pairs": len(outputs),
+        "seed": seed,
+        "metrics": out,
+        "skipped": skipped,
+    }
+
+
+def word_order_damage(systems: dict[str, tuple], evaluators, options: dict, seed: int) -> dict:
+    """For each system (name -> (sources, outputs, source_styles)): DAMAGE_KEYS' corpus scores of its outputs
+    as they are, with SWAPS adjacent swaps per line, and shuffled (damaged)."""
+    from tst.metrics.registry import METRICS
+    from tst.score import score_system
+
+    keys = [k for k in DAMAGE_KEYS if k in METRICS]
+    out = {}
+    for name, (sources, outputs, styles) in systems.items():
+        row = {}
+        for kind in ("original", "swap", "shuffle"):
+            text = outputs if kind == "original" else damaged(outputs, kind, seed)
+            s = score_system(sources, text, styles, evaluators, options=options, only=keys)
+            row[kind] = {k: r.to_json() for k, r in s.items()}
+        out[name] = row
+    return {"swaps_per_line": SWAPS, "seed": seed, "keys": keys, "systems": out}
