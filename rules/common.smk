@@ -292,7 +292,15 @@ def report_calibration(wildcards):
 
 
 def report_validity(wildcards):
-    return {"checks": validity_targets(wildcards.dataset)[0], **report_calibration(wildcards)}
+    """The validity checks, the calibrated GM's thresholds, and the rated rows (datasets with human ratings:
+    each GM's system-level agreement with the human ratings)."""
+    ds = wildcards.dataset
+    rated = [f"results/{ds}/human/ratings_with_metrics.tsv"] if human_targets(ds) else []
+    return {
+        "checks": validity_targets(ds)[0],
+        **report_calibration(wildcards),
+        **({"rated": rated[0]} if rated else {}),
+    }
 
 
 def report_human(wildcards):

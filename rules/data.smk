@@ -123,7 +123,7 @@ rule baseline_system:
     wildcard_constraints:
         system=names.alternatives(baselines.BUILT),
     conda:
-        env("data")
+        env("score")
     params:
         seed=settings.baseline_seed(config),
         code=code("baseline_system.py"),

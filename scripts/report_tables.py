@@ -23,4 +23,5 @@ with log_to(sm.log[0]):
         calibration=read_json(calibration) if calibration else None,
         checks=read_json(sm.input.checks),
         honest=sm.params.honest,
+        rated=sm.input.get("rated"),
     )

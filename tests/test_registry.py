@@ -104,7 +104,7 @@ def test_evaluator_files():
 
 
 def test_options_are_checked():
-    assert resolve_options(None) == {"cp_lexicon": "vader", "cp_seed": 0, "sbert": False}
+    assert resolve_options(None) == {"cp_lexicon": "vader", "cp_seed": 0, "sbert": True}
     with pytest.raises(ValueError, match="cp_lexicon"):
         resolve_options({"cp_lexicon": "afinn"})
     with pytest.raises(ValueError, match="unknown scoring options"):
@@ -154,11 +154,17 @@ def test_add_derived_reproduces_pang_gimpel_table2(row):
 def test_add_derived_skips_without_a_factor():
     stale = {"score": 99.0, "variant": "old t", "higher_is_better": True}
     out = add_derived(_stored(0.818, 0.719, gm=stale), DEFAULT_T)
-    assert "gm_pg" not in out and out.skipped == {"gm": "needs pp_joint", "gm_pg": "needs pp_joint"}
+    assert "gm_pg" not in out and out.skipped == {
+        "gm": "needs sbert_all_minilm_l6_v2, pp_joint",
+        "gm_pg": "needs pp_joint",
+    }
     assert list(out) == ["acc", "sim"]
     undefined = _stored(0.818, 0.719, 37.3)
     undefined["acc"]["score"] = None  # e.g. no sentence could be classified
-    assert add_derived(undefined, DEFAULT_T).skipped == {"gm": "needs acc", "gm_pg": "needs acc"}
+    assert add_derived(undefined, DEFAULT_T).skipped == {
+        "gm": "needs acc, sbert_all_minilm_l6_v2",
+        "gm_pg": "needs acc",
+    }
     # GM sits in the registry order, after pp_target and before sti
     order = list(add_derived(_stored(0.818, 0.719, 37.3, sti={"score": 0.1}, pp_target={"score": 40.0})))
     assert order == ["acc", "sim", "pp_joint", "pp_target", "gm_pg", "sti"]

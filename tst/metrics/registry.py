@@ -33,8 +33,8 @@ ASPECTS = ("style", "content", "fluency", "overall")
 HUMAN_ASPECT = {"content": "topic", "style": "sentiment", "fluency": "grammaticality"}
 
 # Scoring options (the config's `score` block without gm_t; `tst score --cp-lexicon/--cp-seed`).
-# sbert: compute sbert_all_minilm_l6_v2 (opt-in: ~1 min per 1,000 pairs on 2 busy CPU cores)
-DEFAULT_OPTIONS = {"cp_lexicon": "vader", "cp_seed": 0, "sbert": False}
+# sbert: compute sbert_all_minilm_l6_v2 (on by default: the content score of the default GM)
+DEFAULT_OPTIONS = {"cp_lexicon": "vader", "cp_seed": 0, "sbert": True}
 CP_LEXICONS = ("vader", "style_lexicon", "none")  # words removed before CP: VADER, style_lexicon.json, none
 # Inputs other than the evaluators a metric may need, and the skip reason when they are absent.
 INPUTS = {
@@ -334,7 +334,7 @@ def _sbert(ctx: Context):
 
 
 # The content score of the default (calibrated) GM: decided on content separation (tst.validity; docs).
-GM_CONTENT = "sim"
+GM_CONTENT = "sbert_all_minilm_l6_v2"
 
 
 def _gm_pg(values: dict, gm_t, calibration):
@@ -575,7 +575,7 @@ METRICS: dict[str, Metric] = {
             True,
             (),
             _sbert,
-            note='(scoring option sbert; extra sbert: pip install ".[sbert]")',
+            note="(scoring option sbert, on by default; the content score of the default GM)",
         ),
     ]
 }

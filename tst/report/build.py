@@ -69,12 +69,14 @@ def build_tables(
     calibration: dict | None = None,
     checks: dict | None = None,
     honest: list[str] | None = None,
+    rated=None,
 ) -> list[Path]:
     """Write results/{dataset}/tables/{name}.{csv,md,tex,html} for every name in TABLES. gm_t: when given, GM is
     recomputed from each score file's corpus Acc, Sim and PP with these thresholds (see load_scores); warmups:
     variant -> the epoch up to which its lambda_cyc is 0 (tst.config.cycle_warmups), marked ‡ in the tables;
     calibration: the calibrated GM's thresholds (validity/gm_thresholds.json); checks: validity/checks.json;
-    honest: the external systems a valid metric must rank above every sanity baseline (with our models)."""
+    honest: the external systems a valid metric must rank above every sanity baseline (with our models);
+    rated: human/ratings_with_metrics.tsv (each GM's system-level Spearman with the human ratings)."""
     s = settings(report_config)
     frame, info = load_scores(score_paths, gm_t, calibration)
     out = [
@@ -107,7 +109,14 @@ def build_tables(
         tables.aggregation_table(
             read_json(aggregate_json) if aggregate_json and Path(aggregate_json).exists() else None
         ),
-        validity.validity_table(frame, info, list(honest or []), s["target_acc"], s["tolerance"]),
+        validity.validity_table(
+            frame,
+            info,
+            list(honest or []),
+            s["target_acc"],
+            s["tolerance"],
+            human=validity.gm_vs_human(frame, rated),
+        ),
         validity.separation_table(checks),
         validity.word_order_table(checks, gm_t, calibration),
     ]

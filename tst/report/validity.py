@@ -52,6 +52,7 @@ def validity_table(
     target_acc: float,
     tolerance: float,
     name: str = "validity",
+    human: dict | None = None,
 ) -> Table:
     """A row per metric: each baseline's test score with ✓ (worse than every honest system) or ✗ (at or above
     at least one, named in the CSV's `not_below` column and in the notes)."""
@@ -114,11 +115,52 @@ def validity_table(
         f"Honest systems: {', '.join(r['system'] for r in honest_r)}.",
         BASELINES_NOTE,
         *flags,
+        *_human_notes(human),
         *definitions(info, [k for k in keys if k in _GMS]),
     ]
     if not present or not honest_r:
         table.empty = "No sanity baselines or no honest systems in these score files."
     return table
+
+
+def gm_vs_human(frame: pd.DataFrame, rated) -> dict | None:
+    """Each GM's system-level Spearman with the human ratings over the rated systems: per system its test GM
+    and the mean over its rated rewrites of the overall human score (tst.human.ratings.overall_score: the
+    mean of grammaticality, sentiment and topic). None without ratings."""
+    from pathlib import Path
+
+    from scipy import stats
+
+    from tst.human.ratings import overall_score
+
+    if not rated or not Path(rated).exists():
+        return None
+    joined = pd.read_csv(rated, sep="\t")
+    human = joined.assign(overall=overall_score(joined)).groupby("system")["overall"].mean()
+    ext = external(frame)
+    ext = ext[ext["split"] == "test"].set_index("system")
+    out = {"n_systems": 0, "systems": sorted(set(human.index) & set(ext.index))}
+    for key in _GMS:
+        if key not in ext.columns:
+            continue
+        both = pd.DataFrame({"gm": ext[key], "human": human}).dropna()
+        out["n_systems"] = len(both)
+        if len(both) >= 3:
+            out[key] = float(stats.spearmanr(both["gm"], both["human"]).statistic)
+    return out
+
+
+def _human_notes(human: dict | None) -> list[str]:
+    if not human or not any(k in human for k in _GMS):
+        return []
+    parts = [f"{LABELS.get(k, k)} ρ = {human[k]:.3f}" for k in _GMS if k in human]
+    return [
+        (
+            f"Agreement with people: system-level Spearman of each GM with the mean human rating (grammaticality, "
+            f"sentiment, topic) over {human['n_systems']} rated systems ({', '.join(human['systems'])}): "
+            f"{'; '.join(parts)}."
+        )
+    ]
 
 
 def separation_table(checks: dict | None, name: str = "content_separation") -> Table:
