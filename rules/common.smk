@@ -250,11 +250,12 @@ def validity_inputs(wildcards):
             else:
                 outputs.append(f"results/{ds}/systems/{system}/test.final.{s}.txt")
                 sources.append(f"results/{ds}/systems/{system}/test.final.sources.{s}.txt")
-    keys = [k for k in (*SEPARATION_KEYS, *DAMAGE_KEYS) if k != "sbert_all_minilm_l6_v2"]
     inputs = {
         "outputs": outputs,
         "sources": sources,
-        "evaluators": [f"{evaluators}/{f}" for f in evaluator_files(keys)],
+        "evaluators": [
+            f"{evaluators}/{f}" for f in evaluator_files([*SEPARATION_KEYS, *DAMAGE_KEYS])
+        ],
     }
     if settings.has_references(config, ds):
         inputs["references"] = per_style(f"{DATA}/references.{{style}}.tsv", dataset=ds)

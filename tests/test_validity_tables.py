@@ -1,0 +1,165 @@
+"""The validity tables (tst.report.validity) on score files made by hand: which baseline a metric ranks below
+every honest system, content separation, word-order damage, and each GM's agreement with people."""
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tst.metrics.registry import GM_CONTENT
+from tst.report import build
+from tst.report.scores import load_scores
+from tst.report.validity import gm_vs_human, separation_table, validity_table, word_order_table
+
+C = GM_CONTENT
+CAL = {
+    "t": [10.0, 20.0, 100.0],
+    "keys": ["acc", C, "pp_joint"],
+    "from": ["source", "fixed_target", "shuffled"],
+}
+CAL["rule"] = "by hand"
+
+
+def write(root: Path, system: str, metrics: dict, split="test", checkpoint="final", variant=None, seed=None):
+    rec = {
+        "dataset": "toy",
+        "system": system,
+        "variant": variant,
+        "seed": seed,
+        "checkpoint": checkpoint,
+        "epoch": float(checkpoint[2:]) if checkpoint.startswith("ep") else None,
+        "split": split,
+        "n_sentences": 10,
+        "metrics": {
+            k: {"score": v, "variant": k, "higher_is_better": k != "pp_joint"} for k, v in metrics.items()
+        },
+    }
+    path = root / system / f"{split}.{checkpoint}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(rec))
+    return path
+
+
+@pytest.fixture()
+def files(tmp_path):
+    def m(acc, sim, content, pp):
+        return {"acc": acc, "sim": sim, C: content, "pp_joint": pp}
+
+    return [
+        write(tmp_path, "mit", m(0.80, 0.90, 0.60, 40.0)),  # honest
+        write(tmp_path, "human", m(0.70, 0.95, 0.75, 50.0)),  # honest
+        write(tmp_path, "source", m(0.10, 1.00, 1.00, 45.0)),  # copy
+        write(tmp_path, "random_target", m(0.95, 0.78, 0.15, 30.0)),
+        write(tmp_path, "fixed_target", m(1.00, 0.92, 0.20, 5.0)),  # Sim above mit's: Sim is fooled
+        write(tmp_path, "shuffled", m(0.12, 1.00, 0.95, 100.0)),
+        # ours: dev Acc 0.81 at ep1.0 selects its test row
+        write(tmp_path, "M0.seed1", m(0.81, 0.9, 0.5, 30.0), "dev", "ep1.0", "M0", 1),
+        write(tmp_path, "M0.seed1", m(0.78, 0.88, 0.55, 35.0), "test", "ep1.0", "M0", 1),
+    ]
+
+
+def test_validity_table_flags_a_baseline_at_or_above_an_honest_system(files):
+    frame, info = load_scores(files, (63, 71, 97, -37), CAL)
+    t = validity_table(frame, info, ["mit", "human"], 0.8, 0.05)
+    d = t.data.set_index(["metric", "baseline"])
+    # Sim: fixed_target 0.92 is above mit (0.90) and M0 (0.88): flagged, naming both; random_target 0.78 is below
+    assert not d.loc[("sim", "fixed_target"), "below_every_honest"]
+    assert d.loc[("sim", "fixed_target"), "not_below"] == "mit;M0"
+    assert d.loc[("sim", "random_target"), "below_every_honest"]
+    assert d.loc[("sim", "random_target"), "worst_honest"] == "M0"
+    # PP (lower is better): every baseline but shuffled has PP at or below some honest system's
+    assert d.loc[("pp_joint", "shuffled"), "below_every_honest"]
+    assert not d.loc[("pp_joint", "fixed_target"), "below_every_honest"]
+    # the calibrated GM: every baseline is exactly 0 on one factor (t from them), honest systems above 0
+    # mit: ((80 - 10) (60 - 20) (100 - 40))^(1/3)
+    assert frame.set_index("system").loc["mit", "gm"] == pytest.approx((70 * 40 * 60) ** (1 / 3))
+    for b in ("source", "random_target", "fixed_target", "shuffled"):
+        assert d.loc[("gm", b), "score"] == 0.0 and d.loc[("gm", b), "below_every_honest"]
+    # P&G's GM is fooled by the fixed sentence: (37 * 21 * min(92, 42))^(1/3) = 32.0 > mit's (17 * 19 * 57)^(1/3)
+    # = 26.4 and M0's (15 * 17 * 62)^(1/3) = 25.1
+    assert not d.loc[("gm_pg", "fixed_target"), "below_every_honest"]
+    md = "\n".join(" | ".join(r) for r in t.rows)
+    assert "✗" in md and "✓" in md and "copy (source)" in t.columns
+
+
+def test_separation_and_word_order_tables():
+    checks = {
+        "separation": {
+            "pairs": "p",
+            "n_pairs": 4,
+            "metrics": {
+                "sim": {
+                    "mean_true": 0.9,
+                    "mean_shuffled": 0.8,
+                    "gap": 0.1,
+                    "auc": 0.75,
+                    "higher_is_better": True,
+                }
+            },
+            "skipped": {"wmd_masked": "missing evaluator file(s): word2vec_masked.kv"},
+        },
+        "word_order": {
+            "swaps_per_line": 3,
+            "seed": 0,
+            "systems": {
+                "mit": {
+                    "original": {
+                        "acc": {"score": 0.8},
+                        "sim": {"score": 0.9},
+                        C: {"score": 0.6},
+                        "pp_joint": {"score": 20.0},
+                    },
+                    "swap": {
+                        "acc": {"score": 0.8},
+                        "sim": {"score": 0.9},
+                        C: {"score": 0.6},
+                        "pp_joint": {"score": 28.0},
+                    },
+                    "shuffle": {
+                        "acc": {"score": 0.8},
+                        "sim": {"score": 0.9},
+                        C: {"score": 0.55},
+                        "pp_joint": {"score": 90.0},
+                    },
+                }
+            },
+        },
+    }
+    s = separation_table(checks)
+    assert s.data.iloc[0]["auc"] == 0.75 and "word2vec_masked.kv" in " ".join(s.notes)
+    w = word_order_table(checks, (63, 71, 97, -37), CAL)
+    r = w.data.iloc[0]
+    # calibrated: (70 * 40 * 80)^(1/3) -> swap (70 * 40 * 72)^(1/3): lower; P&G's: PP 20 -> 28 raises it
+    assert r["gm"] == pytest.approx((70 * 40 * 80) ** (1 / 3)) and r["gm_swap"] == pytest.approx(
+        (70 * 40 * 72) ** (1 / 3)
+    )
+    assert r["gm_pg"] == pytest.approx((17 * 19 * 57) ** (1 / 3)) and r["gm_pg_swap"] == pytest.approx(
+        (17 * 19 * 65) ** (1 / 3)
+    )
+    assert w.rows[0][2].endswith("✓") and w.rows[0][5].endswith("✗")
+    assert separation_table({"separation": None}).empty
+
+
+def test_gm_vs_human_is_the_system_level_spearman(files, tmp_path):
+    frame, _ = load_scores(files, (63, 71, 97, -37), CAL)
+    rated = tmp_path / "rated.tsv"
+    rows = [("mit", 3, 3, 3), ("human", 5, 5, 5), ("source", 1, 1, 1), ("random_target", 2, 2, 2)]
+    pd.DataFrame(rows, columns=["system", "grammaticality", "sentiment", "topic"]).to_csv(
+        rated, sep="\t", index=False
+    )
+    out = gm_vs_human(frame, rated)
+    # human overall: human 5 > mit 3 > random_target 2 > source 1 -> ranks (mit, human, random, source) 2, 1, 3, 4;
+    # calibrated GM: mit (70*40*60)^(1/3) = 55.2 > human (60*55*50)^(1/3) = 54.8 > random 0 = source 0 -> ranks
+    # 1, 2, 3.5, 3.5. Pearson of the ranks: sum dx dy = 3.5, sum dx^2 = 4.5, sum dy^2 = 5 -> 3.5 / sqrt(22.5)
+    assert out["n_systems"] == 4 and out["gm"] == pytest.approx(3.5 / 22.5**0.5, abs=1e-9)
+    assert gm_vs_human(frame, None) is None
+
+
+def test_build_tables_writes_the_validity_tables(files, tmp_path):
+    paths = build.build_tables(
+        files, tmp_path / "t", gm_t=(63, 71, 97, -37), calibration=CAL, checks=None, honest=["mit", "human"]
+    )
+    names = {p.name for p in paths}
+    assert {"validity.md", "content_separation.csv", "word_order.tex"} <= names
+    assert "fixed_target" in (tmp_path / "t" / "validity.md").read_text()
