@@ -173,3 +173,23 @@ def test_attribute_lists_matched_on_source_text(tmp_path, capsys):
     # -> 1.0; "the food was good" -> "the food was bad": food found -> 1.0; "the food was bad" has no list
     assert hit["score"] == pytest.approx(1.0)
     assert hit["details"]["n_empty"] == 1
+
+
+def test_score_reads_the_datasets_calibrated_gm_thresholds(tmp_path):
+    import argparse
+
+    from tst.cli import _calibration
+    from tst.metrics.gm import CALIBRATION_FILE
+
+    ds = tmp_path / "ds"
+    args = argparse.Namespace(gm_calibration=None)
+    assert _calibration(args, ds) is None  # none written yet: gm is skipped, gm_pg computed
+    cal = {"t": [1.0, 2.0, 3.0], "keys": ["acc", "sbert_all_minilm_l6_v2", "pp_joint"], "from": [], "rule": ""}
+    write_json(ds / CALIBRATION_FILE, cal)
+    assert _calibration(args, ds) == cal
+    other = tmp_path / "other.json"
+    write_json(other, {**cal, "t": [4.0, 5.0, 6.0]})
+    assert _calibration(argparse.Namespace(gm_calibration=str(other)), ds)["t"] == [4.0, 5.0, 6.0]
+    with pytest.raises(SystemExit) as e:
+        _calibration(argparse.Namespace(gm_calibration=str(tmp_path / "missing.json")), ds)
+    assert e.value.code == 2

@@ -95,7 +95,7 @@ def validity_table(
                 }
             )
             cells.append(f"{fmt(v, digits(k))} {'✓' if ok else '✗'}")
-            if not ok:
+            if not ok and k in _GMS:  # the aggregates' flags in full; the others in the CSV's not_below
                 flags.append(f"{_header(info, k)}: {bl.label(b)} is not below {', '.join(beaten)}.")
         cells.append(f"{worst_sys} ({fmt(worst, digits(k))})")
         table.rows.append(cells)
@@ -114,6 +114,7 @@ def validity_table(
     table.notes = [
         f"Honest systems: {', '.join(r['system'] for r in honest_r)}.",
         BASELINES_NOTE,
+        "✗: the CSV's not_below column names the honest systems the baseline is not below.",
         *flags,
         *_human_notes(human),
         *definitions(info, [k for k in keys if k in _GMS]),
