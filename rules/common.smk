@@ -5,14 +5,12 @@ from pathlib import Path
 from snakemake.utils import validate
 
 from tst import config as settings
-from tst import baselines, names, variants
+from tst import names, variants
 from tst.codehash import code_hash
 from tst.data.prepare import expected_outputs
 from tst.data.sources import data_file, resolve_data_dir
 from tst.human.ratings import system_output_files
-from tst.metrics.gm import CALIBRATION_FILE
-from tst.metrics.registry import GM_CONTENT, evaluator_files
-from tst.validity import DAMAGE_KEYS, SEPARATION_KEYS
+from tst.metrics.registry import evaluator_files
 from tst.report.build import PLOTS, TABLE_FORMATS, TABLES
 
 validate(config, schema="../schemas/config.schema.yaml")
@@ -86,20 +84,6 @@ def configured_systems():
     return names.alternatives(
         {s for d in config["datasets"].values() for s in d.get("systems") or {}}
     )
-
-
-def baseline_inputs(wildcards):
-    """A baseline's sources (word-level test text of the style); the target style's training text unless it
-    is built from the source alone; the embedding and idf of Sim for nearest_target."""
-    data = DATA.format(dataset=wildcards.dataset)
-    inputs = {"sources": f"{data}/test.{wildcards.style}.raw.txt"}
-    if wildcards.system not in baselines.FROM_SOURCE_ONLY:
-        inputs["target_train"] = f"{data}/train.{1 - int(wildcards.style)}.raw.txt"
-    if wildcards.system == "nearest_target":
-        evaluators = EVALUATORS.format(dataset=wildcards.dataset)
-        inputs["embeddings"] = f"{evaluators}/{names.EMBEDDINGS['glove']}"
-        inputs["idf"] = f"{evaluators}/idf.json"
-    return inputs
 
 
 # ---- evaluators ----
@@ -217,58 +201,6 @@ def rated_scores(wildcards):
     return [f"results/{wildcards.dataset}/scores/{s}/test.final.tsv" for s in systems]
 
 
-# ---- validity ----
-def calibration_systems():
-    """The baselines whose scores set the calibrated GM's thresholds (tst.metrics.gm.calibrate)."""
-    return settings.calibration_baselines(config)
-
-
-def calibration_scores(wildcards):
-    return [f"{SCORES}/{s}/test.final.json".format(dataset=wildcards.dataset) for s in calibration_systems()]
-
-
-def validity_systems(wildcards):
-    """Honest systems whose word-order-damaged copies are scored: external ones, and ours at the last test
-    checkpoint."""
-    ds = wildcards.dataset
-    ours = [names.system_name(v, s) for v, s in settings.our_models(config, ds)]
-    return settings.honest_systems(config, ds) + ours
-
-
-def validity_inputs(wildcards):
-    ds = wildcards.dataset
-    data, evaluators = DATA.format(dataset=ds), EVALUATORS.format(dataset=ds)
-    last = settings.test_checkpoints(config)[-1]
-    outputs, sources = [], []
-    for system in validity_systems(wildcards):
-        ours = names.parse_system(system)
-        for s in STYLES:
-            if ours:
-                model = MODEL.format(dataset=ds, variant=ours[0], seed=ours[1])
-                outputs.append(f"{model}/transfers/test.{last}.{s}.txt")
-                sources.append(f"{data}/test.{s}.raw.txt")
-            else:
-                outputs.append(f"results/{ds}/systems/{system}/test.final.{s}.txt")
-                sources.append(f"results/{ds}/systems/{system}/test.final.sources.{s}.txt")
-    inputs = {
-        "outputs": outputs,
-        "sources": sources,
-        "evaluators": [
-            f"{evaluators}/{f}" for f in evaluator_files([*SEPARATION_KEYS, *DAMAGE_KEYS])
-        ],
-    }
-    if settings.has_references(config, ds):
-        inputs["references"] = per_style(f"{DATA}/references.{{style}}.tsv", dataset=ds)
-    if ds in BPE_DATASETS:
-        inputs["bpe"] = f"{data}/bpe.model"
-    return inputs
-
-
-def validity_targets(dataset):
-    out = [f"results/{dataset}/validity/checks.json"]
-    return out + ([f"results/{dataset}/{CALIBRATION_FILE}"] if calibration_systems() else [])
-
-
 # ---- report ----
 def report_scores(wildcards):
     ds = wildcards.dataset
@@ -284,24 +216,6 @@ def human_targets(dataset):
     files = ("correlation.csv", "aggregate.json")
     ratings = config["datasets"][dataset].get("human_ratings")
     return [f"results/{dataset}/human/{f}" for f in files] if ratings else []
-
-
-def report_calibration(wildcards):
-    """The calibrated GM's thresholds, when the config runs the baselines they need."""
-    files = validity_targets(wildcards.dataset)[1:]
-    return {"calibration": files[0]} if files else {}
-
-
-def report_validity(wildcards):
-    """The validity checks, the calibrated GM's thresholds, and the rated rows (datasets with human ratings:
-    each GM's system-level agreement with the human ratings)."""
-    ds = wildcards.dataset
-    rated = [f"results/{ds}/human/ratings_with_metrics.tsv"] if human_targets(ds) else []
-    return {
-        "checks": validity_targets(ds)[0],
-        **report_calibration(wildcards),
-        **({"rated": rated[0]} if rated else {}),
-    }
 
 
 def report_human(wildcards):

@@ -112,9 +112,12 @@ rule reference_system:
 
 # Sanity baselines (tst.baselines; config `baselines`): outputs that need no training, for the validity table.
 # Each style's test sources -> the baseline's outputs; target-style training sentences where it reads them.
+from tst import baselines
+
+
 rule baseline_system:
     input:
-        unpack(baseline_inputs),
+        unpack(lambda w: settings.baseline_files(w.dataset, w.system, int(w.style))),
     output:
         outputs="results/{dataset}/systems/{system}/test.final.{style}.txt",
         sources="results/{dataset}/systems/{system}/test.final.sources.{style}.txt",

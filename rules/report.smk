@@ -5,7 +5,11 @@
 rule report_tables:
     input:
         unpack(report_human),
-        unpack(report_validity),
+        unpack(
+            lambda w: settings.validity_report_files(
+                config, w.dataset, ["checks", "calibration", "rated"]
+            )
+        ),
         scores=report_scores,
     output:
         [
@@ -36,7 +40,11 @@ rule report_tables:
 
 rule report_plots:
     input:
-        unpack(report_calibration),
+        unpack(
+            lambda w: settings.validity_report_files(
+                config, w.dataset, ["calibration"]
+            )
+        ),
         scores=report_scores,
     output:
         [

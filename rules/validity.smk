@@ -2,11 +2,15 @@
 # gm_calibration: the default GM's thresholds from the sanity baselines' scores (tst.metrics.gm.calibrate).
 # validity_checks: content separation on the human references and word-order-damaged copies of every honest
 # system (tst.validity). The validity table (report_tables) reads both.
+from tst.metrics.gm import CALIBRATION_FILE
+from tst.metrics.registry import GM_CONTENT
 
 
 rule gm_calibration:
     input:
-        scores=calibration_scores,
+        scores=lambda w: settings.validity_report_files(config, w.dataset)[
+            "calibration_scores"
+        ],
     output:
         thresholds=f"results/{{dataset}}/{CALIBRATION_FILE}",
     log:
@@ -15,7 +19,7 @@ rule gm_calibration:
     conda:
         env("report")
     params:
-        systems=calibration_systems(),
+        systems=settings.calibration_baselines(config),
         content_key=GM_CONTENT,
         code=code("gm_calibration.py"),
     script:
@@ -24,7 +28,7 @@ rule gm_calibration:
 
 rule validity_checks:
     input:
-        unpack(validity_inputs),
+        unpack(lambda w: settings.validity_files(config, w.dataset)),
     output:
         checks="results/{dataset}/validity/checks.json",
     log:
@@ -34,7 +38,7 @@ rule validity_checks:
     conda:
         env("score")
     params:
-        systems=validity_systems,
+        systems=lambda w: settings.validity_systems(config, w.dataset),
         evaluators_dir=lambda w: EVALUATORS.format(dataset=w.dataset),
         options=lookup(dpath="score/{dataset}", within=TABLE),
         seed=settings.baseline_seed(config),

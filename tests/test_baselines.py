@@ -164,3 +164,39 @@ def test_add_derived_gm_needs_the_calibration_and_gm_pg_keeps_pang_gimpel():
     # thresholds calibrated for another content score are not applied to this one
     out = add_derived(metrics, calibration={**cal, "keys": ["acc", "sim", "pp_joint"]})
     assert "gm" not in out and "calibrated for" in out.skipped["gm"]
+
+
+def test_the_files_the_baseline_and_validity_rules_read():
+    assert settings.baseline_files("d", "shuffled", 1) == {"sources": "results/d/data/test.1.raw.txt"}
+    assert settings.baseline_files("d", "nearest_target", 1) == {
+        "sources": "results/d/data/test.1.raw.txt",
+        "target_train": "results/d/data/train.0.raw.txt",  # the other style's
+        "embeddings": "results/d/evaluators/glove.kv",
+        "idf": "results/d/evaluators/idf.json",
+    }
+    config = {
+        "datasets": {
+            "d": {"source": {"kind": "files"}, "systems": {"mit": {}}, "references": {"files": ["r"]}}
+        },
+        "run": ["d"],
+        "transfer": {"run_variants": ["M0"], "seeds": [2], "epochs": 2},
+        "baselines": {"run": ["random_target", "shuffled"]},
+    }
+    assert settings.validity_systems(config, "d") == ["mit", "reference", "M0.seed2"]
+    files = settings.validity_files(config, "d")
+    assert files["outputs"][:2] == [
+        "results/d/systems/mit/test.final.0.txt",
+        "results/d/systems/mit/test.final.1.txt",
+    ]
+    assert files["outputs"][4:] == [f"results/d/models/M0/seed2/transfers/test.ep2.0.{s}.txt" for s in (0, 1)]
+    assert files["sources"][4:] == ["results/d/data/test.0.raw.txt", "results/d/data/test.1.raw.txt"]
+    assert files["references"] == ["results/d/data/references.0.tsv", "results/d/data/references.1.tsv"]
+    assert "results/d/evaluators/lm_joint.pt" in files["evaluators"] and "bpe" not in files
+    report = settings.validity_report_files(config, "d")
+    assert report["calibration_scores"] == [
+        f"results/d/scores/{s}/test.final.json" for s in ("source", "random_target", "shuffled")
+    ]
+    assert report["calibration"] == "results/d/validity/gm_thresholds.json" and report["rated"] is None
+    assert settings.validity_report_files(config, "d", ["checks", "rated"]) == {
+        "checks": "results/d/validity/checks.json"
+    }

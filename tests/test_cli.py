@@ -184,7 +184,12 @@ def test_score_reads_the_datasets_calibrated_gm_thresholds(tmp_path):
     ds = tmp_path / "ds"
     args = argparse.Namespace(gm_calibration=None)
     assert _calibration(args, ds) is None  # none written yet: gm is skipped, gm_pg computed
-    cal = {"t": [1.0, 2.0, 3.0], "keys": ["acc", "sbert_all_minilm_l6_v2", "pp_joint"], "from": [], "rule": ""}
+    cal = {
+        "t": [1.0, 2.0, 3.0],
+        "keys": ["acc", "sbert_all_minilm_l6_v2", "pp_joint"],
+        "from": [],
+        "rule": "",
+    }
     write_json(ds / CALIBRATION_FILE, cal)
     assert _calibration(args, ds) == cal
     other = tmp_path / "other.json"

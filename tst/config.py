@@ -212,6 +212,80 @@ def calibration_baselines(config: dict) -> list[str]:
     return [s for s in wanted if s in run]
 
 
+def baseline_files(dataset: str, system: str, style: int) -> dict[str, str]:
+    """The inputs of a sanity baseline's outputs for the test sources of `style`: those sources; the target
+    style's training text unless it is built from the source alone; Sim's embedding and idf (nearest_target)."""
+    data, ev = f"results/{dataset}/data", f"results/{dataset}/evaluators"
+    files = {"sources": f"{data}/test.{style}.raw.txt"}
+    if system not in baselines.FROM_SOURCE_ONLY:
+        files["target_train"] = f"{data}/train.{1 - int(style)}.raw.txt"
+    if system == "nearest_target":
+        files.update(embeddings=f"{ev}/{names.EMBEDDINGS['glove']}", idf=f"{ev}/idf.json")
+    return files
+
+
+def test_output_files(config: dict, dataset: str, system: str) -> dict[str, list[str]]:
+    """{"outputs", "sources"}: per style, a system's test outputs (ours: at the last test checkpoint) and the
+    sources they rewrite."""
+    ours = names.parse_system(system)
+    if ours:
+        folder = f"results/{dataset}/models/{ours[0]}/seed{ours[1]}/transfers"
+        last = test_checkpoints(config)[-1]
+        return {
+            "outputs": [f"{folder}/test.{last}.{s}.txt" for s in (0, 1)],
+            "sources": [f"results/{dataset}/data/test.{s}.raw.txt" for s in (0, 1)],
+        }
+    folder = f"results/{dataset}/systems/{system}/test.{names.FINAL}"
+    return {
+        "outputs": [f"{folder}.{s}.txt" for s in (0, 1)],
+        "sources": [f"{folder}.sources.{s}.txt" for s in (0, 1)],
+    }
+
+
+def validity_files(config: dict, dataset: str) -> dict[str, list[str]]:
+    """The inputs of the validity checks (tst.validity): every validity system's test outputs and sources (two
+    files each, in validity_systems order), the evaluators the checks read, the references, the BPE model."""
+    from tst.metrics.registry import evaluator_files
+    from tst.validity import DAMAGE_KEYS, SEPARATION_KEYS
+
+    files = [test_output_files(config, dataset, s) for s in validity_systems(config, dataset)]
+    out = {k: [p for f in files for p in f[k]] for k in ("outputs", "sources")}
+    ev = evaluator_files([*SEPARATION_KEYS, *DAMAGE_KEYS])
+    out["evaluators"] = [f"results/{dataset}/evaluators/{f}" for f in ev]
+    if has_references(config, dataset):
+        out["references"] = [f"results/{dataset}/data/references.{s}.tsv" for s in (0, 1)]
+    if (config["datasets"][dataset].get("bpe") or {}).get("enabled"):
+        out["bpe"] = [f"results/{dataset}/data/bpe.model"]
+    return out
+
+
+def validity_report_files(config: dict, dataset: str, keys=None) -> dict:
+    """What the validity rules write and the report reads: `checks` (rule validity_checks), `calibration`
+    (the calibrated GM's thresholds, rule gm_calibration, when the config runs the baselines they need) and
+    the baselines' score files it reads (`calibration_scores`), `rated` (the rated rows, datasets with human
+    ratings: each GM's agreement with people). None where there is none; with `keys`, only those that
+    exist."""
+    from tst.metrics.gm import CALIBRATION_FILE
+
+    root = f"results/{dataset}"
+    systems = calibration_baselines(config)
+    rated = bool(config["datasets"][dataset].get("human_ratings"))
+    files = {
+        "checks": f"{root}/validity/checks.json",
+        "calibration": f"{root}/{CALIBRATION_FILE}" if systems else None,
+        "calibration_scores": [f"{root}/scores/{s}/test.{names.FINAL}.json" for s in systems],
+        "rated": f"{root}/human/ratings_with_metrics.tsv" if rated else None,
+    }
+    return files if keys is None else {k: files[k] for k in keys if files[k]}
+
+
+def validity_systems(config: dict, dataset: str) -> list[str]:
+    """Honest systems whose word-order-damaged copies the validity checks score: the honest external ones
+    and ours (at their last test checkpoint)."""
+    ours = [names.system_name(v, s) for v, s in our_models(config, dataset)]
+    return honest_systems(config, dataset) + ours
+
+
 def honest_systems(config: dict, dataset: str) -> list[str]:
     """The external systems that are real transfer systems or human rewrites: not the copy and not a sanity
     baseline (what a valid metric must rank above every baseline, with our trained models)."""
