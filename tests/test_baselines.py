@@ -2,6 +2,7 @@
 values worked out by hand."""
 
 import itertools
+import math
 import random
 
 import numpy as np
@@ -126,8 +127,13 @@ def test_calibrate_takes_each_threshold_from_its_baseline():
     for name in ("source", "fixed_target", "shuffled"):
         m = scores[name]
         assert gm_calibrated(m["acc"]["score"], m["sim"]["score"], m["pp_joint"]["score"], cal["t"]) == 0.0
-    # a real system: (100*0.8 - 4) * (100*0.9 - 81) * (900 - 60) = 76 * 9 * 840 -> cube root
-    assert gm_calibrated(0.8, 0.9, 60.0, cal["t"]) == pytest.approx((76 * 9 * 840) ** (1 / 3))
+    # a real system: (100*0.8 - 4) * (100*0.9 - 81) * 100 (ln 900 - ln 60) / ln 900 = 76 * 9 * 39.81 -> cube root
+    p = 100 * (math.log(900) - math.log(60)) / math.log(900)
+    assert p == pytest.approx(39.81, abs=0.005)
+    assert gm_calibrated(0.8, 0.9, 60.0, cal["t"]) == pytest.approx((76 * 9 * p) ** (1 / 3))
+    assert gm_calibrated(1.0, 1.0, 1.0, cal["t"]) == pytest.approx(
+        (96 * 19 * 100) ** (1 / 3)
+    )  # PP 1: factor 100
     del scores["shuffled"]["pp_joint"]
     with pytest.raises(ValueError, match="pp_joint of the baseline 'shuffled'"):
         calibrate(scores, "sim")
@@ -158,9 +164,10 @@ def test_add_derived_gm_needs_the_calibration_and_gm_pg_keeps_pang_gimpel():
         "rule": "r",
     }
     out = add_derived(metrics, calibration=cal)
-    assert out["gm"]["score"] == pytest.approx(((81.8 - 4) * (60 - 50) * (300 - 37.3)) ** (1 / 3))
+    p = 100 * (math.log(300) - math.log(37.3)) / math.log(300)
+    assert out["gm"]["score"] == pytest.approx(((81.8 - 4) * (60 - 50) * p) ** (1 / 3))
     assert out["gm"]["score"] == gm_calibrated_result(0.818, 0.6, 37.3, cal).score
-    assert "calibrated" in out["gm"]["variant"] and "t3 - pp_joint" in out["gm"]["variant"]
+    assert "calibrated" in out["gm"]["variant"] and "ln t3 - ln pp_joint" in out["gm"]["variant"]
     # thresholds calibrated for another content score are not applied to this one
     out = add_derived(metrics, calibration={**cal, "keys": ["acc", "sim", "pp_joint"]})
     assert "gm" not in out and "calibrated for" in out.skipped["gm"]

@@ -2,6 +2,7 @@
 every honest system, content separation, word-order damage, and each GM's agreement with people."""
 
 import json
+import math
 from pathlib import Path
 
 import pandas as pd
@@ -13,6 +14,13 @@ from tst.report.scores import load_scores
 from tst.report.validity import gm_vs_human, separation_table, validity_table, word_order_table
 
 C = GM_CONTENT
+
+
+def pp_factor(pp, t_pp=100.0):
+    """The calibrated GM's PP factor by its definition: 100 (ln t_PP - ln PP) / ln t_PP."""
+    return 100 * (math.log(t_pp) - math.log(pp)) / math.log(t_pp)
+
+
 CAL = {
     "t": [10.0, 20.0, 100.0],
     "keys": ["acc", C, "pp_joint"],
@@ -72,8 +80,8 @@ def test_validity_table_flags_a_baseline_at_or_above_an_honest_system(files):
     assert d.loc[("pp_joint", "shuffled"), "below_every_honest"]
     assert not d.loc[("pp_joint", "fixed_target"), "below_every_honest"]
     # the calibrated GM: every baseline is exactly 0 on one factor (t from them), honest systems above 0
-    # mit: ((80 - 10) (60 - 20) (100 - 40))^(1/3)
-    assert frame.set_index("system").loc["mit", "gm"] == pytest.approx((70 * 40 * 60) ** (1 / 3))
+    # mit: ((80 - 10) (60 - 20) 100 (ln 100 - ln 40) / ln 100)^(1/3)
+    assert frame.set_index("system").loc["mit", "gm"] == pytest.approx((70 * 40 * pp_factor(40)) ** (1 / 3))
     for b in ("source", "random_target", "fixed_target", "shuffled"):
         assert d.loc[("gm", b), "score"] == 0.0 and d.loc[("gm", b), "below_every_honest"]
     # P&G's GM is fooled by the fixed sentence: (37 * 21 * min(92, 42))^(1/3) = 32.0 > mit's (17 * 19 * 57)^(1/3)
@@ -130,10 +138,12 @@ def test_separation_and_word_order_tables():
     assert s.data.iloc[0]["auc"] == 0.75 and "word2vec_masked.kv" in " ".join(s.notes)
     w = word_order_table(checks, (63, 71, 97, -37), CAL)
     r = w.data.iloc[0]
-    # calibrated: (70 * 40 * 80)^(1/3) -> swap (70 * 40 * 72)^(1/3): lower; P&G's: PP 20 -> 28 raises it
-    assert r["gm"] == pytest.approx((70 * 40 * 80) ** (1 / 3)) and r["gm_swap"] == pytest.approx(
-        (70 * 40 * 72) ** (1 / 3)
+    # calibrated: PP 20 -> 28 lowers the PP factor 34.9 -> 27.6; P&G's: PP 20 -> 28 raises theirs 57 -> 65
+    assert pp_factor(20) == pytest.approx(34.95, abs=0.005) and pp_factor(28) == pytest.approx(
+        27.64, abs=0.005
     )
+    assert r["gm"] == pytest.approx((70 * 40 * pp_factor(20)) ** (1 / 3))
+    assert r["gm_swap"] == pytest.approx((70 * 40 * pp_factor(28)) ** (1 / 3))
     assert r["gm_pg"] == pytest.approx((17 * 19 * 57) ** (1 / 3)) and r["gm_pg_swap"] == pytest.approx(
         (17 * 19 * 65) ** (1 / 3)
     )
@@ -150,7 +160,7 @@ def test_gm_vs_human_is_the_system_level_spearman(files, tmp_path):
     )
     out = gm_vs_human(frame, rated)
     # human overall: human 5 > mit 3 > random_target 2 > source 1 -> ranks (mit, human, random, source) 2, 1, 3, 4;
-    # calibrated GM: mit (70*40*60)^(1/3) = 55.2 > human (60*55*50)^(1/3) = 54.8 > random 0 = source 0 -> ranks
+    # calibrated GM: mit (70*40*19.9)^(1/3) = 38.2 > human (60*55*15.1)^(1/3) = 36.8 > random 0 = source 0 -> ranks
     # 1, 2, 3.5, 3.5. Pearson of the ranks: sum dx dy = 3.5, sum dx^2 = 4.5, sum dy^2 = 5 -> 3.5 / sqrt(22.5)
     assert out["n_systems"] == 4 and out["gm"] == pytest.approx(3.5 / 22.5**0.5, abs=1e-9)
     assert gm_vs_human(frame, None) is None

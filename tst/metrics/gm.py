@@ -9,6 +9,7 @@ The same formula serves a corpus (corpus Acc, mean Sim, corpus PP, as in Table 2
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -89,7 +90,7 @@ def gm_torch(
 
 # ---- GM calibrated to this pipeline's evaluators (ours; the default `gm`) --------------------------------
 #
-#     GM_cal = ([100 Acc - t_Acc]_+ * [100 C - t_C]_+ * [t_PP - PP]_+)^(1/3)
+#     GM_cal = ([100 Acc - t_Acc]_+ * [100 C - t_C]_+ * 100 [ln t_PP - ln PP]_+ / ln t_PP)^(1/3)
 #
 # Pang & Gimpel's t were learned for their 300d Sim and their LM; with other evaluators they mean something
 # else (idf-GloVe-50d Sim of unrelated Yelp sentences is ~0.78, above their t2 = 71; below PP 30 their PP
@@ -99,7 +100,10 @@ def gm_torch(
 #   t_C   = 100 x the highest content score C of the content-free baselines (random_target, fixed_target):
 #           content no closer to the source than an unrelated sentence's gets 0;
 #   t_PP  = PP of the `shuffled` baseline (the source's words in random order): fluency no better than
-#           destroyed word order gets 0. The factor falls as PP rises over the whole range (no lower t4).
+#           destroyed word order gets 0. The factor is the share (in %) of that text's cross-entropy per token
+#           (ln t_PP, nats) that the output's (ln PP) stays below: 100 at PP 1, 0 at t_PP, falling as PP rises
+#           over the whole range (no lower t4); on a log scale because PP spans orders of magnitude.
+# All three factors are in 0-100, so GM_cal is too.
 CALIBRATION_FILE = "validity/gm_thresholds.json"  # relative to results/<dataset>/ (rule gm_calibration)
 CALIBRATION_BASELINES = {
     "acc": ("source",),
@@ -142,11 +146,13 @@ def calibrate(baseline_scores: dict[str, dict], content_key: str, pp_key: str = 
 
 
 def gm_calibrated(acc: float, content: float, pp: float, t) -> float:
-    """GM_cal for one corpus (acc, content in [0, 1]; pp raw; t = [t_Acc, t_C, t_PP])."""
+    """GM_cal for one corpus (acc, content in [0, 1]; pp raw, >= 1; t = [t_Acc, t_C, t_PP], t_PP > 1)."""
     t_acc, t_c, t_pp = (float(x) for x in t)
+    if t_pp <= 1.0:
+        raise ValueError(f"t_PP must be above 1 (the shuffled baseline's perplexity), not {t_pp}")
     a = max(100.0 * acc - t_acc, 0.0)
     c = max(100.0 * content - t_c, 0.0)
-    p = max(t_pp - pp, 0.0)
+    p = max(100.0 * (math.log(t_pp) - math.log(pp)) / math.log(t_pp), 0.0)
     return float((a * c * p) ** (1.0 / 3.0))
 
 
@@ -158,7 +164,7 @@ def gm_calibrated_result(acc: float, content: float, pp: float, calibration: dic
     return MetricResult(
         "gm",
         f"GM calibrated to this dataset's evaluators (ours): ([100 {keys[0]} - t1]_+ [100 {keys[1]} - t2]_+ "
-        f"[t3 - {keys[2]}]_+)^(1/3), t = ({t_text}): {calibration['rule']}",
+        f"100 [ln t3 - ln {keys[2]}]_+ / ln t3)^(1/3), t = ({t_text}): {calibration['rule']}",
         gm_calibrated(acc, content, pp, t),
         [],
         True,
