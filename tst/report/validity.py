@@ -111,9 +111,14 @@ def validity_table(
             "not_below",
         ],
     )
+    fooled = {
+        b: [_header(info, r["metric"]) for r in records if r["baseline"] == b and not r["below_every_honest"]]
+        for b in present
+    }
     table.notes = [
         f"Honest systems: {', '.join(r['system'] for r in honest_r)}.",
         BASELINES_NOTE,
+        *(f"Fooled by {bl.label(b)} (✗): {', '.join(m)}." for b, m in fooled.items() if m),
         "✗: the CSV's not_below column names the honest systems the baseline is not below.",
         *flags,
         *_human_notes(human),
