@@ -362,13 +362,13 @@ def human_outputs_dir(config: dict, dataset: str, data_dir) -> Path:
 
 def lookup_tables(config: dict) -> dict:
     """Per-wildcard settings as nested dicts, for Snakemake's lookup(dpath=..., within=...):
-    evaluators/{dataset}/{cnn|lstm|lm}, embeddings/{glove|word2vec|word2vec_masked}, naturalness/{lr|nn},
+    evaluators/{dataset}/{cnn|lstm|lm|acceptability}, embeddings/{glove|word2vec|word2vec_masked}, naturalness/{lr|nn},
     variants/{name} (resolved: model and every lambda), score/{dataset} (metric options), corpus/{dataset}
     (what preparation reads)."""
     ev = config.get("evaluators") or {}
     return {
         "evaluators": {
-            ds: {s: evaluator_settings(config, s, ds) for s in ("cnn", "lstm", "lm")}
+            ds: {s: evaluator_settings(config, s, ds) for s in ("cnn", "lstm", "lm", "acceptability")}
             for ds in config.get("datasets") or {}
         },
         "embeddings": {

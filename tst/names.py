@@ -71,9 +71,11 @@ def parse_checkpoint(label: str) -> float | None:
 CLASSIFIERS = {"cnn": "style_cnn.pt", "lstm": "style_lstm.pt"}
 LANGUAGE_MODELS = {"joint": "lm_joint.pt", "style0": "lm_style0.pt", "style1": "lm_style1.pt"}
 EMBEDDINGS = {"glove": "glove.kv", "word2vec": "word2vec.kv", "word2vec_masked": "word2vec_masked.kv"}
+ACCEPTABILITY = "acceptability.pt"  # real-vs-corrupted sentence classifier (tst.evaluators.acceptability)
 EVALUATOR_FILES = [
     *CLASSIFIERS.values(),
     *LANGUAGE_MODELS.values(),
+    ACCEPTABILITY,
     *EMBEDDINGS.values(),
     "idf.json",
     "style_lexicon.json",

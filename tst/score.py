@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from tst.data.bpe import BPE, ModelUnits, is_piece_vocab
+from tst.evaluators.acceptability import load_acceptability
 from tst.evaluators.classifiers import load_classifier
 from tst.evaluators.embeddings import load_embeddings
 from tst.evaluators.language_model import load_lm
@@ -23,7 +24,7 @@ from tst.evaluators.naturalness import load_naturalness
 from tst.io import InputError, parse_jsonl, read_json, read_lines_counted, sha256_of, write_json, write_lines
 from tst.metrics.bleu import read_references
 from tst.metrics.registry import INPUTS, METRICS, Context, Skip, add_derived, check_keys, resolve_options
-from tst.names import CLASSIFIERS, EMBEDDINGS, LANGUAGE_MODELS, parse_checkpoint, parse_system
+from tst.names import ACCEPTABILITY, CLASSIFIERS, EMBEDDINGS, LANGUAGE_MODELS, parse_checkpoint, parse_system
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +74,8 @@ def loader_for(name: str):
         return load_classifier
     if name in LANGUAGE_MODELS.values():
         return load_lm
+    if name == ACCEPTABILITY:
+        return load_acceptability
     if name in EMBEDDINGS.values() or name.endswith(".kv"):
         return load_embeddings
     if name.endswith(".json"):
@@ -128,7 +131,7 @@ class Evaluators:
         """A style classifier or LM wrapped to read word-level text in its own units (naturalness classifiers
         are trained on words: as they are)."""
         itos = getattr(getattr(obj, "vocab", None), "itos", None)
-        if itos is None or name not in (*CLASSIFIERS.values(), *LANGUAGE_MODELS.values()):
+        if itos is None or name not in (*CLASSIFIERS.values(), *LANGUAGE_MODELS.values(), ACCEPTABILITY):
             return obj
         if not is_piece_vocab(itos):
             return ModelUnits(obj)

@@ -128,5 +128,8 @@ class ModelUnits:
     def token_nll(self, sentences):
         return self.model.token_nll(self.encode(sentences))
 
+    def p_real(self, sentences):
+        return self.model.p_real(self.encode(sentences))
+
     def perplexity(self, sentences) -> float:
         return self.model.perplexity(self.encode(sentences))

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tst.names import (
+    ACCEPTABILITY,
     CLASSIFIERS,
     EMBEDDINGS,
     EVALUATOR_FILES,
@@ -251,6 +252,12 @@ def _pp_target(ctx: Context):
     )
 
 
+def _acceptability(ctx: Context):
+    from tst.metrics.acceptability import acceptability
+
+    return acceptability(ctx.outputs, ctx.load(ACCEPTABILITY))
+
+
 def _wmd(mode: str, kv: str):
     def compute(ctx: Context):
         from tst.metrics.wmd import wmd
@@ -416,6 +423,7 @@ METRICS: dict[str, Metric] = {
             _pp_target,
             digits=1,
         ),
+        Metric("acceptability", "Accept", "P(real)", "fluency", True, (ACCEPTABILITY,), _acceptability),
         Metric(
             "gm",
             "GM",

@@ -1,0 +1,42 @@
+"""Rule train_acceptability: a classifier of real training sentences vs corrupted copies of them (fluency;
+tst.evaluators.acceptability) -> its checkpoint dict."""
+
+import json
+import logging
+from pathlib import Path
+
+import torch
+
+from tst.evaluators.acceptability import acceptability_settings, train_acceptability
+from tst.evaluators.language_model import load_lm
+from tst.io import read_sentences
+from tst.logs import log_to
+from tst.vocab import Vocab
+
+sm = snakemake  # noqa: F821 (set by Snakemake)
+log = logging.getLogger("train_acceptability")
+
+with log_to(sm.log[0]):
+    torch.set_num_threads(sm.threads)
+    s = acceptability_settings(sm.params.settings)
+    train = [x for p in sm.input.train for x in read_sentences(p)]
+    dev = [x for p in sm.input.dev for x in read_sentences(p)]
+    vocab = Vocab.load(sm.input.vocab, s["min_count"], s["max_vocab"])
+    lm = (
+        load_lm(sm.input.lm, torch.device("cpu")) if sm.input.get("lm") else None
+    )  # continues lm_share of them
+    ckpt = train_acceptability(
+        train,
+        dev,
+        vocab,
+        s["kind"],
+        s["model"],
+        s["train"],
+        s["corruption"],
+        s["strip_final"],
+        lm,
+        log=log.info,
+    )
+    Path(sm.output[0]).parent.mkdir(parents=True, exist_ok=True)
+    torch.save(ckpt, sm.output[0])
+    log.info(json.dumps({**ckpt["acceptability"], "dev_accuracy": ckpt["metrics"]["dev_accuracy"]}))

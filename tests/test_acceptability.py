@@ -1,0 +1,332 @@
+"""Fluency metric `acceptability` (issue 22 item 7): corruptions, the classifier's training, the metric, wiring."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from conftest import planned_jobs, run_script
+
+from tst.evaluators.acceptability import (
+    Acceptability,
+    acceptability_settings,
+    classifier_input,
+    corpus_pool,
+    corrupt,
+    corrupt_corpus,
+    lm_continuations,
+    load_acceptability,
+    negatives,
+    strip_final_punctuation,
+    train_acceptability,
+)
+from tst.io import write_lines
+from tst.metrics.acceptability import acceptability
+from tst.vocab import Vocab
+
+
+def rng(seed=0):
+    return np.random.default_rng(seed)
+
+
+# ---- corruptions: cases whose result is forced whatever the generator draws ----
+
+
+def test_swap_exchanges_the_only_pair_of_different_adjacent_words():
+    assert corrupt(["x", "x", "y"], rng(), kinds=["swap"], max_ops=1) == ["x", "y", "x"]
+
+
+def test_two_ops_never_undo_each_other():
+    # swap then swap again would give back the sentence: the second op is refused, one swap stays
+    for seed in range(20):
+        assert corrupt(["a", "b"], rng(seed), kinds=["swap"], max_ops=2) == ["b", "a"]
+
+
+def test_repeat_of_a_one_word_sentence_doubles_it():
+    assert corrupt(["hi"], rng(), kinds=["repeat"], max_ops=1) == ["hi", "hi"]
+
+
+def test_drop_removes_one_of_two_words_keeping_order():
+    for seed in range(10):
+        assert corrupt(["a", "b"], rng(seed), kinds=["drop"], max_ops=1) in (["a"], ["b"])
+
+
+def test_shuffle_is_a_different_permutation():
+    words = ["w1", "w2", "w3", "w4", "w5", "w6"]
+    for seed in range(20):
+        out = corrupt(words, rng(seed), kinds=["shuffle"], max_ops=1)
+        assert sorted(out) == sorted(words) and out != words
+
+
+def test_splice_joins_a_prefix_and_another_sentences_suffix():
+    # n = 2 -> cut 1; the other sentence has 2 words -> its cut 1: a + q
+    pool = corpus_pool([["p", "q"]])
+    assert corrupt(["a", "b"], rng(), kinds=["splice"], max_ops=1, pool=pool) == ["a", "q"]
+
+
+def test_replace_puts_a_corpus_word_in_place_of_one_word():
+    pool = corpus_pool([["z"]])  # the only word it can draw; n = 5 -> k = 1
+    out = corrupt(["a", "b", "c", "d", "e"], rng(), kinds=["replace"], max_ops=1, pool=pool)
+    assert len(out) == 5 and out.count("z") == 1 and sum(o != w for o, w in zip(out, "abcde")) == 1
+
+
+def test_unchangeable_sentences_are_left_out_and_counted():
+    bad, index = corrupt_corpus([["a"], ["a", "b"], ["c", "c"]], seed=1, kinds=["shuffle", "swap"])
+    assert index == [1] and bad == [["b", "a"]]
+
+
+def test_corpus_corruption_is_seeded_and_always_changes_the_sentence():
+    g = rng(5)
+    vocab = [f"w{i}" for i in range(30)]
+    corpus = [list(g.choice(vocab, size=int(g.integers(1, 12)))) for _ in range(300)]
+    pool = corpus_pool(corpus)
+    kinds = ["shuffle", "drop", "repeat", "swap", "replace", "splice"]
+    a, ia = corrupt_corpus(corpus, 3, kinds, 3, pool)
+    b, ib = corrupt_corpus(corpus, 3, kinds, 3, pool)
+    c, _ = corrupt_corpus(corpus, 4, kinds, 3, pool)
+    assert (a, ia) == (b, ib) and a != c
+    assert all(x != corpus[i] for x, i in zip(a, ia))
+    assert len(a) >= 290  # only one-word sentences with a one-word splice partner can fail
+
+
+def test_unknown_kind_and_missing_pool_are_errors():
+    with pytest.raises(ValueError, match="jumble"):
+        corrupt(["a"], rng(), kinds=["jumble"])
+    with pytest.raises(ValueError, match="corpus_pool"):
+        corrupt(["a"], rng(), kinds=["replace"])
+
+
+def test_final_punctuation_is_stripped_but_the_number_token_stays():
+    assert strip_final_punctuation(["great", "food", "!", "!!"]) == ["great", "food"]
+    assert strip_final_punctuation(["it", "was", "_num_"]) == ["it", "was", "_num_"]
+    assert classifier_input([["ok", "."]]) == [["<bos>", "ok", "<eos>"]]
+    assert classifier_input([["ok", "."]], strip_final=False) == [["<bos>", "ok", ".", "<eos>"]]
+
+
+def one_word_lm(vocab, word):
+    """A GRU LM whose every next-word distribution is (almost) all on `word` (output bias 50, weights 0)."""
+    from tst.evaluators.language_model import LanguageModel
+    from tst.models.gru_lm import GRULanguageModel
+
+    model = GRULanguageModel(len(vocab), 4, 4)
+    with torch.no_grad():
+        model.out.weight.zero_()
+        model.out.bias.zero_()
+        model.out.bias[vocab.stoi[word]] = 50.0
+    return LanguageModel(model, vocab, device=torch.device("cpu"))
+
+
+def test_lm_continuation_follows_the_lm_up_to_the_length_limit():
+    vocab = Vocab(["a", "b", "x"])
+    lm = one_word_lm(vocab, "x")
+    out = lm_continuations(lm, [["a"], [], ["a", "b", "a"]], max_words=4, seed=1)
+    assert out == [["a", "x", "x", "x"], ["x", "x", "x", "x"], ["a", "b", "a", "x"]]
+    # an LM that always ends the sentence gives back the prefix; an empty prefix still gets a first word
+    # (<eos> is not sampled first; <pad>/<unk>/<bos> never): the most likely other word, all tied at logit 0
+    ending = one_word_lm(vocab, "<eos>")
+    assert lm_continuations(ending, [["a", "b"]], max_words=4, seed=1) == [["a", "b"]]
+    assert len(lm_continuations(ending, [[]], max_words=4, seed=1)[0]) == 1
+
+
+def test_negatives_mix_lm_continuations_and_edits():
+    vocab = Vocab(["a", "b", "c", "x"])
+    corpus = [["a", "b", "c"]] * 40
+    bad, counts = negatives(
+        corpus, {"kinds": ["swap"], "max_ops": 1, "seed": 2, "lm_share": 0.5}, None, one_word_lm(vocab, "x")
+    )
+    # every LM copy is a prefix of a b c followed by x up to 3 words; every edit copy one adjacent swap
+    lm_copies = [b for b in bad if "x" in b]
+    assert counts["n_lm_continued"] == len(lm_copies) and 10 <= len(lm_copies) <= 30
+    assert all(b in (["x", "x", "x"], ["a", "x", "x"], ["a", "b", "x"]) for b in lm_copies)
+    assert all(b in (["b", "a", "c"], ["a", "c", "b"]) for b in bad if "x" not in b)
+    assert counts["n_corrupted"] == len(bad) == 40
+    with pytest.raises(ValueError, match="lm_joint.pt"):
+        negatives(corpus, {"kinds": ["swap"], "lm_share": 0.5}, None, None)
+
+
+# ---- the metric on a fake classifier ----
+
+
+class FakeClassifier:
+    """predict_proba: P(real) = 1 / (number of tokens read, <bos> and <eos> included)."""
+
+    kind = "fake"
+    vocab = Vocab(["a"])
+
+    def __init__(self):
+        self.seen = []
+
+    def predict_proba(self, sentences):
+        self.seen += sentences
+        p = np.array([1.0 / len(s) for s in sentences])
+        return np.stack([1 - p, p], axis=1)
+
+
+def test_metric_is_the_mean_p_real_with_empty_outputs_at_zero():
+    clf = FakeClassifier()
+    model = Acceptability(clf, {"kinds": ["swap"], "max_ops": 1})
+    r = acceptability(["a b", "", "c .", "d e f"], model)
+    # "a b" -> <bos> a b <eos>: 1/4; "" -> 0 (not asked); "c ." -> <bos> c <eos>: 1/3; "d e f": 1/5
+    assert r.per_sentence == pytest.approx([1 / 4, 0.0, 1 / 3, 1 / 5])
+    assert r.score == pytest.approx((1 / 4 + 1 / 3 + 1 / 5) / 4)
+    assert r.details["n_empty"] == 1 and r.details["n"] == 4
+    assert clf.seen == [
+        ["<bos>", "a", "b", "<eos>"],
+        ["<bos>", "c", "<eos>"],
+        ["<bos>", "d", "e", "f", "<eos>"],
+    ]
+    assert "empty output counts as P(real) = 0" in r.variant and r.higher_is_better
+
+
+# ---- training: a corpus where word order decides ----
+
+
+def grammar_corpus(n, seed):
+    """det noun verb det noun: every real sentence follows it, so any shuffle, swap, drop or repeat breaks it."""
+    g = np.random.default_rng(seed)
+    det, noun, verb = ["the", "a"], ["cat", "dog", "bird", "fish"], ["sees", "likes", "bites"]
+    return [[g.choice(det), g.choice(noun), g.choice(verb), g.choice(det), g.choice(noun)] for _ in range(n)]
+
+
+def test_training_separates_real_from_corrupted_sentences(tmp_path):
+    torch.set_num_threads(1)  # as the rule runs it (threads: 1); several threads crawl on a busy machine
+    train, dev = grammar_corpus(600, 1), grammar_corpus(100, 2)
+    vocab = Vocab.build(train)
+    ckpt = train_acceptability(
+        train,
+        dev,
+        vocab,
+        "text_cnn",
+        {"emb_dim": 16, "widths": [2, 3], "n_filters": 16, "dropout": 0.0},
+        {"lr": 0.01, "batch_size": 32, "max_epochs": 8, "patience": 3, "seed": 1, "precision": "fp32"},
+        {"kinds": ["shuffle", "drop", "repeat", "swap"], "max_ops": 1, "seed": 1},
+        log=lambda *_: None,
+    )
+    # chance is 0.5 (every dev sentence has a corrupted copy); the grammar makes every corruption visible
+    assert ckpt["metrics"]["dev_accuracy"] >= 0.9
+    assert ckpt["acceptability"]["dev"] == {"n_real": 100, "n_corrupted": 100, "n_unchangeable": 0}
+    path = tmp_path / "acceptability.pt"
+    torch.save(ckpt, path)
+    model = load_acceptability(path, torch.device("cpu"))
+    held = grammar_corpus(50, 3)
+    shuffled = [list(reversed(s)) for s in held]  # noun det verb noun det: never real
+    assert acceptability(held, model).score > 0.8
+    assert acceptability(shuffled, model).score < 0.2
+
+
+def test_rule_script_trains_from_the_config_block(tmp_path):
+    from tst.config import evaluator_settings
+
+    inputs = {"train": [], "dev": []}
+    for split, n, seed in (("train", 300, 1), ("dev", 60, 2)):
+        for style in (0, 1):
+            path = tmp_path / f"{split}.{style}.txt"
+            write_lines(path, [" ".join(s) for s in grammar_corpus(n, seed + 10 * style)])
+            inputs[split].append(str(path))
+    Vocab.save_counts(tmp_path / "vocab.txt", grammar_corpus(300, 1) + grammar_corpus(300, 11))
+    inputs["vocab"] = str(tmp_path / "vocab.txt")
+    config = {
+        "datasets": {"toy": {}},
+        "evaluators": {
+            "precision": "fp32",
+            "acceptability": {
+                "model": "cnn",
+                "emb_dim": 16,
+                "widths": [2, 3],
+                "n_filters": 16,
+                "dropout": 0.0,
+                "lr": 0.01,
+                "batch_size": 32,
+                "max_epochs": 6,
+                "patience": 2,
+                "corruptions": ["swap", "shuffle"],
+                "max_ops": 1,
+                "corruption_seed": 3,
+            },
+        },
+    }
+    out = tmp_path / "acceptability.pt"
+    run_script(
+        "train_acceptability",
+        input=inputs,
+        output=[str(out)],
+        params={"settings": evaluator_settings(config, "acceptability", "toy")},
+        log=[str(tmp_path / "log.txt")],
+    )
+    ckpt = torch.load(out, weights_only=True)
+    assert ckpt["task"] == "acceptability" and ckpt["kind"] == "text_cnn"
+    assert ckpt["acceptability"]["corruption"] == {
+        "kinds": ["swap", "shuffle"],
+        "max_ops": 1,
+        "seed": 3,
+        "lm_share": 0.0,
+        "temperature": 1.0,
+    }
+    assert ckpt["acceptability"]["train"]["n_real"] == 600 and ckpt["metrics"]["dev_accuracy"] >= 0.9
+
+
+def test_settings_split_the_config_block():
+    s = acceptability_settings(
+        {
+            "model": "lstm",
+            "emb_dim": 8,
+            "hidden_dim": 8,
+            "lr": 0.01,
+            "corruptions": ["swap"],
+            "max_ops": 1,
+            "corruption_seed": 7,
+            "strip_final_punctuation": False,
+            "min_count": 2,
+            "precision": "fp32",
+        }
+    )
+    assert s["kind"] == "lstm_classifier" and s["model"] == {"emb_dim": 8, "hidden_dim": 8}
+    assert s["train"] == {"lr": 0.01, "precision": "fp32"}
+    assert s["corruption"] == {
+        "kinds": ["swap"],
+        "max_ops": 1,
+        "seed": 7,
+        "lm_share": 0.0,
+        "temperature": 1.0,
+    }
+    assert s["strip_final"] is False and s["min_count"] == 2
+
+
+# ---- wiring ----
+
+
+def test_registry_and_human_correlation_pick_it_up():
+    from tst.human.correlation import ASPECT_OF_METRIC
+    from tst.metrics.registry import METRICS, evaluator_files
+    from tst.names import EVALUATOR_FILES
+
+    m = METRICS["acceptability"]
+    assert (m.aspect, m.higher_is_better, m.evaluators) == ("fluency", True, ("acceptability.pt",))
+    assert ASPECT_OF_METRIC["acceptability"] == "grammaticality"
+    assert "acceptability.pt" in EVALUATOR_FILES and "acceptability.pt" in evaluator_files(["acceptability"])
+
+
+def test_default_dry_run_plans_the_acceptability_evaluator(repo_root, tmp_path):
+    import shutil
+
+    shutil.copy(repo_root / "config.yaml", tmp_path / "config.yaml")
+    out = subprocess.run(
+        [
+            str(Path(sys.executable).with_name("snakemake")),
+            "-s",
+            str(repo_root / "Snakefile"),
+            "-n",
+            "--cores",
+            "1",
+        ],
+        check=False,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr + out.stdout
+    assert planned_jobs(out.stdout).get("train_acceptability") == 1
+    assert "results/demo/evaluators/acceptability.pt" in out.stdout
