@@ -127,6 +127,7 @@ def li_outputs(data_dir: Path) -> dict[str, list[list[str]]]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--results", required=True, type=Path)
+    ap.add_argument("--evaluators", type=Path, help="folder of the LMs (default RESULTS_DIR/evaluators)")
     ap.add_argument("--work", default=Path("/tmp/fluency_bench"), type=Path)
     ap.add_argument("--ratings", default=None, type=Path)
     ap.add_argument("--li-outputs", default=None, type=Path)
@@ -140,6 +141,7 @@ def main() -> None:
     args.ratings = args.ratings or args.data_dir / "yelp/li/human_ratings/ratings-yelp.csv"
     args.li_outputs = args.li_outputs or args.data_dir / "yelp/li/outputs"
     args.work.mkdir(parents=True, exist_ok=True)
+    args.evaluators = args.evaluators or args.results / "evaluators"
     data = args.results / "data"
     train = read_sentences(data / "train.0.txt") + read_sentences(data / "train.1.txt")
     dev = read_sentences(data / "dev.0.txt") + read_sentences(data / "dev.1.txt")
@@ -148,14 +150,14 @@ def main() -> None:
     values: dict[str, dict[str, list]] = {s: {} for s in SYSTEMS}
     info = {}
     if "joint" in args.lm:
-        lm = load_lm(args.results / "evaluators/lm_joint.pt", torch.device("cpu"))
+        lm = load_lm(args.evaluators / "lm_joint.pt", torch.device("cpu"))
         ulp, eos_lp = unigram_logprobs(train, lm.vocab)
         for s in SYSTEMS:
             values[s].update(lm_candidates(outputs[s], lm, ulp, eos_lp))
     if "target" in args.lm:  # each output under the LM of its target style, unigrams of that style
         n0 = len(read_sentences(data / "test.0.txt"))
         for target, rows in ((1, slice(0, n0)), (0, slice(n0, None))):
-            lm = load_lm(args.results / f"evaluators/lm_style{target}.pt", torch.device("cpu"))
+            lm = load_lm(args.evaluators / f"lm_style{target}.pt", torch.device("cpu"))
             ulp, eos_lp = unigram_logprobs(read_sentences(data / f"train.{target}.txt"), lm.vocab)
             for s in SYSTEMS:
                 for k, v in lm_candidates(outputs[s][rows], lm, ulp, eos_lp).items():
@@ -168,7 +170,7 @@ def main() -> None:
             t0 = time.perf_counter()
             lm = None
             if corruption.get("lm_share"):
-                lm = load_lm(args.results / "evaluators" / args.sample_lm, torch.device("cpu"))
+                lm = load_lm(args.evaluators / args.sample_lm, torch.device("cpu"))
             ckpt = train_acceptability(train, dev, vocab, kind, model_cfg, train_cfg, corruption, strip, lm)
             ckpt["sample_lm"] = args.sample_lm
             ckpt["metrics"]["train_seconds"] = time.perf_counter() - t0

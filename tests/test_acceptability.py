@@ -206,7 +206,12 @@ def test_training_separates_real_from_corrupted_sentences(tmp_path):
     )
     # chance is 0.5 (every dev sentence has a corrupted copy); the grammar makes every corruption visible
     assert ckpt["metrics"]["dev_accuracy"] >= 0.9
-    assert ckpt["acceptability"]["dev"] == {"n_real": 100, "n_corrupted": 100, "n_unchangeable": 0}
+    assert ckpt["acceptability"]["dev"] == {
+        "n_real": 100,
+        "n_corrupted": 100,
+        "n_lm_continued": 0,
+        "n_unchangeable": 0,
+    }
     path = tmp_path / "acceptability.pt"
     torch.save(ckpt, path)
     model = load_acceptability(path, torch.device("cpu"))
@@ -214,6 +219,12 @@ def test_training_separates_real_from_corrupted_sentences(tmp_path):
     shuffled = [list(reversed(s)) for s in held]  # noun det verb noun det: never real
     assert acceptability(held, model).score > 0.8
     assert acceptability(shuffled, model).score < 0.2
+    # the scorer loads the file by name and gives the same per-sentence values
+    from tst.score import score_system
+
+    out = [" ".join(s) for s in held[:5] + shuffled[:5]]
+    scores = score_system(out, out, [0] * 10, tmp_path, only=["acceptability"])
+    assert scores["acceptability"].per_sentence == pytest.approx(list(model.p_real(out)))
 
 
 def test_rule_script_trains_from_the_config_block(tmp_path):
