@@ -98,7 +98,7 @@ def test_evaluator_files():
         "naturalness/M0.seed1.nn.pt",
     ]
     every = evaluator_files()
-    assert len(every) == len(set(every)) == 10 and every[0] == "style_cnn.pt"
+    assert len(every) == len(set(every)) == 11 and every[0] == "style_cnn.pt"  # 11th: acceptability.pt
     with pytest.raises(ValueError, match="unknown metric"):
         evaluator_files(["bleu"])
 
