@@ -77,6 +77,13 @@ ACCEPTABILITY = {
         True,
         {"max_epochs": 6},
     ),
+    "lstm_6kinds_lm25_ep10": (
+        "lstm_classifier",
+        LSTM,
+        {"kinds": ALL, "max_ops": 2, "seed": 1, "lm_share": 0.25},
+        True,
+        {"max_epochs": 10},
+    ),
 }
 LOWER_IS_BETTER = {"pp_joint", "pp_no_eos", "pp_joint_target", "pp_no_eos_target"}
 

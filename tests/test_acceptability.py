@@ -178,6 +178,11 @@ def test_metric_is_the_mean_p_real_with_empty_outputs_at_zero():
         ["<bos>", "d", "e", "f", "<eos>"],
     ]
     assert "empty output counts as P(real) = 0" in r.variant and r.higher_is_better
+    assert "negatives: 1-1 edits of swap" in r.variant
+    mixed = Acceptability(clf, {"kinds": ["swap"], "max_ops": 2, "lm_share": 0.5, "temperature": 1.0})
+    assert (
+        "50% of negatives cut after 0..n-1 words and continued by sampling the joint LM" in mixed.description
+    )
 
 
 # ---- training: a corpus where word order decides ----

@@ -318,10 +318,17 @@ class Acceptability:
             classifier.vocab
         )  # what it reads (tst.data.bpe.ModelUnits feeds BPE pieces when so trained)
         kinds = ", ".join(self.corruption.get("kinds", ()))
+        share = float(self.corruption.get("lm_share", 0.0))
+        lm = (
+            f"{share:.0%} of negatives cut after 0..n-1 words and continued by sampling the joint LM "
+            f"(temperature {self.corruption.get('temperature', 1.0)}), the others "
+            if share
+            else "negatives: "
+        )
         self.description = (
             f"{classifier.kind} on <bos> words <eos>"
-            f"{', final punctuation stripped' if strip_final else ''}; corruptions: {kinds}, "
-            f"1-{self.corruption.get('max_ops')} per sentence"
+            f"{', final punctuation stripped' if strip_final else ''}; {lm}"
+            f"1-{self.corruption.get('max_ops')} edits of {kinds}"
         )
 
     def p_real(self, sentences) -> np.ndarray:
