@@ -32,8 +32,8 @@ def test_glove_text_file_restricted_and_round_trip(tmp_path):
 
 def test_word2vec_deterministic_for_a_seed():
     sents = [["the", "food", "was", "great"], ["the", "service", "was", "<style>"]] * 50
-    a = train_word2vec(sents, dim=8, epochs=2, seed=5)
-    b = train_word2vec(sents, dim=8, epochs=2, seed=5)
+    a = train_word2vec(sents, min_count=1, dim=8, epochs=2, seed=5)
+    b = train_word2vec(sents, min_count=1, dim=8, epochs=2, seed=5)
     assert set(a.words) == {"the", "food", "was", "great", "service", "<style>"} and a.dim == 8
     np.testing.assert_array_equal(a.vectors, b.vectors)
     assert isinstance(a.restrict(["food"]), Embeddings) and a.restrict(["food"]).words == ["food"]
@@ -52,3 +52,17 @@ def test_glove_zip_from_url_is_downloaded_once(tmp_path):
     assert (cache / "glove.6B.zip").exists()
     src.unlink()  # the cached copy is used from now on
     assert load_glove(src.as_uri(), vocab={"b"}, member="glove.6B.50d.txt", cache_dir=cache).words == ["b"]
+
+
+def test_word2vec_min_count_default_is_mirs_five_and_drops_rarer_words():
+    """Mir et al.'s code (passeul/style-transfer-model-evaluation) trains WMD's word2vec with min_count=5;
+    config.yaml is the one place the default is written, and a word seen 4 times gets no vector."""
+    from pathlib import Path
+
+    import yaml
+
+    cfg = yaml.safe_load((Path(__file__).resolve().parents[1] / "config.yaml").read_text(encoding="utf-8"))
+    assert cfg["evaluators"]["word2vec"]["min_count"] == 5
+    sents = [["the", "food", "was", "great"]] * 5 + [["rare", "word"]] * 4
+    emb = train_word2vec(sents, min_count=5, dim=8, epochs=1, seed=1)
+    assert set(emb.words) == {"the", "food", "was", "great"}

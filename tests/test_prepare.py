@@ -75,7 +75,9 @@ def test_yelp_offline_no_leakage(shared_data, tmp_path):
         # the Li test sentences are drawn from Shen's dev set: every one was removed from train
         assert report["splits"]["train"][str(s)]["in_other_split"] >= 500
     assert all(len(line.split()) <= 15 for line in read_lines(tmp_path / "train.0.txt"))
-    assert json.loads((tmp_path / "report.json").read_text())["references"] == {"0": 500, "1": 500}
+    written = json.loads((tmp_path / "report.json").read_text())
+    assert written["references"] == {"0": 500, "1": 500}
+    assert written["references_release"]["verified"] is True
 
 
 @pytest.mark.shared_data
@@ -209,3 +211,40 @@ def test_train_subset_is_drawn_after_leakage_removal(tmp_path):
         t for s in (0, 1) for line in read_lines(tmp_path / "sub" / f"train.{s}.txt") for t in line.split()
     }
     assert set(Vocab.load(tmp_path / "sub" / "vocab.txt").itos[4:]) == train_tokens
+
+
+def _ref_cfg(sha: dict | None) -> dict:
+    refs = {"files": ["d/reference.{style}"], "release": "owner/repo@abc1234"}
+    return {"styles": ["neg", "pos"], "references": {**refs, **({"sha256": sha} if sha else {})}}
+
+
+def test_reference_release_recorded_and_mismatch_stops(tmp_path):
+    """The digests are hashlib's sha256 of the bytes written here; a wrong one stops with file + both digests."""
+    import hashlib
+
+    from tst.data.prepare import reference_release
+    from tst.io import InputError
+
+    (tmp_path / "d").mkdir()
+    body = {0: b"bad food\tgood food\n", 1: b"good food\tbad food\n"}
+    for st, b in body.items():
+        (tmp_path / f"d/reference.{st}").write_bytes(b)
+    digest = {f"d/reference.{st}": hashlib.sha256(b).hexdigest() for st, b in body.items()}
+    rec = reference_release(_ref_cfg(digest), "x", tmp_path)
+    assert rec == {"release": "owner/repo@abc1234", "sha256": digest, "verified": True}
+    assert reference_release(_ref_cfg(None), "x", tmp_path)["verified"] is False  # recorded, not checked
+    wrong = {**digest, "d/reference.1": "0" * 64}
+    with pytest.raises(InputError) as e:
+        reference_release(_ref_cfg(wrong), "x", tmp_path)
+    msg = str(e.value)
+    assert "reference.1" in msg and "0" * 64 in msg and digest["d/reference.1"] in msg and "Fix" in msg
+
+
+@pytest.mark.shared_data
+def test_yelp_references_match_li_release(shared_data):
+    """configs/yelp.yaml pins Li et al.'s references @14a48fa3 (sha256sum of ../shared/data/yelp/li/reference.*)."""
+    from tst.data.prepare import reference_release
+
+    rec = reference_release(dataset_cfg("yelp"), "yelp", shared_data)
+    assert rec["verified"] and rec["release"] == "lijuncen/Sentiment-and-Style-Transfer@14a48fa3"
+    assert rec["sha256"]["yelp/li/reference.0"].startswith("a0a16272")

@@ -15,7 +15,7 @@ from tst.data.normalize import NUM, length_ok, normalizer
 from tst.data.reader import read_text_lines
 from tst.data.sources import as_list, file_specs, resolve_data_dir, style_path
 from tst.data.splits import SPLITS, remove_leakage, sample_train, split_pool
-from tst.io import write_json, write_jsonl, write_lines
+from tst.io import InputError, sha256_of, write_json, write_jsonl, write_lines
 from tst.vocab import Vocab
 
 DROP_REASONS = ("non_utf8", "control", "empty", "too_long", "length")
@@ -246,6 +246,8 @@ def prepare_dataset(
         cfg, name, data_dir, extras, splits, norm, raw_of, backend, ner_cfg, nlp_cfg, masked_of
     )
     report["references"] = {str(st): len(rows) for st, rows in refs.items()}
+    if not extras and cfg.get("references"):
+        report["references_release"] = reference_release(cfg, name, data_dir)
 
     # BPE on train only; word-level copies stay in raw.txt
     bpe_cfg = cfg.get("bpe", {})
@@ -305,6 +307,30 @@ def _mask_rows(
     masked, _ = mask(words, backend.annotate(words, parse=False, ner=True), ner_cfg.get("labels"))
     cache.update({c: " ".join(m) for c, m in zip(todo, masked)})
     return [tuple(cache[c] for c in r) for r in rows]
+
+
+def reference_release(cfg: dict, name: str, data_dir) -> dict:
+    """{release, sha256: {file: digest}, verified} of a dataset's reference files (`datasets.{name}.references`:
+    copies of Li et al.'s references in circulation differ, so a run records which one it scored against).
+    A digest given in the config that does not match the file stops with an InputError naming the file, the
+    expected and the actual digest."""
+    rc, styles = cfg["references"], cfg["styles"]
+    data_dir = resolve_data_dir(data_dir)
+    expected = rc.get("sha256") or {}
+    digests = {}
+    for spec in as_list(rc.get("files")):
+        for st in range(len(styles)):
+            rel = style_path(spec, st, styles)
+            actual = sha256_of(data_dir / rel)
+            want = expected.get(rel)
+            if want is not None and want.lower() != actual:
+                raise InputError(
+                    f"{data_dir / rel}: sha256 {actual} differs from datasets.{name}.references.sha256"
+                    f"[{rel!r}] = {want} (release {rc.get('release')!r}). Fix: use the file of that release, "
+                    "or, if this copy is the one you mean to score against, set its release and sha256 in the config"
+                )
+            digests[rel] = actual
+    return {"release": rc.get("release"), "sha256": digests, "verified": sorted(expected) == sorted(digests)}
 
 
 def _references(cfg, name, data_dir, extras, splits, norm, raw_of, backend, ner_cfg, nlp_cfg, cache) -> dict:

@@ -187,14 +187,16 @@ def _stable_hash(s: str) -> int:
 
 def train_word2vec(
     sentences: list[list[str]],
+    *,
+    min_count: int,
     dim: int = 100,
     window: int = 5,
-    min_count: int = 1,
     epochs: int = 5,
     sg: int = 0,
     seed: int = 1,
 ) -> Embeddings:
-    """gensim word2vec on the corpus; one worker and a stable hash make it deterministic for a seed."""
+    """gensim word2vec on the corpus; one worker and a stable hash make it deterministic for a seed.
+    `min_count` has no default here: config.yaml `evaluators.word2vec.min_count` is the one place it is set."""
     from gensim.models import Word2Vec
 
     model = Word2Vec(
