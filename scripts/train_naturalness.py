@@ -43,10 +43,11 @@ def train(kind, human, generated, cfg, seed):
         model = train_naturalness_lr(
             human,
             generated,
-            C=cfg.get("C", 1.0),
+            C=cfg.get("C"),
             dev_fraction=dev_fraction,
             seed=seed,
             min_count=cfg.get("min_count", 1),
+            **{k: cfg[k] for k in ("C_grid", "cv_folds") if k in cfg},
         )
         return model, model.metrics
     model_keys = ("emb_dim", "hidden_dim", "widths", "n_filters", "dropout")

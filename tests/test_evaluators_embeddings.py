@@ -55,7 +55,8 @@ def test_glove_zip_from_url_is_downloaded_once(tmp_path):
 
 
 def test_word2vec_min_count_default_is_mirs_five_and_drops_rarer_words():
-    """Mir et al.'s code (passeul/style-transfer-model-evaluation) trains WMD's word2vec with min_count=5;
+    """Mir et al.'s code (passeul/style-transfer-model-evaluation@4ca376d, code/content_preservation.py:84,
+    `Word2Vec(tokenized_texts)`) trains WMD's word2vec with gensim's default min_count=5;
     config.yaml is the one place the default is written, and a word seen 4 times gets no vector."""
     from pathlib import Path
 

@@ -107,11 +107,64 @@ def test_cross_fit_lr_round_trip(tmp_path):
     human = [["the", "food", "was", "good", str(i)] for i in range(40)]
     generated = [["good", "good", "good", str(i)] for i in range(40)]
     folds = cross_fit_folds(generated)
-    models = [train_naturalness_lr(human, fold, dev_fraction=0.0) for fold in folds]
+    models = [train_naturalness_lr(human, fold, C=1.0, dev_fraction=0.0) for fold in folds]
     save_naturalness(models, tmp_path / "x.lr.json", seen=[[" ".join(s) for s in f] for f in folds])
     loaded = load_naturalness(tmp_path / "x.lr.json")
     assert isinstance(loaded, CrossFitNaturalness)
     direct = CrossFitNaturalness(models, [[" ".join(s) for s in f] for f in folds])
     np.testing.assert_allclose(loaded.prob_human(generated), direct.prob_human(generated))
     np.testing.assert_allclose(loaded.prob_human(generated[:1]), models[1].prob_human(generated[:1]))
-    assert loaded.description == "unigram logistic regression (binary word features), cross-fitted on 2 folds"
+    assert loaded.description == (
+        "unigram logistic regression (binary word features, C = 1 (fixed in the config)), cross-fitted on 2 folds"
+    )
+
+
+def test_lr_C_chosen_by_cv_equals_sklearn_grid_search_on_the_same_folds(tmp_path):
+    """choose_C against sklearn's GridSearchCV (accuracy, the same StratifiedKFold splits, grid ascending so a
+    tie goes to the smaller C in both): the same C and the same mean accuracy per C. The chosen C is saved
+    in the classifier file and named in the metric's variant string; a fixed C is labelled as such."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+
+    from tst.evaluators.naturalness import choose_C
+    from tst.evaluators.style_lexicon import unigram_matrix
+    from tst.metrics.naturalness import naturalness
+
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(30)]
+    # label 1 sentences use "good" 70% of the time, label 0 30%; the rest is noise: a noisy problem, so the
+    # grid's accuracies differ and regularisation matters
+    sents, y = [], []
+    for i in range(120):
+        lab = i % 2
+        s = list(rng.choice(words, 4))
+        if rng.random() < (0.7 if lab else 0.3):
+            s.append("good")
+        sents.append(s)
+        y.append(lab)
+    vocab = sorted({t for s in sents for t in s})
+    x, y = unigram_matrix(sents, vocab), np.asarray(y)
+    grid = [0.01, 0.1, 1.0, 10.0, 100.0]
+    c, cv = choose_C(x, y, grid, folds=5, seed=3)
+    folds = StratifiedKFold(5, shuffle=True, random_state=3)
+    gs = GridSearchCV(
+        LogisticRegression(solver="liblinear", random_state=3, max_iter=1000),
+        {"C": grid},
+        cv=folds,
+        scoring="accuracy",
+    ).fit(x, y)
+    assert c == gs.best_params_["C"] and len(set(cv.values())) > 1  # the grid is not flat here
+    np.testing.assert_allclose([cv[f"{g:g}"] for g in grid], gs.cv_results_["mean_test_score"])
+
+    human, system = corpora()
+    model = train_naturalness_lr(human, system, C=None, C_grid=grid, cv_folds=5, seed=1)
+    assert model.metrics["C"] in grid and "5-fold CV" in model.metrics["C_chosen_by"]
+    save_naturalness(model, tmp_path / "s.lr.json")
+    back = load_naturalness(tmp_path / "s.lr.json")
+    assert read_json(tmp_path / "s.lr.json")["metrics"]["C"] == model.metrics["C"]
+    variant = naturalness([["the", "food"]], back).variant
+    assert f"C = {model.metrics['C']:g} (5-fold CV accuracy on [0.01, 0.1, 1, 10, 100])" in variant
+    fixed = train_naturalness_lr(human, system, C=2.0, seed=1)
+    assert "C = 2 (fixed in the config)" in naturalness([["the", "food"]], fixed).variant
+    with pytest.raises(ValueError, match="C_grid"):
+        train_naturalness_lr(human, system, C=None)

@@ -43,11 +43,16 @@ CONTRAST = "the system's inputs (human, 1) vs its outputs (0)"
 class LRNaturalness:
     """P(human) = sigmoid(b + sum of weights of the distinct known words of the sentence)."""
 
-    description = "unigram logistic regression (binary word features)"
-
     def __init__(self, vocab: list[str], coef, intercept: float, metrics: dict | None = None):
         self.vocab, self.coef, self.intercept = list(vocab), np.asarray(coef, np.float64), float(intercept)
         self.metrics = metrics or {}
+
+    @property
+    def description(self) -> str:
+        """Names the C and how it was chosen (Mir et al.'s released classifiers use C per system)."""
+        c, how = self.metrics.get("C"), self.metrics.get("C_chosen_by")
+        tail = f", C = {c:g} ({how})" if c is not None and how else ""
+        return f"unigram logistic regression (binary word features{tail})"
 
     def prob_human(self, sentences: list[list[str]]) -> np.ndarray:
         z = unigram_matrix(sentences, self.vocab) @ self.coef + self.intercept
@@ -76,21 +81,60 @@ class CNNNaturalness:
         return self.classifier.predict_proba(sentences)[:, 1]
 
 
-def train_naturalness_lr(
-    human, generated, C: float = 1.0, dev_fraction: float = 0.1, seed: int = 1, min_count: int = 1
-) -> LRNaturalness:
-    from collections import Counter
-
+def _fit_lr(x, y, C: float, seed: int):
     from sklearn.linear_model import LogisticRegression
+
+    return LogisticRegression(C=C, solver="liblinear", random_state=seed, max_iter=1000).fit(x, y)
+
+
+def choose_C(x, y, grid, folds: int = 5, seed: int = 1) -> tuple[float, dict[str, float]]:
+    """C with the best mean held-out accuracy over `folds` stratified folds (shuffled with `seed`); ties go to
+    the smaller C (stronger regularisation). Returns (C, {C: mean accuracy})."""
+    from sklearn.model_selection import StratifiedKFold
+
+    y = np.asarray(y)
+    splits = list(StratifiedKFold(folds, shuffle=True, random_state=seed).split(np.zeros(len(y)), y))
+    scores = {}
+    for c in sorted(float(c) for c in grid):
+        accs = [(_fit_lr(x[tr], y[tr], c, seed).predict(x[te]) == y[te]).mean() for tr, te in splits]
+        scores[c] = float(np.mean(accs))
+    best = max(scores.values())
+    return min(c for c, a in scores.items() if a == best), {f"{c:g}": a for c, a in scores.items()}
+
+
+def train_naturalness_lr(
+    human,
+    generated,
+    C: float | None = None,
+    dev_fraction: float = 0.1,
+    seed: int = 1,
+    min_count: int = 1,
+    C_grid=None,
+    cv_folds: int = 5,
+) -> LRNaturalness:
+    """C None: chosen per system by `choose_C` on `C_grid` (config.yaml `evaluators.naturalness.lr`, the one
+    place the grid is written) on the training part; a number fixes it. Both are recorded in the model's
+    metrics (C, C_chosen_by, and the CV accuracy per C). Mir et al.'s code
+    (passeul/style-transfer-model-evaluation@4ca376d) has no training script for its unigram classifiers; the
+    pickles it releases (models/naturalness_classifiers/unigram_{ARAE,CAAE,DAR}.pkl, liblinear, L2) hold
+    C = 0.1, 7 and 2, i.e. C differs per system."""
+    from collections import Counter
 
     tr, tr_y, dv, dv_y = split_data(human, generated, dev_fraction, seed)
     counts = Counter(t for s in tr for t in set(s))
     vocab = sorted(w for w, c in counts.items() if c >= min_count)
-    lr = LogisticRegression(C=C, solver="liblinear", random_state=seed, max_iter=1000)
-    lr.fit(unigram_matrix(tr, vocab), np.asarray(tr_y))
+    x, y = unigram_matrix(tr, vocab), np.asarray(tr_y)
+    info: dict = {"C": C, "C_chosen_by": "fixed in the config"}
+    if C is None:
+        if not C_grid:
+            raise ValueError("naturalness LR: give C, or C_grid to choose C by cross-validation")
+        C, cv = choose_C(x, y, C_grid, cv_folds, seed)
+        grid = ", ".join(f"{c:g}" for c in sorted(C_grid))
+        info = {"C": C, "C_chosen_by": f"{cv_folds}-fold CV accuracy on [{grid}]", "cv_accuracy": cv}
+    lr = _fit_lr(x, y, C, seed)
     model = LRNaturalness(vocab, lr.coef_[0], lr.intercept_[0])
     acc = float(((model.prob_human(dv) > 0.5) == np.asarray(dv_y, bool)).mean()) if dv else None
-    model.metrics = {"dev_accuracy": acc, "n_train": len(tr), "n_dev": len(dv)}
+    model.metrics = {"dev_accuracy": acc, "n_train": len(tr), "n_dev": len(dv), **info}
     return model
 
 
