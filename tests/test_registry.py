@@ -297,3 +297,26 @@ def test_score_files_checks_its_inputs(fake_evaluators, tmp_path):
         score_files(d, [tmp_path / "src.0.txt"], [tmp_path / "out.0.txt"] * 2, [0], meta=meta)
     with pytest.raises(score_mod.InputError, match="unknown metric"):
         score_files(d, [tmp_path / "src.0.txt"], [tmp_path / "src.0.txt"], [0], meta=meta, only=["bleu"])
+
+
+def test_score_json_records_the_references_sha256(fake_evaluators, tmp_path):
+    """The score JSON names the references ref-BLEU used by their sha256 (hashlib's digest of the bytes)."""
+    import hashlib
+
+    d, _ = fake_evaluators
+    write_lines(tmp_path / "src.0.txt", SOURCES[0])
+    write_lines(tmp_path / "out.0.txt", OUTPUTS[0])
+    write_lines(tmp_path / "references.0.tsv", [f"{s}\t{o}" for s, o in zip(SOURCES[0], OUTPUTS[0])])
+    meta = score_meta("toy", "M0.seed1", "test", "ep1.0")
+    obj = score_files(
+        Evaluators(d),
+        [tmp_path / "src.0.txt"],
+        [tmp_path / "out.0.txt"],
+        [0],
+        [tmp_path / "references.0.tsv"],
+        meta=meta,
+        only=["bleu_ref_corpus"],
+    )
+    want = hashlib.sha256((tmp_path / "references.0.tsv").read_bytes()).hexdigest()
+    assert obj["references_sha256"] == {"references.0.tsv": want}
+    assert "bleu_ref_corpus" in obj["metrics"]  # the references were used (two-word lines: BLEU-4 is 0)

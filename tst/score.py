@@ -423,6 +423,8 @@ def score_files(
         progress=progress,
     )
     obj = score_json(scores, meta, len(out_all))
+    if references:  # which references ref-BLEU used (data/report.json maps them to the release's files)
+        obj["references_sha256"] = {Path(p).name: sha256_of(p) for p in references}
     if encoding_errors != "strict":
         obj["input_encoding"] = {"errors": encoding_errors, "replaced_lines": dict(reader.replaced)}
     if gm_t is not None:
