@@ -13,7 +13,7 @@ import sentencepiece as spm
 import torch
 from conftest import run_script
 
-from tst.data.bpe import ModelUnits, is_piece_vocab, train_bpe
+from tst.data.bpe import ModelUnits, is_piece_vocab, train_bpe, word_nll
 from tst.evaluators.classifiers import load_classifier, train_classifier
 from tst.evaluators.language_model import load_lm, train_lm
 from tst.io import read_json, write_lines
@@ -123,8 +123,11 @@ def test_scoring_words_encodes_them_for_piece_evaluators(trained, tmp_path):
     assert predicted.tolist() == [0, 1]  # the classifier, fed pieces directly, is right
     assert scores["acc"].score == 0.0
     nll = load_lm(ev / "lm_joint.pt").token_nll(pieces)
-    expected_pp = math.exp(sum(float(a.sum()) for a in nll) / sum(len(p) + 1 for p in pieces))
+    # PP per word, <eos> not counted: every piece's NLL summed (a word = the sum of its pieces), over 7 + 7 words
+    assert [len(s.split()) for s in sources] == [7, 7] and sum(map(len, pieces)) > 14
+    expected_pp = math.exp(sum(float(a[:-1].sum()) for a in nll) / 14)
     assert np.isclose(scores["pp_joint"].score, expected_pp, rtol=1e-9)
+    assert scores["pp_joint"].details["n_tokens"] == 14
     # Acc alone: the CNN read the outputs once
     assert scores.units["style_cnn.pt"] == {
         "units": "bpe",
@@ -233,3 +236,11 @@ def test_workflow_declares_the_bpe_model_for_bpe_datasets_only(repo_root, tmp_pa
     assert "results/literature/data/bpe.model" in score_inputs(lit, "score_external")
     demo = dry_run("--", "results/demo/scores/source/test.final.json")
     assert "rule prepare_data:" in demo and "bpe.model" not in demo
+
+
+def test_word_nll_sums_each_words_pieces_by_hand():
+    # "▁un", "believ", "able" = one word; "▁dog" another; <eos> last
+    w = word_nll(["\u2581un", "believ", "able", "\u2581dog"], [1.0, 2.0, 0.5, 3.0, 0.25], 2)
+    assert w.tolist() == [3.5, 3.0, 0.25]
+    with pytest.raises(ValueError, match="group into 2 words"):
+        word_nll(["\u2581a", "\u2581b"], [1.0, 1.0, 1.0], 3)

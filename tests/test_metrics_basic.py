@@ -110,23 +110,35 @@ def test_sti_corpus_mean_with_classifier():
     assert r.score == pytest.approx(0.4)
 
 
-def test_perplexity_uniform_lm_is_vocab_size():
-    r = perplexity(["a b c", "d", "e f"], UniformLM(37))
+@pytest.mark.parametrize("count_eos", [False, True])
+def test_perplexity_uniform_lm_is_vocab_size(count_eos):
+    r = perplexity(["a b c", "d", "e f"], UniformLM(37), count_eos=count_eos)
     assert r.score == pytest.approx(37.0)
     assert r.per_sentence == pytest.approx([37.0] * 3)
-    assert r.details["n_tokens"] == 3 + 1 + 1 + 1 + 2 + 1  # eos counted
+    # words only (Shen et al.'s code) vs words + one <eos> per sentence
+    assert r.details["n_tokens"] == (3 + 1 + 2) + (3 if count_eos else 0)
     assert not r.higher_is_better
 
 
 def test_perplexity_hand_example_pools_tokens():
+    # NLL per token, the last being <eos>: "x" 1, <eos> 2; "y z" 3, 0, <eos> 3
     lm = FixedLM({"x": [1.0, 2.0], "y z": [3.0, 0.0, 3.0]})
-    r = perplexity(["x", "y z"], lm)
+    r = perplexity(["x", "y z"], lm, count_eos=True)
     assert r.score == pytest.approx(math.exp(9.0 / 5.0))  # not the mean of per-sentence PPs
     assert r.per_sentence == pytest.approx([math.exp(1.5), math.exp(2.0)])
+    assert "include the final <eos>" in r.variant
+    # default, Shen et al.'s code (language_model.py l. 92): <eos> out of both sums -> (1 + 3 + 0) / 3 words
+    d = perplexity(["x", "y z"], lm)
+    assert d.score == pytest.approx(math.exp(4.0 / 3.0))
+    assert d.per_sentence == pytest.approx([math.exp(1.0), math.exp(1.5)])
+    assert d.details["n_tokens"] == 3 and "<eos> not counted" in d.variant
 
 
 def test_perplexity_by_target_style_routes_each_sentence():
-    r = perplexity_by_style(["a", "b c d", "e"], [0, 1, 0], {0: UniformLM(10), 1: UniformLM(1000)})
+    lms = {0: UniformLM(10), 1: UniformLM(1000)}
+    r = perplexity_by_style(["a", "b c d", "e"], [0, 1, 0], lms, count_eos=True)
     # style 0: 2 + 2 tokens at ln 10; style 1: 4 tokens at ln 1000 -> exp((4 ln10 + 12 ln10) / 8)
     assert r.score == pytest.approx(10 ** (16 / 8))
+    # <eos> not counted: style 0: 1 + 1 words at ln 10; style 1: 3 words at ln 1000 -> exp((2 + 9) ln10 / 5)
+    assert perplexity_by_style(["a", "b c d", "e"], [0, 1, 0], lms).score == pytest.approx(10 ** (11 / 5))
     assert r.per_sentence == pytest.approx([10.0, 1000.0, 10.0])

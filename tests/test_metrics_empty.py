@@ -173,17 +173,28 @@ class BigramLM:
 
 def test_pp_empty_output_is_one_eos_token():
     # "a b": 1/2 1/2 1/2 -> 3 log 2; "": <eos> after <bos> -> log 6, one token; "a": 1/2, 2/6 -> log 2 + log 3
-    r = perplexity(["a b", "", "a"], BigramLM())
-    assert r.details["n_tokens"] == 3 + 1 + 2 and r.details["n_empty_output"] == 1
+    r = perplexity(["a b", "", "a"], BigramLM(), count_eos=True)
+    assert r.details["n_tokens"] == 3 + 1 + 2 and r.details["n_empty"] == 1
     assert r.per_sentence[1] == pytest.approx(6)
     assert r.score == pytest.approx((8 * 6 * 6) ** (1 / 6))
     assert "empty output" in r.variant
+    # <eos> not counted (default): "a b" 2 log 2 over 2 words, "a" log 2; "" -> L = 2 tokens (longest output)
+    # at m = log 6 (the largest NLL: its own <eos>) -> exp((3 log 2 + 2 log 6) / 5) = 288 ** (1/5)
+    d = perplexity(["a b", "", "a"], BigramLM())
+    assert d.details["n_tokens"] == 2 + 2 + 1 and d.details["n_empty"] == 1
+    assert d.per_sentence == pytest.approx([2, 6, 2])
+    assert d.score == pytest.approx(288 ** (1 / 5))
+    # the rule without it (one <eos> token for "") would give (8 * 6) ** (1/4) = 2.63 here, and emptying "b b"
+    # in ["a b", "b b", "a"] (PP 144 ** (1/5) = 2.70) would then lower PP: the next test would fail
 
 
 def test_pp_empty_line_never_lowers_pp_under_an_lm_of_non_empty_text():
     # "a b" 3 log 2, "b b" log 3 + log 6 + log 2, "a" log 2 + log 3: PP = (8 * 36 * 6) ** (1/8) = 1728 ** (1/8)
     outputs = ["a b", "b b", "a"]
-    assert perplexity(outputs, BigramLM()).score == pytest.approx(1728 ** (1 / 8))
+    assert perplexity(outputs, BigramLM(), count_eos=True).score == pytest.approx(1728 ** (1 / 8))
+    _never_better(lambda s, o: perplexity(o, BigramLM(), count_eos=True).score, None, outputs, False)
+    # <eos> not counted: "a b" 2 log 2, "b b" log 3 + log 6, "a" log 2 -> PP = (4 * 18 * 2) ** (1/5)
+    assert perplexity(outputs, BigramLM()).score == pytest.approx(144 ** (1 / 5))
     _never_better(lambda s, o: perplexity(o, BigramLM()).score, None, outputs, False)
 
 

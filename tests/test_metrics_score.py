@@ -95,8 +95,8 @@ def test_every_metric_with_every_evaluator(evaluators):
     assert s["transfer_strength"].score == pytest.approx(1.0)
     assert s["sti"].per_sentence == pytest.approx([0.8, 0.8, 0.8])  # P(target) 0.1 -> 0.9 each
     assert s["pp_joint"].score == pytest.approx(50.0)
-    # targets 0, 1, 0: 5 + 3 tokens (with <eos>) at ln 20 (lm_style0), 5 tokens at ln 80 (lm_style1)
-    assert s["pp_target"].score == pytest.approx(math.exp((8 * math.log(20) + 5 * math.log(80)) / 13))
+    # targets 0, 1, 0: 4 + 2 words at ln 20 (lm_style0), 4 words at ln 80 (lm_style1); <eos> not counted
+    assert s["pp_target"].score == pytest.approx(math.exp((6 * math.log(20) + 4 * math.log(80)) / 10))
     # style words masked (or removed) -> source and output coincide: WMD 0
     assert s["wmd_masked"].per_sentence == [0.0, 0.0, 0.0]
     assert s["wmd_removed"].per_sentence == [0.0, 0.0, 0.0]

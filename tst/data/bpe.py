@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import numpy as np
 import sentencepiece as spm
 
 SPACE = "\u2581"  # sentencepiece's word-boundary mark
@@ -87,6 +88,23 @@ def _words(sentence) -> str:
     return sentence if isinstance(sentence, str) else " ".join(sentence)
 
 
+def word_nll(pieces: list[str], nll, n_words: int) -> np.ndarray:
+    """A word-level sentence's NLL per word (+ its <eos>) from its pieces' NLL (+ <eos>): a piece starting with
+    '▁' begins a word (sentencepiece marks every word's first piece so), the others add to the word before.
+    `n_words` (the word-level sentence's word count) checks the grouping."""
+    nll = np.asarray(nll, dtype=np.float64).reshape(-1)
+    if len(nll) != len(pieces) + 1:
+        raise ValueError(f"{len(nll)} NLL values for {len(pieces)} pieces + <eos>")
+    words: list[float] = []
+    for i, p in enumerate(pieces):
+        if p.startswith(SPACE) or not words:
+            words.append(0.0)
+        words[-1] += float(nll[i])
+    if len(words) != n_words:
+        raise ValueError(f"pieces {pieces} group into {len(words)} words, the sentence has {n_words}")
+    return np.array(words + [float(nll[-1])])
+
+
 class ModelUnits:
     """An evaluator with a `.vocab` (classifier or LM) fed word-level sentences in the units it was trained
     on: with `bpe` (a model trained on BPE pieces) each sentence is encoded with the dataset's BPE model
@@ -126,7 +144,13 @@ class ModelUnits:
         return self.model.predict(self.encode(sentences))
 
     def token_nll(self, sentences):
-        return self.model.token_nll(self.encode(sentences))
+        """Per sentence, NLL per word then the final <eos>: on BPE, a word's NLL is the sum over its pieces
+        (`word_nll`), so PP is per word whatever the units the LM reads."""
+        units = self.encode(sentences)
+        nll = self.model.token_nll(units)
+        if self.bpe is None:
+            return nll
+        return [word_nll(u, x, len(_words(s).split())) for u, x, s in zip(units, nll, sentences)]
 
     def p_real(self, sentences):
         return self.model.p_real(self.encode(sentences))

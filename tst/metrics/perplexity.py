@@ -8,24 +8,49 @@ import numpy as np
 
 from tst.metrics.base import MetricResult
 
-VARIANT = (
-    "corpus PP = exp(sum of token NLL / number of tokens), tokens include the final <eos>; an empty "
-    "output counts as its <eos> alone (one token, NLL of ending at once), not left out"
+# Shen et al.'s code, shentianxiao/language-style-transfer code/language_model.py line 92 (commit 8eab5fa,
+# "not consider eos in ppl", 2018-01-30): weights = [1.0] * l + [0.0] * (max_len - l + 1), so the final
+# <eos> is left out of both the summed NLL and the token count (before that commit, ba55dac, it was counted).
+SHEN_EOS = (
+    "corpus PP = exp(sum of word NLL / number of words), the final <eos> not counted (Shen et al.'s code: "
+    "language-style-transfer code/language_model.py l. 92, commit 8eab5fa 'not consider eos in ppl'); an empty "
+    "output (no word) is not left out: it counts as L tokens at NLL m each, L the longest output's word count, "
+    "m the largest NLL of any counted word or of an empty output's <eos> in this corpus (ours: removing a "
+    "sentence and adding L >= its length tokens at m >= every sentence's mean never lowers the pooled PP)"
 )
+WITH_EOS = (
+    "corpus PP = exp(sum of token NLL / number of tokens), tokens include the final <eos> (variant, not the "
+    "papers' code); an empty output counts as its <eos> alone (one token, NLL of ending at once), not left out"
+)
+VARIANT = SHEN_EOS
 
 
 def _tokens(s) -> list[str]:
     return s.split() if isinstance(s, str) else list(s)
 
 
-def _nll_lists(sentences, lm) -> list[np.ndarray]:
+def _nll_lists(sentences, lm, count_eos: bool = False) -> list[np.ndarray]:
+    """Per sentence, the NLL of each counted token: every word, plus the final <eos> when `count_eos` or when
+    the sentence has no word (an empty output is its <eos> alone, so it stays in the pool)."""
     nll = lm.token_nll([_tokens(s) for s in sentences])
     if len(nll) != len(sentences):
         raise ValueError(f"token_nll returned {len(nll)} arrays for {len(sentences)} sentences")
-    return [np.asarray(x, dtype=np.float64).reshape(-1) for x in nll]
+    out = [np.asarray(x, dtype=np.float64).reshape(-1) for x in nll]
+    return out if count_eos else [x[:-1] if _tokens(s) else x for x, s in zip(out, sentences)]
 
 
-def _result(name, variant, nll, lm_names) -> MetricResult:
+def worst_for_empty(nll: list[np.ndarray], empty: list[bool]) -> list[np.ndarray]:
+    """The <eos>-free convention's rule for empty outputs (see SHEN_EOS): each empty output's NLL array
+    (its <eos> alone) becomes L copies of m, L = the most words in any non-empty output (1 if none), m = the
+    largest NLL in the corpus (any word's, any empty output's <eos>)."""
+    if not any(empty):
+        return nll
+    m = max(float(x.max()) for x in nll if len(x))
+    n_words = max((len(x) for x, e in zip(nll, empty) if not e), default=1)
+    return [np.full(n_words, m) if e else x for x, e in zip(nll, empty)]
+
+
+def _result(name, variant, nll, lm_names, n_empty: int) -> MetricResult:
     total = float(sum(x.sum() for x in nll))
     count = int(sum(len(x) for x in nll))
     per = [float(math.exp(x.mean())) if len(x) else None for x in nll]
@@ -41,32 +66,56 @@ def _result(name, variant, nll, lm_names) -> MetricResult:
             "n_tokens": count,
             "total_nll": total,
             "lm": lm_names,
-            "n_empty_output": sum(1 for x in nll if len(x) == 1),
+            "n_empty": n_empty,
         },
     )
 
 
-def perplexity(sentences, lm, name: str = "pp_joint", lm_name: str = "joint") -> MetricResult:
-    """PP = exp( sum_i sum_t -log p(w_it | w_i<t) / sum_i (|x_i| + 1) ), the +1 being each sentence's <eos>.
+def _n_empty(sentences) -> int:
+    return sum(1 for s in sentences if not _tokens(s))
+
+
+def perplexity(
+    sentences, lm, name: str = "pp_joint", lm_name: str = "joint", count_eos: bool = False
+) -> MetricResult:
+    """PP = exp( sum_i sum_{t<=|x_i|} -log p(w_it | w_i<t) / sum_i |x_i| ): the words' NLL only, the final
+    <eos> left out as in Shen et al.'s code (see SHEN_EOS). `count_eos=True`: today's variant, every sentence's
+    <eos> counted in both sums (denominator sum_i (|x_i| + 1)).
 
     `lm.token_nll(sentences)` returns the natural-log NLL of every token and the final <eos>. Per sentence:
-    exp(mean NLL of that sentence). A uniform LM over V gives PP = |V|.
+    exp(mean NLL of that sentence's counted tokens). A uniform LM over V gives PP = |V| either way.
 
+    Empty outputs (no word) stay in the pool. Default: `worst_for_empty` (L tokens at the corpus's largest NLL
+    m): replacing any output by an empty one removes a sentence whose mean NLL is <= m with n <= L tokens and
+    adds L tokens at m, so the pooled mean NLL cannot fall (as long as the replaced output did not itself hold
+    the corpus maximum or length). With `count_eos` (the variant):
     An empty output is one token, <eos>, with the LM's NLL of ending right after <bos>; it stays in the pool
     (leaving it out would help whenever the sentence it replaced was worse than average). An LM trained on
     non-empty sentences gives that <eos> a high NLL, so empty lines raise PP; nothing bounds it for any LM.
     """
-    return _result(name, f"{VARIANT}; LM: {lm_name}", _nll_lists(sentences, lm), lm_name)
+    variant = WITH_EOS if count_eos else SHEN_EOS
+    nll = _nll_lists(sentences, lm, count_eos)
+    if not count_eos:
+        nll = worst_for_empty(nll, [not _tokens(s) for s in sentences])
+    return _result(name, f"{variant}; LM: {lm_name}", nll, lm_name, _n_empty(sentences))
 
 
-def perplexity_by_style(sentences, styles, lms: dict, name: str = "pp_target") -> MetricResult:
+def perplexity_by_style(
+    sentences, styles, lms: dict, name: str = "pp_target", count_eos: bool = False
+) -> MetricResult:
     """PP of each sentence under the LM of its own (target) style, pooled over the corpus:
-    exp( sum_i NLL_{lm[s_i]}(x_i) / sum_i (|x_i| + 1) ). `lms` maps style (int) -> LM with token_nll."""
+    exp( sum_i NLL_{lm[s_i]}(x_i) / sum_i |x_i| ) (with `count_eos`, / sum_i (|x_i| + 1)); empty outputs as in
+    `perplexity`. `lms` maps style (int) -> LM with token_nll."""
     if len(sentences) != len(styles):
         raise ValueError(f"{len(sentences)} sentences but {len(styles)} styles")
     nll: list = [None] * len(sentences)
     for style in sorted({int(s) for s in styles}):
         idx = [i for i, s in enumerate(styles) if int(s) == style]
-        for i, x in zip(idx, _nll_lists([sentences[i] for i in idx], lms[style])):
+        for i, x in zip(idx, _nll_lists([sentences[i] for i in idx], lms[style], count_eos)):
             nll[i] = x
-    return _result(name, f"{VARIANT}; LM of each output's target style", nll, "per target style")
+    if not count_eos:
+        nll = worst_for_empty(nll, [not _tokens(s) for s in sentences])
+    variant = WITH_EOS if count_eos else SHEN_EOS
+    return _result(
+        name, f"{variant}; LM of each output's target style", nll, "per target style", _n_empty(sentences)
+    )
