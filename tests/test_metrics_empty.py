@@ -99,12 +99,24 @@ def _never_better(score_fn, sources, outputs, higher_is_better):
 def test_sim_empty_output_counts_as_minus_one():
     e = Emb({"a": [1, 0], "b": [0, 1], "c": [-1, 1]})
     # cos(a, a) = 1; cos([1,0], [-1,1]) = -1/sqrt2; empty output -> -1; source "zzz" has no embedded token
-    # -> undefined even with an empty output; output "zzz" (non-empty, nothing embedded) -> undefined
+    # -> undefined even with an empty output; output "zzz" (non-empty, nothing embedded) -> -1 as well
     r = sim(["a", "a", "b", "zzz", "a"], ["a", "c", "", "", "zzz"], e, IDF)
-    assert r.per_sentence == pytest.approx([1, -1 / math.sqrt(2), -1, None, None])
-    assert r.score == pytest.approx((1 - 1 / math.sqrt(2) - 1) / 3)
-    assert r.details["n_undefined"] == 2 and r.details["n_empty_output"] == 2
-    assert "empty output" in r.variant and "-1" in r.variant
+    assert r.per_sentence == pytest.approx([1, -1 / math.sqrt(2), -1, None, -1])
+    assert r.score == pytest.approx((1 - 1 / math.sqrt(2) - 1 - 1) / 4)
+    assert r.details["n_undefined"] == 1
+    assert r.details["n_empty"] == 2 and r.details["n_no_usable_words"] == 1
+    assert "no usable word" in r.variant and "-1" in r.variant
+
+
+def test_sim_worst_20_percent_replaced_by_an_unknown_token_lowers_the_mean():
+    # the attack: 5 outputs, the worst one (cos -1/sqrt2) replaced by one unknown token "zzz"
+    e = Emb({"a": [1, 0], "b": [0, 1], "c": [-1, 1]})
+    src, out = ["a", "a", "b", "a b", "b"], ["a", "c", "b", "a b", "a b"]
+    before = sim(src, out, e, IDF).score  # (1 - 1/sqrt2 + 1 + 1 + cos(b, (a + 3b)/4)) / 5
+    v = (1 * 1 + 3 * 0, 1 * 0 + 3 * 1)  # idf a 1, b 3 -> (1, 3) / 4, cos with b = 3 / sqrt10
+    assert before == pytest.approx((3 - 1 / math.sqrt(2) + v[1] / math.sqrt(10)) / 5)
+    after = sim(src, ["a", "zzz", "b", "a b", "a b"], e, IDF).score
+    assert after == pytest.approx((3 - 1 + 3 / math.sqrt(10)) / 5) and after < before
 
 
 def test_sim_empty_line_never_raises_the_score():
@@ -116,12 +128,13 @@ def test_sim_empty_line_never_raises_the_score():
 def test_cp_empty_output_counts_as_minus_one():
     e = Emb({"a": [1, 2], "b": [3, 0], "c": [0, 1], "m": [-1, 0], "good": [9, 9]})
     # "a b" vs "c": (1,0,2,1,3,2).(0,1,0,1,0,1) = 3 / (sqrt19 sqrt3); "a" vs "m": -3 / (sqrt15 sqrt3) = -1/sqrt5;
-    # empty -> -1; "good" is filtered -> nothing left of a non-empty output -> undefined
+    # empty -> -1; "good" is filtered -> nothing left of a non-empty output (all lexicon) -> -1 too
     r = content_preservation(["a b", "a", "a b", "a"], ["c", "m", "", "good"], e, style_words={"good"})
-    assert r.per_sentence == pytest.approx([3 / math.sqrt(57), -1 / math.sqrt(5), -1, None])
-    assert r.score == pytest.approx((3 / math.sqrt(57) - 1 / math.sqrt(5) - 1) / 3)
-    assert r.details["n_undefined"] == 1 and r.details["n_empty_output"] == 1
-    assert "empty output" in r.variant
+    assert r.per_sentence == pytest.approx([3 / math.sqrt(57), -1 / math.sqrt(5), -1, -1])
+    assert r.score == pytest.approx((3 / math.sqrt(57) - 1 / math.sqrt(5) - 2) / 4)
+    assert r.details["n_undefined"] == 0
+    assert r.details["n_empty"] == 1 and r.details["n_no_usable_words"] == 1
+    assert "no usable word" in r.variant
 
 
 def test_cp_empty_line_never_raises_the_score():
@@ -134,12 +147,21 @@ def test_cp_empty_line_never_raises_the_score():
 def test_wmd_empty_output_counts_as_two():
     e = Emb({"a": [1, 0], "b": [0, 1], "c": [-1, 0]})
     # unit vectors: WMD(a, b) = sqrt2; WMD(a b, a) = half the mass moves b -> a = sqrt2 / 2; empty -> 2;
-    # "zzz" output (non-empty, nothing embedded) and "zzz" source -> undefined
+    # "zzz" output (non-empty, nothing embedded) -> 2 as well; "zzz" source -> undefined
     r = wmd(["a", "a b", "a", "a", "zzz"], ["b", "a", "", "zzz", ""], e, mode="unmasked")
-    assert r.per_sentence == pytest.approx([math.sqrt(2), math.sqrt(2) / 2, 2, None, None])
-    assert r.score == pytest.approx((math.sqrt(2) + math.sqrt(2) / 2 + 2) / 3)
-    assert r.details["n_undefined"] == 2 and r.details["n_empty_output"] == 2
-    assert "WMD 2" in r.variant
+    assert r.per_sentence == pytest.approx([math.sqrt(2), math.sqrt(2) / 2, 2, 2, None])
+    assert r.score == pytest.approx((math.sqrt(2) + math.sqrt(2) / 2 + 4) / 4)
+    assert r.details["n_undefined"] == 1
+    assert r.details["n_empty"] == 2 and r.details["n_no_usable_words"] == 1
+    assert "WMD 2" in r.variant and "no usable word" in r.variant
+
+
+def test_wmd_all_lexicon_output_counts_as_two_when_removed():
+    e = Emb({"a": [1, 0], "b": [0, 1], "good": [1, 1]})
+    # removed mode: output "good good" has nothing left -> 2; "a" vs "b" -> sqrt2
+    r = wmd(["a", "a"], ["b", "good good"], e, style_words={"good"}, mode="removed")
+    assert r.per_sentence == pytest.approx([math.sqrt(2), 2])
+    assert r.score == pytest.approx((math.sqrt(2) + 2) / 2) and r.details["n_no_usable_words"] == 1
 
 
 @pytest.mark.parametrize("mode", ["unmasked", "masked", "removed"])

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from tst.evaluators.embeddings import describe_embeddings
-from tst.metrics.base import EMPTY_COS_RULE, EMPTY_OUTPUT_COS, MetricResult
+from tst.metrics.base import EMPTY_COS_RULE, MetricResult, output_counts, worst_if_unusable
 
 LEXICONS = {
     "vader": "VADER sentiment words (Fu: a positive/negative word dictionary, review data only)",
@@ -60,19 +60,19 @@ def content_preservation(
     """CP = (1/N) sum_i cos(v(x_i), v(x'_i)), v = [min; mean; max] pooling of word embeddings (Fu eqs. 17-18).
 
     Tokens in `style_words` (Fu: a positive/negative word dictionary, e.g. `vader_words()`) and tokens
-    without an embedding are dropped first. An empty output (no token at all) gives EMPTY_OUTPUT_COS (-1)
-    when the source side is defined; any other pair with nothing left on a side is undefined and left out.
+    without an embedding are dropped first. An output with nothing left (empty, all out of vocabulary, all
+    lexicon words) gives EMPTY_OUTPUT_COS (-1) when the source side is defined; a pair whose source has
+    nothing left is undefined and left out (`base.worst_if_unusable`).
     """
     if len(sources) != len(outputs):
         raise ValueError(f"{len(sources)} sources but {len(outputs)} outputs")
     drop = frozenset(style_words)
-    per = []
+    per, out_vecs = [], []
     for s, o in zip(sources, outputs):
         a = pooled_vector(_tokens(s), embeddings, drop)
-        if a is not None and not _tokens(o):
-            per.append(EMPTY_OUTPUT_COS)
-        else:
-            per.append(_cos(a, pooled_vector(_tokens(o), embeddings, drop)))
+        b = pooled_vector(_tokens(o), embeddings, drop)
+        out_vecs.append(b)
+        per.append(worst_if_unusable(a, b, _cos))
     variant = (
         f"Fu et al. 2018 eq. 18: mean cosine of [min;mean;max]-pooled word embeddings of source and "
         f"output; {_filtered(lexicon_name, drop)}; {EMPTY_COS_RULE}; {describe_embeddings(embeddings)}"
@@ -81,7 +81,7 @@ def content_preservation(
         name,
         variant,
         per,
-        {"lexicon": lexicon_name, "n_empty_output": sum(1 for o in outputs if not _tokens(o))},
+        {"lexicon": lexicon_name, **output_counts(outputs, out_vecs)},
     )
 
 

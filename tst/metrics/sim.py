@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from tst.evaluators.embeddings import describe_embeddings
-from tst.metrics.base import EMPTY_COS_RULE, EMPTY_OUTPUT_COS, MetricResult
+from tst.metrics.base import EMPTY_COS_RULE, MetricResult, output_counts, worst_if_unusable
 
 VARIANT = (
     "mean over pairs of cos(v(source), v(output)), v(s) = sum_q idf(q) e(q) / sum_q idf(q) over "
@@ -47,21 +47,19 @@ def sim(sources, outputs, embeddings, idf: dict, name: str = "sim") -> MetricRes
 
     `idf` is the idf.json content {"idf": {word: float}, "n_docs": int, "default": float} (words missing
     from it get "default"); `embeddings` has `.get(word) -> vector | None`. Identical sentences give 1.
-    An empty output (no token) gives EMPTY_OUTPUT_COS (-1, the lowest cosine; 0 would still reward an
-    empty line over a pair with a negative cosine) when the source is defined; a pair with no embedded
-    token on a non-empty side is undefined (None) and left out of the mean.
+    An output with no usable word (empty or nothing embedded) gives EMPTY_OUTPUT_COS (-1, the lowest
+    cosine; 0 would still reward it over a pair with a negative cosine) when the source is defined; a pair
+    whose source has no embedded token is undefined (None) and left out (`base.worst_if_unusable`).
     """
     if len(sources) != len(outputs):
         raise ValueError(f"{len(sources)} sources but {len(outputs)} outputs")
     table, default = idf["idf"], float(idf["default"])
-    per = []
+    per, out_vecs = [], []
     for s, o in zip(sources, outputs):
         a = sentence_vector(_tokens(s), embeddings, table, default)
         b = sentence_vector(_tokens(o), embeddings, table, default)
-        if a is not None and not _tokens(o):
-            per.append(EMPTY_OUTPUT_COS)
-        else:
-            per.append(None if a is None or b is None else cosine(a, b))
+        out_vecs.append(b)
+        per.append(worst_if_unusable(a, b, cosine))
     defined = [p for p in per if p is not None]
     score = float(np.mean(defined)) if defined else None
     return MetricResult(
@@ -73,6 +71,6 @@ def sim(sources, outputs, embeddings, idf: dict, name: str = "sim") -> MetricRes
         {
             "n": len(per),
             "n_undefined": len(per) - len(defined),
-            "n_empty_output": sum(1 for o in outputs if not _tokens(o)),
+            **output_counts(outputs, out_vecs),
         },
     )

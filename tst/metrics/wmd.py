@@ -82,9 +82,10 @@ def wmd(
     gensim 4's wmdistance default) after masking (mode="masked": each style word -> `mask`) or removing
     (mode="removed") the words of a style lexicon, or on the text as it is (mode="unmasked"; Mir et al.'s
     third setting, which Pang 2019 §3.1 recommends when style words cannot be told from content words).
-    Lower is better; identical texts give 0. An empty output (no token at all) gives EMPTY_OUTPUT_WMD (2, the
-    largest possible WMD on unit vectors) when the source side is defined, so emitting empty lines cannot lower
-    the mean (ours); any other pair with an empty side after filtering is undefined and left out."""
+    Lower is better; identical texts give 0. An output with no usable word (empty, or no embedded token left
+    after masking / removal) gives EMPTY_OUTPUT_WMD (2, the largest possible WMD on unit vectors: a bound, not
+    a corpus statistic) when the source side is defined, so no output can lower the mean by being unusable
+    (ours); a pair whose source has no embedded token is undefined and left out."""
     if len(sources) != len(outputs):
         raise ValueError(f"{len(sources)} sources but {len(outputs)} outputs")
     if mode == "masked":
@@ -101,13 +102,15 @@ def wmd(
     else:
         raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
     vectors = VectorCache(embeddings, unit=True)
-    per = []
+    per, n_no_usable = [], 0
     for s, o in zip(sources, outputs):
-        a = prep(s)
-        if not _tokens(o) and any(vectors(t) is not None for t in a):
+        a, b = prep(s), prep(o)
+        usable = any(vectors(t) is not None for t in b)
+        n_no_usable += bool(_tokens(o)) and not usable
+        if not usable and any(vectors(t) is not None for t in a):
             per.append(EMPTY_OUTPUT_WMD)
         else:
-            per.append(word_movers_distance(a, prep(o), vectors))
+            per.append(word_movers_distance(a, b, vectors))
     defined = [p for p in per if p is not None]
     emb = embedding_label or describe_embeddings(embeddings)
     what = {
@@ -117,8 +120,9 @@ def wmd(
     }[mode]
     variant = (
         f"Mir et al. 2019: mean WMD (POT emd2, normalized BOW, Euclidean distance of unit-length "
-        f"vectors) {what}; an empty output (no token) counts as WMD 2, the largest distance of unit "
-        f"vectors (ours); other pairs with no embedded token left on a side are undefined and left out; {emb}"
+        f"vectors) {what}; an output with no usable word (empty, or no embedded token left) counts as WMD 2, "
+        f"the largest distance of unit vectors (ours); a pair whose source has no embedded token left is "
+        f"undefined and left out; {emb}"
     )
     return MetricResult(
         name or f"wmd_{mode}",
@@ -129,7 +133,8 @@ def wmd(
         {
             "n": len(per),
             "n_undefined": len(per) - len(defined),
-            "n_empty_output": sum(1 for o in outputs if not _tokens(o)),
+            "n_empty": sum(1 for o in outputs if not _tokens(o)),
+            "n_no_usable_words": n_no_usable,
             "n_style_words": len(style_words),
             # without an embedding for the mask token, masking drops style words
             **({"mask_in_vocab": vectors(mask) is not None} if mode == "masked" else {}),
