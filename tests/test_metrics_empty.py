@@ -3,6 +3,7 @@ no metric (Sim, CP, WMD, PP, sentence BLEU) rewards a system for emitting an emp
 
 import math
 from collections import Counter
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -238,3 +239,40 @@ def test_style_transformer_bleu_empty_output_is_zero_and_never_helps():
     assert r.per_sentence[0] == pytest.approx(100)
     assert style_transformer_bleu([""] + outs[1:], refs, "bleu_ref_st").per_sentence[0] == 0.0
     _never_better(lambda s, o: style_transformer_bleu(o, refs, "bleu_ref_st").score, None, outs, True)
+
+
+class _Clf:
+    """P(style 0, style 1) by sentence; the empty sentence is judged a confident style 1 (target of output 1)."""
+
+    TABLE: ClassVar[dict] = {"good": [0.1, 0.9], "bad": [0.8, 0.2], "": [0.0, 1.0], "src": [0.7, 0.3]}
+
+    def predict_proba(self, sentences):
+        return np.array([self.TABLE[" ".join(s)] for s in sentences])
+
+
+def test_empty_output_is_a_failed_transfer_in_acc_acc_prob_and_sti():
+    from tst.metrics.acc import accuracy, target_probability
+    from tst.metrics.sti import sti
+
+    outs, targets = ["good", "bad", ""], [1, 0, 1]
+    # the classifier gives "" P(target 1) = 0.9... 1.0; counted as a failure: Acc 2/3 not 3/3
+    r = accuracy(outs, targets, _Clf())
+    assert r.per_sentence == [1.0, 1.0, 0.0] and r.score == pytest.approx(2 / 3) and r.details["n_empty"] == 1
+    p = target_probability(outs, targets, _Clf())
+    assert p.per_sentence == pytest.approx([0.9, 0.8, 0.0]) and "empty output" in p.variant
+    # STI: source "src" (P(1) = 0.3); "good" -> +0.6; "bad" target 0: 0.7 -> 0.8: +0.1; "" -> all on style 0:
+    # -|0 - 0.3| = -0.3 (the lowest STI for that source) instead of +0.7
+    s = sti(["src"] * 3, outs, targets, _Clf())
+    assert s.per_sentence == pytest.approx([0.6, 0.1, -0.3]) and s.score == pytest.approx(0.4 / 3)
+
+
+def test_empty_output_is_never_judged_human():
+    from tst.metrics.naturalness import naturalness
+
+    class Nat:
+        def prob_human(self, sentences):
+            return [1.0 if not s else 0.4 for s in sentences]  # the classifier finds "" most human
+
+    r = naturalness(["a b", ""], Nat())
+    assert r.per_sentence == pytest.approx([0.4, 0.0]) and r.score == pytest.approx(0.2)
+    assert r.details["n_empty"] == 1 and r.details["share_judged_human"] == 0.0

@@ -11,11 +11,27 @@ def _tokens(sentences) -> list[list[str]]:
     return [s.split() if isinstance(s, str) else list(s) for s in sentences]
 
 
-def _probs(outputs, target_styles, classifier) -> np.ndarray | None:
-    """classifier.predict_proba of the outputs (None when there are none), after checking the alignment."""
+EMPTY_FAILS = "an empty output is a failed transfer (0), whatever the classifier says of it (ours)"
+
+
+def empty_mask(outputs) -> np.ndarray:
+    """True for each output with no token at all."""
+    return np.array([not t for t in _tokens(outputs)], dtype=bool)
+
+
+def output_probs(outputs, target_styles, classifier) -> np.ndarray | None:
+    """classifier.predict_proba of the outputs (None when there are none), after checking the alignment; an
+    empty output's row puts all its mass on a style other than its target (a failed transfer)."""
     if len(outputs) != len(target_styles):
         raise ValueError(f"{len(outputs)} outputs but {len(target_styles)} target styles")
-    return np.asarray(classifier.predict_proba(_tokens(outputs))) if outputs else None
+    if not outputs:
+        return None
+    probs = np.array(classifier.predict_proba(_tokens(outputs)), dtype=np.float64)
+    for i in np.flatnonzero(empty_mask(outputs)):
+        t = int(target_styles[i])
+        probs[i] = 0.0
+        probs[i, 1 if t == 0 else 0] = 1.0
+    return probs
 
 
 def accuracy(
@@ -32,7 +48,8 @@ def accuracy(
     Used for Acc (CNN classifier) and transfer strength (Fu's LSTM-sigmoid, name="transfer_strength",
     where argmax over [1 - s, s] is s > 0.5).
     """
-    probs = _probs(outputs, target_styles, classifier)
+    variant = f"{variant}; {EMPTY_FAILS}"
+    probs = output_probs(outputs, target_styles, classifier)
     if probs is None:
         return MetricResult(name, variant, None, [], True, {"n": 0})
     predicted = probs.argmax(axis=1)
@@ -43,7 +60,7 @@ def accuracy(
         float(right.mean()),
         right.tolist(),
         True,
-        {"n": len(outputs), "n_right": int(right.sum())},
+        {"n": len(outputs), "n_right": int(right.sum()), "n_empty": int(empty_mask(outputs).sum())},
     )
 
 
@@ -56,8 +73,9 @@ def target_probability(
     "the input of the learned aggregates; not Pang & Gimpel's Acc, which is the 0/1 decision)",
 ) -> MetricResult:
     """Per sentence P(target style | output) from `classifier.predict_proba`; corpus score their mean."""
-    probs = _probs(outputs, target_styles, classifier)
+    probs = output_probs(outputs, target_styles, classifier)
     if probs is None:
         return MetricResult(name, variant, None, [], True, {"n": 0})
     p = probs[np.arange(len(outputs)), np.asarray(target_styles, dtype=int)]
-    return MetricResult(name, variant, float(p.mean()), p.tolist(), True, {"n": len(outputs)})
+    details = {"n": len(outputs), "n_empty": int(empty_mask(outputs).sum())}
+    return MetricResult(name, f"{variant}; {EMPTY_FAILS}", float(p.mean()), p.tolist(), True, details)

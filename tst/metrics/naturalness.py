@@ -33,11 +33,20 @@ def naturalness(outputs, model, name: str = "naturalness_lr", sources=None) -> M
     details: the share judged human (p > 0.5, the earlier form, not Mir's score) and, with `sources`, the
     counts of sentences whose output the classifier finds more / less natural than its input, and ties.
     """
-    variant = f"Mir et al. 2019: mean P(human) of outputs under a {_describe(model)}"
+    variant = (
+        f"Mir et al. 2019: mean P(human) of outputs under a {_describe(model)}; an empty output is never "
+        "judged human-written: P(human) = 0 (ours)"
+    )
     if not outputs:
         return MetricResult(name, variant, None, [], True, {"n": 0})
     p = _prob_human(model, outputs)
-    details = {"n": len(outputs), "share_judged_human": float((p > 0.5).mean())}
+    empty = np.array([not (o.split() if isinstance(o, str) else list(o)) for o in outputs], dtype=bool)
+    p[empty] = 0.0
+    details = {
+        "n": len(outputs),
+        "n_empty": int(empty.sum()),
+        "share_judged_human": float((p > 0.5).mean()),
+    }
     if sources is not None:
         q = _prob_human(model, sources)
         details.update(

@@ -15,7 +15,8 @@ from tst.metrics.base import MetricResult
 
 VARIANT = (
     "mean direction-corrected EMD between style distributions of source and output (Mir et al.'s "
-    "ground distance: 1 between distinct styles; negative when P(target) decreased)"
+    "ground distance: 1 between distinct styles; negative when P(target) decreased); an empty output is a "
+    "failed transfer: its style distribution is all on a style other than the target (the lowest STI) (ours)"
 )
 
 
@@ -39,7 +40,10 @@ def sti(sources, outputs, target_styles, classifier, name: str = "sti") -> Metri
     def tok(xs):
         return [s.split() if isinstance(s, str) else list(s) for s in xs]
 
+    from tst.metrics.acc import empty_mask, output_probs
+
     ps = np.asarray(classifier.predict_proba(tok(sources)))
-    qs = np.asarray(classifier.predict_proba(tok(outputs)))
+    qs = output_probs(outputs, target_styles, classifier)  # an empty output: all mass off its target style
     per = [direction_corrected_emd(p, q, int(t)) for p, q, t in zip(ps, qs, target_styles)]
-    return MetricResult(name, VARIANT, float(np.mean(per)), per, True, {"n": len(per)})
+    details = {"n": len(per), "n_empty": int(empty_mask(outputs).sum())}
+    return MetricResult(name, VARIANT, float(np.mean(per)), per, True, details)
