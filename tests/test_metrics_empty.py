@@ -276,3 +276,19 @@ def test_empty_output_is_never_judged_human():
     r = naturalness(["a b", ""], Nat())
     assert r.per_sentence == pytest.approx([0.4, 0.0]) and r.score == pytest.approx(0.2)
     assert r.details["n_empty"] == 1 and r.details["share_judged_human"] == 0.0
+
+
+def test_distinct_share_and_top_level_counts():
+    from tst.metrics.distinct import distinct
+    from tst.score import Scores, output_counts
+
+    d = distinct(["a b", "a  b", "c", ""])  # "a b" twice (spacing aside), "c", "": 3 distinct of 4
+    assert d.score == pytest.approx(3 / 4) and d.details["n_distinct"] == 3
+    e = Emb({"a": [1, 0], "b": [0, 1]})
+    scores = Scores()
+    scores["sim"] = sim(["a", "a", "b"], ["a", "zzz", ""], e, IDF)
+    scores["wmd_unmasked"] = wmd(["a", "a", "b"], ["a", "zzz", ""], e, mode="unmasked")
+    assert output_counts(scores) == {
+        "n_empty": 1,
+        "n_no_usable_words": {"sim": 1, "wmd_unmasked": 1},
+    }

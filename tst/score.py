@@ -267,11 +267,25 @@ def _sha256(path: Path) -> str:
     return _SHA256[key]
 
 
+def output_counts(scores: Scores) -> dict:
+    """Top-level counts of the score file, read from the metrics' details: `n_empty` (outputs with no token;
+    None when no metric counted them) and `n_no_usable_words` per metric that has a vocabulary or lexicon
+    (outputs with tokens but none it can use; each such output got that metric's worst value)."""
+    empty = [r.details["n_empty"] for r in scores.values() if "n_empty" in r.details]
+    return {
+        "n_empty": max(empty) if empty else None,
+        "n_no_usable_words": {
+            k: r.details["n_no_usable_words"] for k, r in scores.items() if "n_no_usable_words" in r.details
+        },
+    }
+
+
 def score_json(scores: Scores, meta: dict, n_sentences: int) -> dict:
     """The score-file object of docs/interfaces.md, with each used evaluator's sha256 and the skip reasons."""
     return {
         **meta,
         "n_sentences": n_sentences,
+        **output_counts(scores),
         "metrics": {k: r.to_json() for k, r in scores.items()},
         "evaluators": {name: _sha256(path) for name, path in sorted(scores.evaluators.items())},
         "units": dict(sorted(scores.units.items())),

@@ -238,6 +238,12 @@ def _cp_lower_bound(ctx: Context):
     )
 
 
+def _distinct(ctx: Context):
+    from tst.metrics.distinct import distinct
+
+    return distinct(ctx.outputs)
+
+
 def _pp_joint(ctx: Context):
     from tst.metrics.perplexity import perplexity
 
@@ -516,6 +522,16 @@ METRICS: dict[str, Metric] = {
             (),
             _self_bleu("corpus"),
             digits=1,
+            vs_human=False,
+        ),
+        Metric(
+            "distinct",
+            "distinct",
+            "share of outputs",
+            "overall",
+            True,
+            (),
+            _distinct,
             vs_human=False,
         ),
         Metric(

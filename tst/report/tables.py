@@ -261,6 +261,9 @@ def _warmup_note(records: list[dict], warmups: dict[str, float] | None) -> list[
 # ---- Pang & Gimpel Tables 2/3 ---------------------------------------------------------------------
 
 
+BESIDE_GM = ("distinct", "bleu_self_corpus")  # collapse diagnostics shown beside GM
+
+
 def pang_gimpel_table(
     frame: pd.DataFrame,
     info: dict[str, MetricInfo],
@@ -274,10 +277,12 @@ def pang_gimpel_table(
     name: str = "pang_gimpel",
     warmups: dict[str, float] | None = None,
 ) -> Table:
-    """Pang & Gimpel Tables 2/3: Model | Acc | Sim | PP | GM | seeds | checkpoint. Per variant and seed the
-    dev checkpoint whose Acc is closest to target_acc; its test scores, mean ± sd over seeds. Every other
-    metric is in the all-metrics table (side_by_side_table)."""
+    """Pang & Gimpel Tables 2/3: Model | Acc | Sim | PP | GM | (GM-P&G) | distinct | self-BLEU | seeds |
+    checkpoint. Per variant and seed the dev checkpoint whose Acc is closest to target_acc; its test scores,
+    mean ± sd over seeds. distinct and self-BLEU (when scored) sit beside GM so a collapsed system shows at a
+    glance. Every other metric is in the all-metrics table (side_by_side_table)."""
     keys = [acc_key, sim_key, pp_key, gm_key] + (["gm_pg"] if gm_key != "gm_pg" and "gm_pg" in info else [])
+    keys += [k for k in BESIDE_GM if k in frame.columns and k in info]
     summary, missing = _ours_summary(
         frame, target_acc, tolerance, keys, variant_order(frame, variants), acc_key, warmups
     )

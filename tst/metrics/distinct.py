@@ -1,0 +1,17 @@
+"""Share of distinct outputs: a collapsed system (one or a few outputs for every input) shows at a glance."""
+
+from __future__ import annotations
+
+from tst.metrics.base import MetricResult
+
+VARIANT = "distinct output strings / outputs (both styles pooled; tokens joined by one space) (ours)"
+
+
+def distinct(outputs, name: str = "distinct") -> MetricResult:
+    """The share of distinct outputs (word-level sentences or token lists) among all a system's outputs; the
+    same quantity as tst.train.trainer.distinct_share (the checkpoint diagnostic dev_distinct), which stays
+    there so that the trainer's code hash, and so every trained model, is unchanged."""
+    flat = [" ".join(o.split() if isinstance(o, str) else o) for o in outputs]
+    n_distinct = len(set(flat))
+    score = n_distinct / len(flat) if flat else None
+    return MetricResult(name, VARIANT, score, [], True, {"n": len(flat), "n_distinct": n_distinct})
