@@ -132,10 +132,11 @@ def test_every_metric_with_every_evaluator(evaluators):
 
 def test_missing_evaluators_are_skipped_with_reason(tmp_path):
     s = score_system(SOURCES, OUTPUTS, STYLES, tmp_path)
-    # without evaluators, references or lists only the self-BLEU variants and the sbert cosine (its model ships
-    # with the install) can be computed
+    # without evaluators, references or lists only the self-BLEU variants, the distinct-output share and the
+    # sbert cosine (its model ships with the install) can be computed
     assert set(s) == {k for k, m in METRICS.items() if k.startswith("bleu_self_")} | {
-        "sbert_all_minilm_l6_v2"
+        "sbert_all_minilm_l6_v2",
+        "distinct",
     }
     assert {"bleu_self_corpus", "bleu_self_sentence"} <= set(s)
     assert s.skipped["acc"] == "missing evaluator file(s): style_cnn.pt"

@@ -12,7 +12,8 @@ from tst.metrics.base import MetricResult
 # "not consider eos in ppl", 2018-01-30): weights = [1.0] * l + [0.0] * (max_len - l + 1), so the final
 # <eos> is left out of both the summed NLL and the token count (before that commit, ba55dac, it was counted).
 SHEN_EOS = (
-    "corpus PP = exp(sum of word NLL / number of words), the final <eos> not counted (Shen et al.'s code: "
+    "corpus PP = exp(sum of word NLL / number of words), per word also on BPE datasets (a word's NLL = the sum "
+    "of its pieces', tst.data.bpe.word_nll), the final <eos> not counted (Shen et al.'s code: "
     "language-style-transfer code/language_model.py l. 92, commit 8eab5fa 'not consider eos in ppl'); an empty "
     "output (no word) is not left out: it counts as L tokens at NLL m each, L the longest output's word count, "
     "m the largest NLL of any counted word or of an empty output's <eos> in this corpus (ours: removing a "
