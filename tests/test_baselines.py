@@ -34,10 +34,16 @@ def test_random_target_is_seeded_per_line_and_draws_from_the_target_pool():
     assert bl.random_target(["s1"], pool, 7, 1) == [nonempty[random.Random("7:1:0").randrange(3)]]
 
 
-def test_fixed_target_is_the_most_frequent_sentence_ties_to_the_shorter():
-    pool = ["great food !", "love it", "great food !", "love it", "ok", "ok", "ok"]
-    assert bl.fixed_target(["a", "b"], pool) == ["ok", "ok"]
-    assert bl.fixed_target(["a"], ["x y", "z", "x y", "z"]) == ["z"]  # tie on count: fewer words
+def test_fixed_target_is_the_most_generic_long_enough_sentence():
+    pool = ["the food is great !", "the food is great !", "zany quirky food is great", "ok", "ok", "ok"]
+    # counts: the 2, food 3, is 3, great 3, ! 2, zany 1, quirky 1, ok 3; total 18. Of the sentences with >= 5
+    # tokens: "the food is great !" mean log(f/18) = (2 ln 2 + 3 ln 3) / 5 - ln 18 = -1.059...
+    # "zany quirky food is great": (3 ln 3) / 5 - ln 18 = -2.231...; "ok" (the most frequent) is too short
+    assert bl.fixed_target(["a", "b"], pool) == ["the food is great !"] * 2
+    # nothing long enough: every sentence competes, and "ok" (count 3 of 3 tokens) is the most generic
+    assert bl.fixed_target(["a"], ["ok", "ok", "ok", "no way"], min_words=5) == ["ok"]
+    # a tie goes to the first in sorted order
+    assert bl.fixed_target(["a"], ["b a", "a b"], min_words=2) == ["a b"]
 
 
 def test_shuffled_never_returns_the_source_when_another_order_exists():

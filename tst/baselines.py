@@ -5,7 +5,8 @@ honest system (tests of the metrics themselves, not of transfer models).
   random_target   a random training sentence of the target style (seeded per line): fluent, on-style, unrelated
   nearest_target  the target-style training sentence nearest to the source under the content embedding
                   (idf-weighted GloVe mean, the vector of Sim): Li et al. 2018's RetrieveOnly idea
-  fixed_target    one frequent target-style training sentence for every input
+  fixed_target    one generic target-style training sentence for every input (the one of >= 5 tokens whose
+                  words are the most frequent in the target style's training text)
   shuffled        the source's words in a random order (seeded per line; never the source itself when its
                   words allow another order)
   empty           an empty line for every input
@@ -15,6 +16,7 @@ Each function takes word-level lines and returns one output line per source, det
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
 
@@ -52,13 +54,27 @@ def random_target(sources: list[str], target_train: list[str], seed: int, style:
     return [pool[_rng(seed, style, i).randrange(len(pool))] for i in range(len(sources))]
 
 
-def fixed_target(sources: list[str], target_train: list[str]) -> list[str]:
-    """The most frequent target-style training sentence (ties: the shorter, then the first in sorted order)
-    for every source."""
-    counts = Counter(t for t in target_train if t.strip())
-    if not counts:
+FIXED_MIN_WORDS = 5  # fixed_target: the sentence has at least this many tokens (a real, generic sentence)
+
+
+def fixed_target(sources: list[str], target_train: list[str], min_words: int = FIXED_MIN_WORDS) -> list[str]:
+    """For every source, the most generic target-style training sentence: among those of at least min_words
+    tokens (all, if none is that long), the one whose tokens have the highest mean log frequency in the
+    target-style training text (ties: the first in sorted order). On Yelp: "and the food is great ." and "and
+    this was the worst .". (The most frequent whole sentence would do on a corpus with repeats, but most
+    corpora have few: on the offline Yelp sample it is "friendly." and "... .".)"""
+    pool = [t for t in target_train if t.strip()]
+    if not pool:
         raise ValueError("fixed_target needs target-style training sentences; the file has none")
-    best = min(counts, key=lambda t: (-counts[t], len(t.split()), t))
+    counts = Counter(w for t in pool for w in t.split())
+    total = sum(counts.values())
+    long = [t for t in dict.fromkeys(pool) if len(t.split()) >= min_words] or list(dict.fromkeys(pool))
+
+    def generic(t: str) -> float:
+        words = t.split()
+        return sum(math.log(counts[w] / total) for w in words) / len(words)
+
+    best = min(long, key=lambda t: (-generic(t), t))
     return [best] * len(sources)
 
 
