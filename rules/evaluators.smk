@@ -140,18 +140,9 @@ rule train_naturalness:
 # Fluency: a classifier of real training sentences vs corrupted copies (tst.evaluators.acceptability; ours).
 # Reads the model-unit text like the style classifiers, without the content mask (it judges word order); the
 # joint LM continues a share of the sentences (evaluators.acceptability.lm_share) when that share is not 0.
-def acceptability_inputs(wildcards):
-    data = DATA.format(dataset=wildcards.dataset)
-    inputs = {sp: per_style(data + "/" + sp + ".{style}.txt") for sp in ("train", "dev")}
-    inputs["vocab"] = f"{data}/vocab.txt"
-    if (config["evaluators"].get("acceptability") or {}).get("lm_share", 0):
-        inputs["lm"] = f"results/{wildcards.dataset}/evaluators/{names.LANGUAGE_MODELS['joint']}"
-    return inputs
-
-
 rule train_acceptability:
     input:
-        unpack(acceptability_inputs),
+        unpack(lambda w: settings.acceptability_files(config, w.dataset)),
     output:
         f"{EVALUATORS}/acceptability.pt",
     log:

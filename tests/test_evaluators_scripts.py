@@ -96,7 +96,7 @@ def test_text_evaluator_scripts(tmp_path):
         "build_embeddings",
         input={"train": train, "extra": [], "lexicon": str(tmp_path / "lex.json")},
         output=[str(tmp_path / "w2v.kv")],
-        params={"settings": {"dim": 6, "epochs": 1}},
+        params={"settings": {"dim": 6, "epochs": 1, "min_count": 1}},
         wildcards={"emb": "word2vec_masked"},
         log=log,
     )
@@ -130,7 +130,7 @@ def test_text_evaluator_scripts(tmp_path):
             "outputs": [str(tmp_path / "out.0.txt"), str(tmp_path / "out.1.txt")],
         },
         output=[str(tmp_path / "nat.lr.json")],
-        params={"settings": {}, "cross_fit": False},
+        params={"settings": {"C": 1.0}, "cross_fit": False},
         wildcards={"kind": "lr"},
         log=log,
     )

@@ -112,6 +112,7 @@ def paper_numbers(repo_root):
     models = len(paper["transfer"]["run_variants"]) * len(paper["transfer"]["seeds"])  # 8 x 3
     systems = list(yelp["systems"])  # Li et al.'s outputs (with `human`, so no separate `reference`)
     external = len(systems) + 1 + (1 if yelp.get("references") and "human" not in systems else 0)  # + source
+    external += len(base["baselines"]["run"])  # the sanity baselines (copy = source)
     kinds = len(base["score"]["naturalness"])  # lr, nn
     return models, len(systems), external, kinds
 
@@ -119,7 +120,7 @@ def paper_numbers(repo_root):
 @pytest.mark.shared_data
 def test_paper_scale_jobs_per_rule(repo_root, paper_dry_run):
     models, n_systems, external, kinds = paper_numbers(repo_root)
-    assert (models, n_systems, external, kinds) == (24, 8, 9, 2)
+    assert (models, n_systems, external, kinds) == (24, 8, 14, 2)
     jobs = planned_jobs(paper_dry_run)
     expected = {
         "train_transfer": models,  # variants x seeds
@@ -127,6 +128,7 @@ def test_paper_scale_jobs_per_rule(repo_root, paper_dry_run):
         "score_ours": models,  # one job per system
         "score_external": external,
         "import_system": 2 * n_systems,  # per style
+        "baseline_system": 2 * (external - n_systems - 1),  # per baseline and style
         "train_naturalness": kinds * (models + external),  # per system and kind
         "parse": 3 * 2,  # splits x styles
         "attributes": 3 * 2,
@@ -165,13 +167,14 @@ def test_slurm_submits_tens_of_group_jobs(repo_root, paper_dry_run):
     groups, alone = submissions(paper_dry_run, local_rules(repo_root))
     assert groups == {
         "model": models,  # train_transfer + transfer_test of one model, on one GPU
-        "score": math.ceil((models + external) / per_job),  # 33 systems, 8 per job -> 5
+        "score": math.ceil((models + external) / per_job),  # 38 systems, 8 per job -> 5
         "attributes": 1,
         "lexicons": 1,
         "report": 1,
     }
     assert sorted(alone) == [
         "prepare_data",
+        "train_acceptability",
         "train_classifier",
         "train_classifier",
         "train_lm",
@@ -180,8 +183,8 @@ def test_slurm_submits_tens_of_group_jobs(repo_root, paper_dry_run):
     ]
     total = sum(groups.values()) + len(alone)
     jobs = planned_jobs(paper_dry_run)
-    assert total == 38  # 24 models + 5 score + 3 groups + 6 single jobs
-    assert sum(jobs.values()) - sum(n for rule, n in jobs.items() if rule in local_rules(repo_root)) == 190
+    assert total == 39  # 24 models + 5 score + 3 groups + 7 single jobs
+    assert sum(jobs.values()) - sum(n for rule, n in jobs.items() if rule in local_rules(repo_root)) == 217
 
 
 @pytest.mark.shared_data

@@ -212,6 +212,17 @@ def calibration_baselines(config: dict) -> list[str]:
     return [s for s in wanted if s in run]
 
 
+def acceptability_files(config: dict, dataset: str) -> dict:
+    """The acceptability classifier's inputs (rule train_acceptability): the model-unit train and dev text of
+    both styles, the vocabulary, and the joint LM when it continues a share of the sentences (lm_share > 0)."""
+    data = f"results/{dataset}/data"
+    files = {sp: [f"{data}/{sp}.{s}.txt" for s in (0, 1)] for sp in ("train", "dev")}
+    files["vocab"] = f"{data}/vocab.txt"
+    if ((config.get("evaluators") or {}).get("acceptability") or {}).get("lm_share", 0):
+        files["lm"] = f"results/{dataset}/evaluators/{names.LANGUAGE_MODELS['joint']}"
+    return files
+
+
 def baseline_files(dataset: str, system: str, style: int) -> dict[str, str]:
     """The inputs of a sanity baseline's outputs for the test sources of `style`: those sources; the target
     style's training text unless it is built from the source alone; Sim's embedding and idf (nearest_target)."""
