@@ -28,6 +28,7 @@ def toy_config() -> dict:
     cfg["run"] = ["toy"]
     cfg["transfer"].update(run_variants=["M0", "M2"], seeds=[1, 2], epochs=2)
     cfg["report"].update(target_acc=0.8, tolerance=0.02, pp_bins=[40, 43, 46, 49])
+    cfg["baselines"] = {"run": []}  # no baseline scores here: no calibrated GM (the copy, source, is scored)
     return cfg
 
 
@@ -43,8 +44,19 @@ def test_report_rules(tmp_path):
     human = tmp_path / "results" / "toy" / "human"
     human.mkdir()
     (human / "correlation.csv").write_text("metric,aspect,level,n,spearman\nsim,topic,sentence,150,0.79\n")
+    rated = [
+        "system\tgrammaticality\tsentiment\ttopic",
+        "mit\t3\t3\t3",
+        "multi_decoder\t2\t2\t2",
+        "human\t5\t5\t5",
+    ]
+    (human / "ratings_with_metrics.tsv").write_text("\n".join(rated) + "\n")
     (human / "aggregate.json").write_text(
         json.dumps({"default_t": {"t": [63, 71, 97, -37], "agreement": 0.86}})
+    )
+    (tmp_path / "results" / "toy" / "validity").mkdir()
+    (tmp_path / "results" / "toy" / "validity" / "checks.json").write_text(
+        json.dumps({"separation": None, "word_order": None})
     )
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(toy_config()))
     targets = [
