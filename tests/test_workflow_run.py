@@ -161,8 +161,19 @@ def test_metric_code_change_reruns_exactly_scores_and_reports(finished_run, move
     bleu = moved_clone / "tst" / "metrics" / "bleu.py"
     bleu.write_text(bleu.read_text() + "\n# an edit\n")
     jobs = planned_jobs(snakemake(finished_run, moved_clone, "-n").stdout)
-    assert set(jobs) == {"score_ours", "score_external", "report_tables", "report_plots", "all"}, jobs
-    assert jobs["score_ours"] == 2 and jobs["score_external"] == 2  # M0, M2; source, reference
+    # the scores, the validity checks (they compute metrics) and what reads them: the calibrated GM's thresholds
+    # (from the baselines' scores) and the report
+    expected = {
+        "score_ours",
+        "score_external",
+        "validity_checks",
+        "gm_calibration",
+        "report_tables",
+        "report_plots",
+    }
+    assert set(jobs) == expected | {"all"}, jobs
+    # M0, M2; source, reference and the five built baselines
+    assert jobs["score_ours"] == 2 and jobs["score_external"] == 2 + 5
 
 
 def test_gm_thresholds_rerun_no_job_that_loads_an_evaluator(finished_run, repo_root, tmp_path):
