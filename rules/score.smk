@@ -1,7 +1,8 @@
 # Scores (Pang & Gimpel 2019, Fu et al. 2018, Mir et al. 2019, Yu et al. 2021): one job per system scores
 # all its runs (every half-epoch checkpoint on dev and test for ours, test.final for external systems) with
 # every metric of tst.metrics.registry, loading each evaluator once. One JSON + TSV per run.
-# GM (a formula on corpus Acc, Sim, PP) is derived in the report, so changing score.gm_t reloads no evaluator.
+# GM (gm: calibrated on the baselines, rule gm_calibration; gm_pg: Pang & Gimpel with score.gm_t) is derived in the
+# report from the stored corpus scores, so changing the thresholds reloads no evaluator.
 # Scored text is word level; on BPE datasets the classifiers and LMs (trained on pieces) read it encoded
 # with the dataset's bpe.model (input bpe; tst.score.Evaluators).
 
