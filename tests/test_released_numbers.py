@@ -629,3 +629,48 @@ def test_ref_bleu_corpus_reproduces_pang_gimpel_table6(shared_data, system, prin
     got = ref_bleu(out, refs, "corpus")
     assert len(out) == 1000 and got.name == "bleu_ref_corpus"
     assert round(got.score, 1) == pytest.approx(printed, abs=1e-9)
+
+
+def _st_yelp_acc_b(texts, styles_origin, predict_positive) -> float:
+    """fastnlp/style-transformer@5105cb58 evaluator/evaluator.py, Evaluator.yelp_style_check + yelp_acc_b: the
+    lowercased, stripped, word_tokenized text; an empty one is a failure (return False); otherwise right when
+    the classifier's label (`__label__positive` or not) differs from the source style; count / len(texts).
+    `predict_positive(tokens)` stands for their fastText classifier's label."""
+    from nltk.tokenize import word_tokenize
+
+    def yelp_style_check(text_transfered, style_origin):
+        text_transfered = " ".join(word_tokenize(text_transfered.lower().strip(), preserve_line=True))
+        if text_transfered == "":
+            return False
+        style_transfered = predict_positive(text_transfered.split())
+        return style_transfered != style_origin
+
+    assert len(texts) == len(styles_origin), "Size of inputs does not match!"
+    count = sum(1 for text, style in zip(texts, styles_origin) if yelp_style_check(text, style))
+    return count / len(texts)
+
+
+@pytest.mark.shared_data
+def test_acc_is_style_transformers_yelp_acc_with_empty_outputs_failed(shared_data):
+    """Style Transformer's released Yelp outputs (../shared/data/yelp/released/style_transformer_multi.{0,1},
+    first 200 lines per style, minus the 4 lines word_tokenize splits otherwise than whitespace), every 10th
+    output emptied: our Acc (an empty output is a failed transfer, issue 22 item 5) equals the Style Transformer
+    evaluator's yelp_acc_b, which fails empty texts too, with one fixed classifier (log-ratio, trained here on
+    Li et al.'s dev sets; their fastText model is not in ../shared/data) standing for theirs."""
+    from nltk.tokenize import word_tokenize
+
+    from tst.metrics.acc import accuracy
+
+    out, sty = [], []
+    for style in (0, 1):
+        for o in read_lines(shared_data / f"yelp/released/style_transformer_multi.{style}")[:200]:
+            if word_tokenize(o.lower().strip(), preserve_line=True) == o.split():
+                out.append(o)
+                sty.append(style)
+    out = ["" if i % 10 == 0 else o for i, o in enumerate(out)]
+    clf = _dev_classifier(shared_data)
+    want = _st_yelp_acc_b(out, sty, lambda tokens: clf.p1(tokens) > 0.5)
+    got = accuracy(out, [1 - s for s in sty], clf)
+    assert len(out) == 396 and got.details["n_empty"] == 40
+    assert got.score == pytest.approx(want, abs=1e-12)
+    assert 0.5 < want < 0.9
