@@ -16,6 +16,11 @@ with log_to(sm.log[0]):
     s0, s1 = (read_sentences(p) for p in sm.input)
     lex = build_style_lexicon(s0, s1, **{k: cfg[k] for k in ("C", "sd", "min_count", "seed") if k in cfg})
     write_json(sm.output.lexicon, lex)
+    if not lex["0"] or not lex["1"]:
+        log.warning(
+            "the style lexicon of a style is empty (Mir et al.'s selection keeps no word): wmd_masked and "
+            "wmd_removed then equal wmd_unmasked for that style's words; their variant strings say so"
+        )
     keys = ("min_count", "ratio", "use_vader", "max_words")
     # Pang 2019 §3: the classifier's style lexicon holds the corpus-specific names too; they are masked
     words = select_content_words(s0, s1, **{k: ccfg[k] for k in keys if k in ccfg})

@@ -113,9 +113,10 @@ def wmd(
             per.append(word_movers_distance(a, b, vectors))
     defined = [p for p in per if p is not None]
     emb = embedding_label or describe_embeddings(embeddings)
+    empty = " (THE STYLE LEXICON IS EMPTY: this equals the unmasked WMD)" if not style_words else ""
     what = {
-        "masked": f"after style-lexicon words masked as {mask!r} ({len(style_words)} words)",
-        "removed": f"after style-lexicon words removed ({len(style_words)} words)",
+        "masked": f"after style-lexicon words masked as {mask!r} ({len(style_words)} words{empty})",
+        "removed": f"after style-lexicon words removed ({len(style_words)} words{empty})",
         "unmasked": "on the text as it is (no style words masked or removed)",
     }[mode]
     variant = (
