@@ -198,3 +198,37 @@ def test_score_reads_the_datasets_calibrated_gm_thresholds(tmp_path):
     with pytest.raises(SystemExit) as e:
         _calibration(argparse.Namespace(gm_calibration=str(tmp_path / "missing.json")), ds)
     assert e.value.code == 2
+
+
+class _EosLM:
+    """NLL ln 10 for every word, ln 1000 for the final <eos>."""
+
+    def token_nll(self, sentences):
+        return [np.array([math.log(10)] * len(s) + [math.log(1000)]) for s in sentences]
+
+
+@pytest.mark.parametrize("flag", [[], ["--pp-count-eos"], ["--no-pp-count-eos"]])
+def test_pp_count_eos_flag(tmp_path, capsys, monkeypatch, flag):
+    import tst.score as score_mod
+
+    monkeypatch.setattr(score_mod, "load_lm", lambda p: _EosLM())
+    d = _files(tmp_path)
+    (d / "ds" / "evaluators").mkdir(parents=True)
+    (d / "ds" / "evaluators" / "lm_joint.pt").write_text("read by the patched load_lm")
+    args = ["score", "--dataset-dir", str(d / "ds"), "--metrics", "pp_joint", *flag]
+    main(
+        [
+            *args,
+            "--sources",
+            str(d / "test.0.txt"),
+            str(d / "test.1.txt"),
+            "--outputs",
+            str(d / "out.0.txt"),
+            str(d / "out.1.txt"),
+        ]
+    )
+    pp = json.loads(capsys.readouterr().out)["metrics"]["pp_joint"]
+    # outputs: 4 + 3 + 4 = 11 words at ln 10; with --pp-count-eos also 3 <eos> at ln 1000
+    on = flag == ["--pp-count-eos"]
+    assert pp["score"] == pytest.approx(10 ** ((11 + 9) / 14) if on else 10.0)
+    assert ("include the final <eos>" in pp["variant"]) is on

@@ -66,7 +66,12 @@ def test_settings_of_the_default_config(repo_root):
     assert settings.our_models(cfg, "demo") == [(v, 1) for v in cfg["transfer"]["run_variants"]]
     cfg["transfer"]["datasets"] = []
     assert settings.our_models(cfg, "demo") == []
-    assert settings.score_options(cfg) == {"cp_lexicon": "vader", "cp_seed": 0, "sbert": True}
+    assert settings.score_options(cfg) == {
+        "cp_lexicon": "vader",
+        "cp_seed": 0,
+        "sbert": True,
+        "pp_count_eos": False,
+    }
     assert "variants" not in settings.transfer_settings(cfg) and "lr" in settings.transfer_settings(cfg)
     assert settings.naturalness_source(cfg, "M0.seed1") == ("dev", f"ep{epochs}.0")
     assert settings.naturalness_source(cfg, "mit") == ("test", "final")
@@ -135,7 +140,12 @@ def test_dataset_settings_reach_only_the_jobs_that_read_them(repo_root):
         }
     assert settings.score_options(cfg, "demo")["cp_lexicon"] == "vader"  # review-like demo: the score default
     assert settings.score_options(cfg, "paper_news")["cp_lexicon"] == "none"  # Fu: no filter off review data
-    assert settings.score_options(cfg, "literature") == {"cp_lexicon": "none", "cp_seed": 0, "sbert": True}
+    assert settings.score_options(cfg, "literature") == {
+        "cp_lexicon": "none",
+        "cp_seed": 0,
+        "sbert": True,
+        "pp_count_eos": False,
+    }
     tables = settings.lookup_tables(cfg)
     assert (
         tables["score"]["paper_news"]["cp_lexicon"] == "none"

@@ -186,3 +186,35 @@ def test_score_json_and_tsv(evaluators, tmp_path):
     assert lines[0] == "i\tsource_style\tacc\tpp_joint"
     assert lines[1].split("\t")[:3] == ["0", "1", "1.0"]
     assert float(lines[1].split("\t")[3]) == pytest.approx(50.0)
+
+
+class EosLM:
+    """NLL ln 10 for every word, ln 1000 for the final <eos>: counting <eos> changes PP."""
+
+    def token_nll(self, sentences):
+        return [np.array([math.log(10)] * len(s) + [math.log(1000)]) for s in sentences]
+
+
+@pytest.mark.parametrize("count_eos", [False, True])
+def test_pp_count_eos_option_reaches_pp_from_the_config(evaluators, monkeypatch, repo_root, count_eos):
+    """config.yaml's score.pp_count_eos, through the lookup table the score rules pass as params.options,
+    decides whether PP counts the final <eos>."""
+    import yaml
+
+    from tst import config as settings
+
+    d, _ = evaluators
+    monkeypatch.setattr(score_mod, "load_lm", lambda p: EosLM())
+    cfg = yaml.safe_load((repo_root / "config.yaml").read_text())
+    assert cfg["score"]["pp_count_eos"] is False  # the default: Shen et al.'s code
+    cfg["score"]["pp_count_eos"] = count_eos
+    options = settings.lookup_tables(cfg)["score"]["demo"]  # rules/score.smk: params.options
+    assert options["pp_count_eos"] is count_eos
+    s = score_system(SOURCES, OUTPUTS, STYLES, d, options=options, only=["pp_joint", "pp_target"])
+    # OUTPUTS: 4 + 4 + 2 = 10 words at ln 10, and 3 <eos> at ln 1000 -> exp((10 ln 10 + 9 ln 10) / 13)
+    expected = 10 ** (19 / 13) if count_eos else 10.0
+    for key in ("pp_joint", "pp_target"):
+        assert s[key].score == pytest.approx(expected)
+        assert s[key].details["n_tokens"] == (13 if count_eos else 10)
+        assert ("include the final <eos>" in s[key].variant) is count_eos
+        assert ("the final <eos> not counted" in s[key].variant) is not count_eos

@@ -104,7 +104,12 @@ def test_evaluator_files():
 
 
 def test_options_are_checked():
-    assert resolve_options(None) == {"cp_lexicon": "vader", "cp_seed": 0, "sbert": True}
+    assert resolve_options(None) == {
+        "cp_lexicon": "vader",
+        "cp_seed": 0,
+        "sbert": True,
+        "pp_count_eos": False,
+    }
     with pytest.raises(ValueError, match="cp_lexicon"):
         resolve_options({"cp_lexicon": "afinn"})
     with pytest.raises(ValueError, match="unknown scoring options"):

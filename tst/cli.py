@@ -125,6 +125,13 @@ def _add_score(sub) -> None:
         help="the all-MiniLM-L6-v2 cosine (sbert_all_minilm_l6_v2), the default GM's content score "
         "(default on; --no-sbert skips it and the default GM)",
     )
+    p.add_argument(
+        "--pp-count-eos",
+        action=argparse.BooleanOptionalAction,
+        default=DEFAULT_OPTIONS["pp_count_eos"],
+        help="PP (pp_joint, pp_target) counts each sentence's final <eos>, a labelled variant (default off: "
+        "not counted, as in Shen et al.'s code, language-style-transfer code/language_model.py)",
+    )
     p.add_argument("--metrics", nargs="*", help="compute only these metric keys")
     p.add_argument("--tsv", help="also write per-sentence scores to this TSV")
     p.add_argument("--json", dest="json_out", help="also write the score JSON to this file")
@@ -176,7 +183,12 @@ def cmd_score(args) -> dict:
 
     dataset_dir = Path(args.dataset_dir)
     evaluators = Path(args.evaluators_dir) if args.evaluators_dir else dataset_dir / "evaluators"
-    options = {"cp_lexicon": args.cp_lexicon, "cp_seed": args.cp_seed, "sbert": args.sbert}
+    options = {
+        "cp_lexicon": args.cp_lexicon,
+        "cp_seed": args.cp_seed,
+        "sbert": args.sbert,
+        "pp_count_eos": args.pp_count_eos,
+    }
     try:
         keys = check_keys(args.metrics) if args.metrics else list(METRICS)
     except ValueError as e:

@@ -35,7 +35,9 @@ HUMAN_ASPECT = {"content": "topic", "style": "sentiment", "fluency": "grammatica
 
 # Scoring options (the config's `score` block without gm_t; `tst score --cp-lexicon/--cp-seed`).
 # sbert: compute sbert_all_minilm_l6_v2 (on by default: the content score of the default GM)
-DEFAULT_OPTIONS = {"cp_lexicon": "vader", "cp_seed": 0, "sbert": True}
+# pp_count_eos: PP (pp_joint, pp_target) counts each sentence's final <eos> (a labelled variant); off by default,
+# as in Shen et al.'s code (tst.metrics.perplexity.SHEN_EOS)
+DEFAULT_OPTIONS = {"cp_lexicon": "vader", "cp_seed": 0, "sbert": True, "pp_count_eos": False}
 CP_LEXICONS = ("vader", "style_lexicon", "none")  # words removed before CP: VADER, style_lexicon.json, none
 # Inputs other than the evaluators a metric may need, and the skip reason when they are absent.
 INPUTS = {
@@ -140,6 +142,7 @@ def resolve_options(options: dict | None) -> dict:
         raise ValueError(f"cp_lexicon must be one of {sorted(CP_LEXICONS)}, not {out['cp_lexicon']!r}")
     out["cp_seed"] = int(out["cp_seed"])
     out["sbert"] = bool(out["sbert"])
+    out["pp_count_eos"] = bool(out["pp_count_eos"])
     return out
 
 
@@ -247,15 +250,21 @@ def _distinct(ctx: Context):
 def _pp_joint(ctx: Context):
     from tst.metrics.perplexity import perplexity
 
-    return perplexity(ctx.outputs, ctx.load(LANGUAGE_MODELS["joint"]))
+    return perplexity(ctx.outputs, ctx.load(LANGUAGE_MODELS["joint"]), count_eos=ctx.options["pp_count_eos"])
 
 
 def _pp_target(ctx: Context):
     from tst.metrics.perplexity import perplexity_by_style
 
     return perplexity_by_style(
-        ctx.outputs, ctx.targets, {s: ctx.load(LANGUAGE_MODELS[f"style{s}"]) for s in (0, 1)}
+        ctx.outputs,
+        ctx.targets,
+        {s: ctx.load(LANGUAGE_MODELS[f"style{s}"]) for s in (0, 1)},
+        count_eos=ctx.options["pp_count_eos"],
     )
+
+
+PP_NOTE = "(final <eos> not counted, as Shen et al.'s code; --pp-count-eos counts it)"
 
 
 def _acceptability(ctx: Context):
@@ -417,7 +426,15 @@ METRICS: dict[str, Metric] = {
             note="(Fu's dataset constant: 2,000 random pairs of sources, --cp-seed)",
         ),
         Metric(
-            "pp_joint", "PP", "perplexity", "fluency", False, (LANGUAGE_MODELS["joint"],), _pp_joint, digits=1
+            "pp_joint",
+            "PP",
+            "perplexity",
+            "fluency",
+            False,
+            (LANGUAGE_MODELS["joint"],),
+            _pp_joint,
+            digits=1,
+            note=PP_NOTE,
         ),
         Metric(
             "pp_target",
@@ -428,6 +445,7 @@ METRICS: dict[str, Metric] = {
             (LANGUAGE_MODELS["style0"], LANGUAGE_MODELS["style1"]),
             _pp_target,
             digits=1,
+            note=PP_NOTE,
         ),
         Metric("acceptability", "Accept", "P(real)", "fluency", True, (ACCEPTABILITY,), _acceptability),
         Metric(
