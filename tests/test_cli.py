@@ -232,3 +232,48 @@ def test_pp_count_eos_flag(tmp_path, capsys, monkeypatch, flag):
     on = flag == ["--pp-count-eos"]
     assert pp["score"] == pytest.approx(10 ** ((11 + 9) / 14) if on else 10.0)
     assert ("include the final <eos>" in pp["variant"]) is on
+
+
+def test_references_release_names_ref_bleu(tmp_path, capsys):
+    d = tmp_path
+    data = d / "ds" / "data"
+    data.mkdir(parents=True)
+    write_lines(data / "test.0.txt", ["the food was bad"])
+    write_lines(data / "test.1.txt", ["the food was good"])
+    write_lines(data / "references.0.tsv", ["the food was bad\tthe food was good"])
+    write_lines(data / "references.1.tsv", ["the food was good\tthe food was bad"])
+    write_lines(d / "out.0.txt", ["the food was good"])
+    write_lines(d / "out.1.txt", ["the food was bad"])
+    write_lines(d / "elsewhere.1.tsv", ["the food was good\tthe food was bad"])
+
+    def variant(refs, *more):
+        main(
+            [
+                "score",
+                "--dataset-dir",
+                str(d / "ds"),
+                "--metrics",
+                "bleu_ref_corpus",
+                "--sources",
+                str(data / "test.0.txt"),
+                str(data / "test.1.txt"),
+                "--outputs",
+                str(d / "out.0.txt"),
+                str(d / "out.1.txt"),
+                "--references",
+                *map(str, refs),
+                *more,
+            ]
+        )
+        out = json.loads(capsys.readouterr().out)["metrics"]["bleu_ref_corpus"]
+        assert out["score"] == pytest.approx(100.0)
+        return out["variant"]
+
+    own = [data / "references.0.tsv", data / "references.1.tsv"]
+    assert "against references" not in variant(own)  # no data/report.json: the release is not known
+    write_json(data / "report.json", {"references_release": {"release": "owner/repo@0123abcd", "sha256": {}}})
+    assert variant(own).endswith("; against references owner/repo@0123abcd")  # the dataset's own references
+    assert "against references" not in variant([data / "references.0.tsv", d / "elsewhere.1.tsv"])
+    assert variant([d / "elsewhere.1.tsv"], "--references-release", "x@1").endswith(
+        "; against references x@1"
+    )

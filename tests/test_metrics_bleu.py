@@ -113,3 +113,16 @@ def test_style_transformer_bleu_by_hand():
     assert "method1" in smoothed.variant and "Style Transformer" not in smoothed.variant
     assert smoothed.per_sentence[1] > 0 and smoothed.per_sentence[0] < r.per_sentence[0]
     assert self_bleu(["a b c d"], ["A B C D"], "st").score == pytest.approx(100.0)
+
+
+def test_ref_bleu_variant_names_the_references_release():
+    refs = [["a b c d"], None]
+    plain = ref_bleu_where_given(["a b c d", "x"], refs, "corpus")
+    named = ref_bleu_where_given(["a b c d", "x"], refs, "corpus", "owner/repo@0123abcd")
+    assert named.score == plain.score == pytest.approx(100.0)  # the value does not change, only the label
+    assert named.variant == plain.variant + "; against references owner/repo@0123abcd"
+    assert "against references" not in plain.variant
+    for kind in ("sentence", "st"):
+        assert ref_bleu_where_given(["a b c d"], [["a b c d"]], kind, "r@1").variant.endswith(
+            "; against references r@1"
+        )

@@ -218,3 +218,26 @@ def test_pp_count_eos_option_reaches_pp_from_the_config(evaluators, monkeypatch,
         assert s[key].details["n_tokens"] == (13 if count_eos else 10)
         assert ("include the final <eos>" in s[key].variant) is count_eos
         assert ("the final <eos> not counted" in s[key].variant) is not count_eos
+
+
+def test_references_release_from_the_dataset_config_names_ref_bleu(repo_root, tmp_path):
+    """datasets.<name>.references.release (configs/yelp.yaml) reaches the ref-BLEU variants through the score
+    rules' params.options; a dataset without one (the demo) keeps the plain variant."""
+    import yaml
+
+    from tst import config as settings
+
+    cfg = yaml.safe_load((repo_root / "config.yaml").read_text())
+    cfg["datasets"].update(yaml.safe_load((repo_root / "configs" / "yelp.yaml").read_text())["datasets"])
+    tables = settings.lookup_tables(cfg)["score"]
+    assert tables["yelp"]["references_release"] == "lijuncen/Sentiment-and-Style-Transfer@14a48fa3"
+    assert "references_release" not in tables["demo"]
+    keys = ["bleu_ref_corpus", "bleu_ref_sentence", "bleu_ref_st"]
+    refs = [["the food was bad"], None, ["awful place"]]
+    yelp = score_system(SOURCES, OUTPUTS, STYLES, tmp_path, refs, options=tables["yelp"], only=keys)
+    demo = score_system(SOURCES, OUTPUTS, STYLES, tmp_path, refs, options=tables["demo"], only=keys)
+    for key in keys:
+        assert yelp[key].score == demo[key].score
+        assert yelp[key].variant == (
+            demo[key].variant + "; against references lijuncen/Sentiment-and-Style-Transfer@14a48fa3"
+        )

@@ -109,7 +109,10 @@ def test_options_are_checked():
         "cp_seed": 0,
         "sbert": True,
         "pp_count_eos": False,
+        "references_release": None,
     }
+    with pytest.raises(ValueError, match="references_release"):
+        resolve_options({"references_release": 14})
     with pytest.raises(ValueError, match="cp_lexicon"):
         resolve_options({"cp_lexicon": "afinn"})
     with pytest.raises(ValueError, match="unknown scoring options"):

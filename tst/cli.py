@@ -132,6 +132,14 @@ def _add_score(sub) -> None:
         help="PP (pp_joint, pp_target) counts each sentence's final <eos>, a labelled variant (default off: "
         "not counted, as in Shen et al.'s code, language-style-transfer code/language_model.py)",
     )
+    p.add_argument(
+        "--references-release",
+        default=None,
+        metavar="NAME",
+        help="the --references' release (e.g. repository@commit), named in the ref-BLEU variants (default: "
+        "the release DATASET_DIR/data/report.json records when the --references are that dataset's own "
+        "data/references.*.tsv)",
+    )
     p.add_argument("--metrics", nargs="*", help="compute only these metric keys")
     p.add_argument("--tsv", help="also write per-sentence scores to this TSV")
     p.add_argument("--json", dest="json_out", help="also write the score JSON to this file")
@@ -175,6 +183,23 @@ def _calibration(args, dataset_dir: Path) -> dict | None:
     return read_json(path) if path.is_file() else None
 
 
+def _references_release(args, dataset_dir: Path) -> str | None:
+    """--references-release, else the release the dataset's data/report.json records (prepare_data, from
+    datasets.<name>.references.release) when every --references file is that dataset's own references file."""
+    from tst.io import read_json
+
+    if args.references_release or not args.references:
+        return args.references_release
+    data = (dataset_dir / "data").resolve()
+    own = all(
+        Path(p).resolve().parent == data and Path(p).name.startswith("references.") for p in args.references
+    )
+    report = data / "report.json"
+    if not own or not report.is_file():
+        return None
+    return (read_json(report).get("references_release") or {}).get("release")
+
+
 def cmd_score(args) -> dict:
     from tst.io import InputError, NotUTF8Error
     from tst.metrics.gm import DEFAULT_T
@@ -188,6 +213,7 @@ def cmd_score(args) -> dict:
         "cp_seed": args.cp_seed,
         "sbert": args.sbert,
         "pp_count_eos": args.pp_count_eos,
+        "references_release": _references_release(args, dataset_dir),
     }
     try:
         keys = check_keys(args.metrics) if args.metrics else list(METRICS)

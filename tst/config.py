@@ -430,10 +430,14 @@ def corpus_settings(config: dict, dataset: str) -> dict:
 
 
 def score_options(config: dict, dataset: str | None = None) -> dict:
-    """The score section's metric options (cp_lexicon, cp_seed, sbert, pp_count_eos) for `dataset`, whose own cp_lexicon
-    (datasets.<name>.cp_lexicon: Fu et al. filter sentiment words on review data only) replaces the score
-    section's; gm_t goes to the report, which derives GM."""
+    """The score section's metric options (cp_lexicon, cp_seed, sbert, pp_count_eos) for `dataset`, whose own
+    cp_lexicon (datasets.<name>.cp_lexicon: Fu et al. filter sentiment words on review data only) replaces the
+    score section's, plus references_release (datasets.<name>.references.release, named in the ref-BLEU
+    variants) when the dataset records one; gm_t goes to the report, which derives GM."""
     score = config.get("score") or {}
     out = {k: score[k] for k in ("cp_lexicon", "cp_seed", "sbert", "pp_count_eos") if k in score}
-    own = ((config.get("datasets") or {}).get(dataset) or {}).get("cp_lexicon") if dataset else None
-    return {**out, "cp_lexicon": own} if own else out
+    block = ((config.get("datasets") or {}).get(dataset) or {}) if dataset else {}
+    if block.get("cp_lexicon"):
+        out["cp_lexicon"] = block["cp_lexicon"]
+    release = (block.get("references") or {}).get("release")
+    return {**out, "references_release": release} if release else out

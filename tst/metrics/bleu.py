@@ -173,10 +173,14 @@ def read_references(paths, sources, read=read_lines) -> list[list[str] | None]:
     return [table.get(s.strip()) for s in sources]
 
 
-def ref_bleu_where_given(outputs, references, kind: str = "corpus") -> MetricResult | None:
+def ref_bleu_where_given(
+    outputs, references, kind: str = "corpus", release: str | None = None
+) -> MetricResult | None:
     """ref-BLEU over the sentences that have references (`references[i]` a list, or None/empty where
     sentence i has none); per-sentence values are put back onto the full corpus, None where a sentence has
-    no reference; details["n_with_reference"] counts them. None when no sentence has a reference."""
+    no reference; details["n_with_reference"] counts them. None when no sentence has a reference.
+    `release` (datasets.<name>.references.release, e.g. "lijuncen/Sentiment-and-Style-Transfer@14a48fa3"):
+    named in the variant, since copies of the references in circulation differ."""
     if references is None:
         return None
     if len(references) != len(outputs):
@@ -186,6 +190,8 @@ def ref_bleu_where_given(outputs, references, kind: str = "corpus") -> MetricRes
         return None
     r = ref_bleu([outputs[i] for i in have], [references[i] for i in have], kind)
     r.details["n_with_reference"] = len(have)
+    if release:
+        r.variant = f"{r.variant}; against references {release}"
     if r.per_sentence:
         full = [None] * len(outputs)
         for i, v in zip(have, r.per_sentence):

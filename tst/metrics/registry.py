@@ -37,7 +37,15 @@ HUMAN_ASPECT = {"content": "topic", "style": "sentiment", "fluency": "grammatica
 # sbert: compute sbert_all_minilm_l6_v2 (on by default: the content score of the default GM)
 # pp_count_eos: PP (pp_joint, pp_target) counts each sentence's final <eos> (a labelled variant); off by default,
 # as in Shen et al.'s code (tst.metrics.perplexity.SHEN_EOS)
-DEFAULT_OPTIONS = {"cp_lexicon": "vader", "cp_seed": 0, "sbert": True, "pp_count_eos": False}
+# references_release: the references' release, named in the ref-BLEU variants (the dataset's
+# references.release; `tst score --references-release`); None: not known
+DEFAULT_OPTIONS = {
+    "cp_lexicon": "vader",
+    "cp_seed": 0,
+    "sbert": True,
+    "pp_count_eos": False,
+    "references_release": None,
+}
 CP_LEXICONS = ("vader", "style_lexicon", "none")  # words removed before CP: VADER, style_lexicon.json, none
 # Inputs other than the evaluators a metric may need, and the skip reason when they are absent.
 INPUTS = {
@@ -143,6 +151,8 @@ def resolve_options(options: dict | None) -> dict:
     out["cp_seed"] = int(out["cp_seed"])
     out["sbert"] = bool(out["sbert"])
     out["pp_count_eos"] = bool(out["pp_count_eos"])
+    if out["references_release"] is not None and not isinstance(out["references_release"], str):
+        raise ValueError(f"references_release must be a string or None, not {out['references_release']!r}")
     return out
 
 
@@ -328,7 +338,7 @@ def _ref_bleu(kind: str):
     def compute(ctx: Context):
         from tst.metrics.bleu import ref_bleu_where_given
 
-        r = ref_bleu_where_given(ctx.outputs, ctx.references, kind)
+        r = ref_bleu_where_given(ctx.outputs, ctx.references, kind, ctx.options["references_release"])
         if r is None:
             raise Skip(INPUTS["references"])
         return r
