@@ -185,6 +185,26 @@ def test_gm_thresholds_rerun_no_job_that_loads_an_evaluator(finished_run, repo_r
     assert set(jobs) == {"report_tables", "report_plots", "all"}, jobs
 
 
+def test_scoring_option_reruns_the_scores_and_what_reads_them(finished_run, repo_root, tmp_path):
+    """score.pp_count_eos reaches the score jobs as params.options: the scores, the validity checks and what
+    reads them rerun; no evaluator is rebuilt and no model retrained."""
+    cfg = yaml.safe_load((finished_run / "config.yaml").read_text())
+    cfg["score"]["pp_count_eos"] = True
+    overlay = tmp_path / "overlay.yaml"
+    overlay.write_text(yaml.safe_dump(cfg))
+    jobs = planned_jobs(snakemake(finished_run, repo_root, "-n", "--configfile", str(overlay)).stdout)
+    expected = {
+        "score_ours",
+        "score_external",
+        "validity_checks",
+        "gm_calibration",
+        "report_tables",
+        "report_plots",
+    }
+    assert set(jobs) == expected | {"all"}, jobs
+    assert jobs["score_ours"] == 2 and jobs["score_external"] == 2 + 5
+
+
 def test_report_setting_reruns_only_the_report(finished_run, repo_root, tmp_path):
     cfg = yaml.safe_load((finished_run / "config.yaml").read_text())
     cfg["report"]["target_acc"] = 0.5
