@@ -514,3 +514,141 @@ def test_progress_only_on_a_terminal(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(sys, "stderr", term)
     main(_score(d, "--metrics", "bleu_self_corpus"))
     assert "tst score" in term.getvalue() and "bleu_self_corpus" in term.getvalue()
+
+
+# ---------------------------------------------------------------- tst score: clean errors (issue 25)
+
+
+def _glove(ev, words=("the", "food", "was", "bad", "good", "service", "slow", "fast")):
+    """A real (tiny) embeddings file in the format load_embeddings reads."""
+    import numpy as np
+    from gensim.models import KeyedVectors
+
+    kv = KeyedVectors(4)
+    kv.add_vectors(list(words), np.random.default_rng(0).normal(size=(len(words), 4)).astype(np.float32))
+    kv.save_word2vec_format(str(ev / "glove.kv"), binary=True)
+
+
+def test_wrong_shaped_evaluator_json_skips_its_metrics_naming_file_and_fix(tmp_path, capsys):
+    d = _files(tmp_path)
+    ev = d / "ds" / "evaluators"
+    ev.mkdir(parents=True)
+    _glove(ev)
+    (ev / "idf.json").write_text("{}")  # was a KeyError traceback
+    (ev / "style_lexicon.json").write_text('"good bad"')  # was read as the letters g, o, d, b, a, ' '
+    main(_score(d, "--metrics", "sim", "cp", "bleu_self_corpus", "--cp-lexicon", "style_lexicon"))
+    obj = json.loads(capsys.readouterr().out)
+    assert list(obj["metrics"]) == ["bleu_self_corpus"] and set(obj["skipped"]) == {"sim", "cp"}
+    assert obj["skipped"]["sim"] == (
+        f"cannot load evaluator file idf.json: {ev / 'idf.json'}: no key 'idf'; expected "
+        '{"idf": {word: number}, "n_docs": int, "default": number} (rebuild it: rule build_idf)'
+    )
+    assert obj["skipped"]["cp"].startswith(
+        f"cannot load evaluator file style_lexicon.json: {ev / 'style_lexicon.json'}: a JSON str, not an object"
+    )
+    assert "rule build_style_lexicon" in obj["skipped"]["cp"]
+
+
+def test_idf_and_lexicon_checks_pass_what_their_builders_write_and_name_a_bad_value():
+    from tst.evaluators.idf import check_idf, compute_idf
+    from tst.evaluators.style_lexicon import build_style_lexicon, check_style_lexicon
+    from tst.io import InputError
+
+    sents = [["good", "food"], ["bad", "food"]] * 5
+    idf = compute_idf(sents)
+    assert check_idf(json.loads(json.dumps(idf))) == idf
+    lex = build_style_lexicon(sents[1::2], sents[::2])
+    assert check_style_lexicon(json.loads(json.dumps(lex))) == lex
+    with pytest.raises(InputError, match=r"x/idf.json: a value that is not a number: 'high'"):
+        check_idf({"idf": {"food": "high"}, "default": 1.0}, "x/idf.json")
+    with pytest.raises(InputError, match=r"\"idf\" is a list, not an object"):
+        check_idf({"idf": [], "default": 1.0})
+    with pytest.raises(InputError, match=r"'0' is not a list of words"):
+        check_style_lexicon({"0": 5, "1": []})
+    with pytest.raises(InputError, match=r"no key '1'"):
+        check_style_lexicon({"0": ["bad"]})
+
+
+def test_wrong_shaped_or_broken_gm_calibration_exits_1_naming_the_file(tmp_path, capsys):
+    d = _files(tmp_path)
+    (d / "ds" / "evaluators").mkdir(parents=True)
+    cal = d / "cal.json"
+    cal.write_text("{}")  # was taken for "no thresholds": gm skipped, exit 0
+    code, err = _fails(_score(d, "--metrics", "bleu_self_corpus", "--gm-calibration", str(cal)), capsys)
+    assert code == 1 and err.startswith(f"tst score: error: {cal}: no key 't'; expected the GM thresholds")
+    own = d / "ds" / "validity" / "gm_thresholds.json"
+    own.parent.mkdir()
+    own.write_text('{"t": [1,\n')  # truncated: was a JSONDecodeError traceback
+    code, err = _fails(_score(d, "--metrics", "bleu_self_corpus"), capsys)
+    assert code == 1 and err.startswith(f"tst score: error: {own}, line 2: not JSON")
+
+
+def test_empty_inputs_say_no_sentences_naming_the_files(tmp_path, capsys):
+    d = _files(tmp_path)
+    write_lines(d / "none.0.txt", [])
+    write_lines(d / "none.1.txt", [])
+    argv = _score(d, "--metrics", "bleu_self_corpus", outputs=("none.0.txt", "none.1.txt"))
+    argv[argv.index("--sources") + 1 : argv.index("--sources") + 3] = [
+        str(d / "none.0.txt"),
+        str(d / "none.1.txt"),
+    ]
+    code, err = _fails(argv, capsys)  # was a ValueError traceback in BLEU
+    assert code == 1
+    assert err == (
+        f"tst score: error: no sentences: {d / 'none.0.txt'} and {d / 'none.0.txt'} are empty (no lines); "
+        "pass files with one sentence per line, or leave this pair out\n"
+    )
+    write_lines(d / "refs.tsv", ["", "  "])  # blank lines only: no reference at all (was a silent skip)
+    code, err = _fails(_score(d, "--metrics", "bleu_ref_corpus", "--references", str(d / "refs.tsv")), capsys)
+    assert code == 1 and f"no sentences: {d / 'refs.tsv'} is empty" in err
+
+
+def test_command_line_mistakes_exit_2_with_the_prefix(tmp_path, capsys):
+    d = _files(tmp_path)
+    (d / "ds" / "evaluators").mkdir(parents=True)
+    cases = [
+        (_score(d, outputs=("out.0.txt",)), "2 --sources files but 1 --outputs files"),
+        (_score(d, "--source-styles", "0"), "1 --source-styles for 2 --sources files"),
+        (_score(d, "--lists-text", str(d / "test.0.txt")), "--lists-text given without --lists"),
+        (_score(d, "--lists", str(d / "test.0.txt")), "1 --lists files for 2 --sources files"),
+        (_score(d, "--tsv", str(d)), f"--tsv {d}: is a folder"),
+    ]
+    argv = _score(d)
+    argv[argv.index("--outputs") + 2] = "-"
+    cases.append((argv, "--outputs -: tst score reads files, not standard input"))
+    write_lines(d / "out.txt", ["a", "b"])
+    argv = _score(d)
+    argv[argv.index("--sources") + 1] = str(d / "out.txt")
+    cases.append((argv, f"cannot tell the source style of {d / 'out.txt'}"))
+    for argv, message in cases:
+        code, err = _fails(argv, capsys)
+        assert (code, err.startswith(f"tst score: error: {message}")) == (2, True), (argv, err)
+
+
+def test_style_is_read_from_raw_txt_names(tmp_path, capsys):
+    from tst.names import style_of_file
+
+    styles = {
+        "test.0.txt": 0,
+        "results/yelp/data/test.1.raw.txt": 1,  # BPE datasets' word-level text (README)
+        "transfers/test.ep1.0.1.txt": 1,
+        "reference.0": 0,
+        "out.1.raw": 1,
+        "test.2.txt": None,
+        "test.0.bpe.txt": None,
+        "test.txt": None,
+        "test10.txt": None,
+    }
+    assert {name: style_of_file(name) for name in styles} == styles
+    d = _files(tmp_path)
+    for s in (0, 1):
+        (d / f"test.{s}.raw.txt").write_bytes((d / f"test.{s}.txt").read_bytes())
+    # sources named test.1.raw.txt, test.0.raw.txt (this order): styles 1, 1, 0, 0 in the per-sentence TSV
+    argv = _score(
+        d, "--metrics", "bleu_self_corpus", "--tsv", str(d / "s.tsv"), outputs=("out.1.txt", "out.0.txt")
+    )
+    i = argv.index("--sources")
+    argv[i + 1 : i + 3] = [str(d / "test.1.raw.txt"), str(d / "test.0.raw.txt")]
+    main(argv)
+    assert json.loads(capsys.readouterr().out)["n_sentences"] == 4
+    assert [r.split("\t")[1] for r in read_lines(d / "s.tsv")] == ["source_style", "1", "1", "0", "0"]

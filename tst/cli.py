@@ -6,7 +6,6 @@ import argparse
 import json
 import logging
 import pickle
-import re
 import sys
 from pathlib import Path
 
@@ -21,10 +20,12 @@ sentence per line, tokens separated by spaces (use the word-level .raw.txt files
 Metrics (JSON key, label in the tables, evaluator files in the evaluators folder or what else it needs):
 {metrics}
 
-Errors are printed without a traceback: exit code 2 when the command line is wrong (an option, a file
-that does not exist, a dataset folder without evaluators while --metrics asks for evaluator metrics), 1 when
-an input file's content is (a byte that is not UTF-8, a line without a tab, files that do not align); the
-message names the file and the line. An evaluator file that cannot be loaded skips only its metrics.
+Errors are printed without a traceback, after "tst score: error:": exit code 2 when the command line is
+wrong (an option, a file that does not exist, N --sources but M --outputs files, a source file whose name
+carries no style, a dataset folder without evaluators while --metrics asks for evaluator metrics), 1 when
+an input file's content is (a byte that is not UTF-8, a line without a tab, files that do not align, an
+empty file: "no sentences", a GM thresholds file of the wrong layout); the message names the file and the
+line. An evaluator file that cannot be loaded or has the wrong layout skips only its metrics ("skipped").
 
 example:
   tst score --dataset-dir results/yelp --system M0.seed1 \\
@@ -35,10 +36,17 @@ example:
 
 
 def _style_of(path: str) -> int:
-    m = re.search(r"\.([01])(?:\.txt)?$", path)
-    if not m:
-        raise SystemExit(f"cannot tell the source style of {path}: pass --source-styles")
-    return int(m.group(1))
+    from tst.names import style_of_file
+
+    style = style_of_file(path)
+    if style is None:
+        fail(
+            "score",
+            f"cannot tell the source style of {path} from its name (it ends in neither .0/.1 nor "
+            ".0.txt/.1.txt nor .0.raw.txt/.1.raw.txt): pass --source-styles",
+            2,
+        )
+    return style
 
 
 def _add_score(sub) -> None:
@@ -64,7 +72,7 @@ def _add_score(sub) -> None:
         nargs="+",
         type=int,
         choices=(0, 1),
-        help="style of each --sources file (default: read from a '.0.txt'/'.1.txt' file name)",
+        help="style of each --sources file (default: read from its name: test.0.txt, test.0.raw.txt, out.1)",
     )
     p.add_argument(
         "--references",
@@ -165,22 +173,73 @@ def fail(command: str, message: str, code: int):
     raise SystemExit(code)
 
 
-def _check_files(command: str, groups: dict) -> None:
+def _check_files(command: str, groups: dict, stdin: bool = True) -> None:
     for option, paths in groups.items():
         for path in paths or ():
+            if path == "-" and not stdin:
+                fail(command, f"{option} -: tst {command} reads files, not standard input; pass a file", 2)
             if path != "-" and not Path(path).is_file():
                 fail(command, f"{option} {path}: no such file", 2)
 
 
+def _check_writable(command: str, groups: dict) -> None:
+    """Each output path is not a folder and its nearest existing folder is writable (checked before the work)."""
+    import os
+
+    for option, path in groups.items():
+        if not path:
+            continue
+        p = Path(path)
+        if p.is_dir():
+            fail(command, f"{option} {path}: is a folder; pass a file name", 2)
+        parent = next((a for a in p.absolute().parents if a.exists()), None)
+        if parent is None or not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+            fail(command, f"{option} {path}: cannot write there ({parent} is not a writable folder)", 2)
+
+
+def _check_counts(args) -> None:
+    """The file lists of `tst score` that must pair up (command-line mistakes: exit 2)."""
+    n = len(args.sources)
+    if len(args.outputs) != n:
+        fail(
+            "score",
+            f"{n} --sources files but {len(args.outputs)} --outputs files: give one output per source",
+            2,
+        )
+    if args.source_styles is not None and len(args.source_styles) != n:
+        fail(
+            "score",
+            f"{len(args.source_styles)} --source-styles for {n} --sources files: give one per source",
+            2,
+        )
+    if args.lists_text and not args.lists:
+        fail("score", "--lists-text given without --lists", 2)
+    if args.lists and len(args.lists) != len(args.lists_text or args.sources):
+        against = "--lists-text" if args.lists_text else "--sources"
+        fail(
+            "score",
+            f"{len(args.lists)} --lists files for {len(args.lists_text or args.sources)} {against} files",
+            2,
+        )
+
+
 def _calibration(args, dataset_dir: Path) -> dict | None:
-    """The calibrated GM's thresholds: --gm-calibration, else the dataset's own file when it exists."""
+    """The calibrated GM's thresholds: --gm-calibration, else the dataset's own file when it exists; a file
+    that is not JSON or not of the calibration's layout stops with exit 1, naming it."""
     from tst.io import read_json
-    from tst.metrics.gm import CALIBRATION_FILE
+    from tst.metrics.gm import CALIBRATION_FILE, check_calibration
 
     path = Path(args.gm_calibration) if args.gm_calibration else dataset_dir / CALIBRATION_FILE
     if args.gm_calibration and not path.is_file():
         fail("score", f"--gm-calibration {path}: no such file", 2)
-    return read_json(path) if path.is_file() else None
+    if not path.is_file():
+        return None
+    try:
+        return check_calibration(read_json(path), path)
+    except json.JSONDecodeError as e:
+        fail("score", f"{path}, line {e.lineno}: not JSON ({e.msg}); rebuild it (rule gm_calibration)", 1)
+    except (ValueError, UnicodeDecodeError) as e:
+        fail("score", str(e), 1)
 
 
 def _references_release(args, dataset_dir: Path) -> str | None:
@@ -228,7 +287,11 @@ def cmd_score(args) -> dict:
             "--lists": args.lists,
             "--lists-text": args.lists_text,
         },
+        stdin=False,
     )
+    _check_counts(args)
+    _check_writable("score", {"--tsv": args.tsv, "--json": args.json_out})
+    calibration = _calibration(args, dataset_dir)
     if not evaluators.is_dir():
         need = [k for k in keys if METRICS[k].files(args.system, options)]
         if need:
@@ -261,7 +324,7 @@ def cmd_score(args) -> dict:
             options=options,
             only=args.metrics or None,
             gm_t=tuple(args.gm_t) if args.gm_t else DEFAULT_T,
-            calibration=_calibration(args, dataset_dir),
+            calibration=calibration,
             json_out=args.json_out,
             tsv_out=args.tsv,
             encoding_errors=args.encoding_errors,

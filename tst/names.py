@@ -88,6 +88,18 @@ def naturalness_file(system: str, kind: str) -> str:
     return f"naturalness/{system}.{kind}.{NATURALNESS_KINDS[kind]}"
 
 
+# ---- corpus files: the style of `test.0.txt`, `test.0.raw.txt` (BPE datasets' word-level text), `test.1` ----
+
+_STYLE_OF_FILE = re.compile(r"\.([01])(?:\.raw)?(?:\.txt)?$")
+
+
+def style_of_file(path) -> int | None:
+    """The style (0/1) a file name carries in its last `.0`/`.1` part, before an optional `.raw` and `.txt`
+    (`test.1.txt`, `test.1.raw.txt`, `test.ep1.0.1.txt`, `reference.1`); None when it carries none."""
+    m = _STYLE_OF_FILE.search(str(path))
+    return int(m.group(1)) if m else None
+
+
 def alternatives(values) -> str:
     """A wildcard constraint matching exactly these names (escaped); one that matches nothing when empty."""
     return "|".join(re.escape(v) for v in sorted(values)) or "(?!)"

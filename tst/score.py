@@ -19,11 +19,23 @@ from tst.data.bpe import BPE, ModelUnits, is_piece_vocab
 from tst.evaluators.acceptability import load_acceptability
 from tst.evaluators.classifiers import load_classifier
 from tst.evaluators.embeddings import load_embeddings
+from tst.evaluators.idf import load_idf
 from tst.evaluators.language_model import load_lm
 from tst.evaluators.naturalness import load_naturalness
+from tst.evaluators.style_lexicon import load_style_lexicon
 from tst.io import InputError, parse_jsonl, read_json, read_lines_counted, sha256_of, write_json, write_lines
 from tst.metrics.bleu import read_references
-from tst.metrics.registry import INPUTS, METRICS, Context, Skip, add_derived, check_keys, resolve_options
+from tst.metrics.registry import (
+    IDF,
+    INPUTS,
+    METRICS,
+    STYLE_LEXICON,
+    Context,
+    Skip,
+    add_derived,
+    check_keys,
+    resolve_options,
+)
 from tst.names import ACCEPTABILITY, CLASSIFIERS, EMBEDDINGS, LANGUAGE_MODELS, parse_checkpoint, parse_system
 
 log = logging.getLogger(__name__)
@@ -78,6 +90,10 @@ def loader_for(name: str):
         return load_acceptability
     if name in EMBEDDINGS.values() or name.endswith(".kv"):
         return load_embeddings
+    if name == IDF:
+        return load_idf
+    if name == STYLE_LEXICON:
+        return load_style_lexicon
     if name.endswith(".json"):
         return read_json
     raise ValueError(f"no loader for evaluator file {name!r}")
@@ -117,6 +133,10 @@ class Evaluators:
             log.info("loading evaluator %s", self.path(name))
             try:
                 self._cache[name] = self._in_units(name, loader_for(name)(self.path(name)))
+            except InputError as e:  # a file of the wrong shape: the message names it, what is wrong, the fix
+                self._broken[name] = f"cannot load evaluator file {name}: {e}"
+                log.warning("%s", self._broken[name])
+                raise Skip(self._broken[name]) from None
             except LOAD_ERRORS as e:  # a file that cannot be read: its metrics are skipped, the others go on
                 first = (str(e).strip().splitlines() or [""])[0][:200]
                 self._broken[name] = (
@@ -201,6 +221,8 @@ def score_system(
     skips the metrics that need it (reason in `.skipped`); the others are computed.
     """
     n = len(outputs)
+    if n == 0:
+        raise InputError("no sentences to score (no outputs)")
     if len(sources) != n or len(source_styles) != n:
         raise InputError(f"{len(sources)} sources, {n} outputs, {len(source_styles)} styles: must be equal")
     for what, given in (("references", references), ("lists", lists)):
@@ -409,6 +431,11 @@ def score_files(
     src_all, out_all, styles_all, list_all = [], [], [], [] if lists else None
     for k, (sp, op, st) in enumerate(zip(sources, outputs, source_styles)):
         src, out = reader.lines(sp), reader.lines(op)
+        if not src and not out:
+            raise InputError(
+                f"no sentences: {sp} and {op} are empty (no lines); pass files with one sentence per line, "
+                "or leave this pair out"
+            )
         if len(src) != len(out):
             raise InputError(f"{op} has {len(out)} lines but {sp} has {len(src)}")
         if int(st) not in (0, 1):

@@ -88,3 +88,30 @@ def mask_style_words(sentence: list[str], lexicon, mask: str = STYLE_MASK) -> li
 def remove_style_words(sentence: list[str], lexicon) -> list[str]:
     words = style_words(lexicon)
     return [t for t in sentence if t not in words]
+
+
+LAYOUT = '{"0": [word, ...], "1": [word, ...], ...}'
+
+
+def check_style_lexicon(obj, path="style_lexicon.json") -> dict:
+    """`obj` when it has the style_lexicon.json layout (build_style_lexicon: a word list per style); else
+    InputError naming the file, what is wrong and the fix."""
+    from tst.io import InputError
+
+    def bad(what: str):
+        raise InputError(f"{path}: {what}; expected {LAYOUT} (rebuild it: rule build_style_lexicon)")
+
+    if not isinstance(obj, dict):
+        bad(f"a JSON {type(obj).__name__}, not an object")
+    for style in ("0", "1"):
+        words = obj.get(style)
+        if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+            bad(f"{style!r} is not a list of words" if style in obj else f"no key {style!r}")
+    return obj
+
+
+def load_style_lexicon(path) -> dict:
+    """style_lexicon.json, checked (check_style_lexicon)."""
+    from tst.io import read_json
+
+    return check_style_lexicon(read_json(path), path)

@@ -160,7 +160,10 @@ def read_references(paths, sources, read=read_lines) -> list[list[str] | None]:
     InputError naming the file and the line."""
     table: dict[str, list[str]] = {}
     for path in paths:
-        for i, line in enumerate(read(path), 1):
+        lines = read(path)
+        if not any(line.strip() for line in lines):
+            raise InputError(f"no sentences: {path} is empty (expected source<TAB>reference lines)")
+        for i, line in enumerate(lines, 1):
             if not line.strip():
                 continue
             cols = line.split("\t")

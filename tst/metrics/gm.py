@@ -145,6 +145,32 @@ def calibrate(baseline_scores: dict[str, dict], content_key: str, pp_key: str = 
     }
 
 
+def check_calibration(obj, path=CALIBRATION_FILE) -> dict:
+    """`obj` when it has the layout calibrate writes ({"t": [3 numbers], "keys": [3 metric keys], "from":
+    [3 systems], "rule": text}); else ValueError naming the file, what is wrong and the fix."""
+
+    def bad(what: str):
+        raise ValueError(
+            f"{path}: {what}; expected the GM thresholds file rule gm_calibration writes "
+            '({"t": [t1, t2, t3], "keys": [3 metric keys], "from": [3 baselines], "rule": text}): rebuild it'
+        )
+
+    if not isinstance(obj, dict):
+        bad(f"a JSON {type(obj).__name__}, not an object")
+    for key in ("t", "keys"):
+        if not isinstance(obj.get(key), list) or len(obj[key]) != 3:
+            bad(f"{key!r} is not a list of 3" if key in obj else f"no key {key!r}")
+    if not isinstance(obj.get("from"), list):
+        bad('no list "from"')
+    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in obj["t"]):
+        bad(f'"t" holds a value that is not a number: {obj["t"]!r}')
+    if not all(isinstance(x, str) for x in obj["keys"]):
+        bad(f'"keys" holds a value that is not a metric key: {obj["keys"]!r}')
+    if not isinstance(obj.get("rule"), str):
+        bad('no text "rule"')
+    return obj
+
+
 def gm_calibrated(acc: float, content: float, pp: float, t) -> float:
     """GM_cal for one corpus (acc, content in [0, 1]; pp raw, >= 1; t = [t_Acc, t_C, t_PP], t_PP > 1)."""
     t_acc, t_c, t_pp = (float(x) for x in t)
