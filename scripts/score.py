@@ -3,11 +3,12 @@ of the registry whose evaluator exists, each evaluator loaded once. Inputs hold 
 run, in the order of params.runs; one JSON + TSV per run. On BPE datasets input.bpe is the dataset's
 bpe.model: the classifiers and LMs trained on pieces read the word-level text encoded with it."""
 
+import logging
 from pathlib import Path
 
 from tst.logs import log_to
 from tst.names import system_name
-from tst.score import Evaluators, score_files, score_meta
+from tst.score import Evaluators, coverage_warnings, score_files, score_meta
 
 sm = snakemake  # noqa: F821 (set by Snakemake)
 with log_to(sm.log[0]):
@@ -17,7 +18,7 @@ with log_to(sm.log[0]):
     json_out, tsv_out = ([o] if isinstance(o, str) else list(o) for o in (sm.output.json, sm.output.tsv))
     for i, (split, checkpoint) in enumerate(sm.params.runs):
         pair = slice(2 * i, 2 * i + 2)
-        score_files(
+        obj = score_files(
             evaluators,
             sm.input.sources[pair],
             sm.input.outputs[pair],
@@ -30,3 +31,5 @@ with log_to(sm.log[0]):
             json_out=json_out[i],
             tsv_out=tsv_out[i],
         )
+        for warning in coverage_warnings(obj):
+            logging.getLogger("score").warning("%s %s: %s", split, checkpoint, warning)

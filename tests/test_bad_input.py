@@ -652,3 +652,61 @@ def test_style_is_read_from_raw_txt_names(tmp_path, capsys):
     main(argv)
     assert json.loads(capsys.readouterr().out)["n_sentences"] == 4
     assert [r.split("\t")[1] for r in read_lines(d / "s.tsv")] == ["source_style", "1", "1", "0", "0"]
+
+
+# ---------------------------------------------------------------- tst score: coverage is visible (issue 25)
+
+
+def test_swapped_reference_columns_warn_and_record_n_with_reference(tmp_path, capsys):
+    d = _files(tmp_path)
+    write_lines(
+        d / "refs.0.tsv", ["the food was good\tthe food was bad", "service was fast\tservice was slow"]
+    )
+    write_lines(
+        d / "refs.1.tsv", ["the food was good\tthe food was bad", "the decor was really ugly\tit was nice"]
+    )
+    main(
+        _score(
+            d, "--metrics", "bleu_ref_corpus", "--references", str(d / "refs.0.tsv"), str(d / "refs.1.tsv")
+        )
+    )
+    out = capsys.readouterr()
+    obj = json.loads(out.out)
+    # refs.0.tsv has reference<TAB>source: neither of its lines starts with a style-0 source; refs.1 matches both
+    assert obj["n_sentences"] == 4 and obj["n_with_reference"] == 2
+    assert obj["metrics"]["bleu_ref_corpus"]["details"]["n_with_reference"] == 2
+    assert out.err.startswith("tst score: warning: only 2 of 4 outputs have a reference")
+    main(_score(d, "--metrics", "bleu_self_corpus"))  # no references: null, no warning
+    out = capsys.readouterr()
+    assert json.loads(out.out)["n_with_reference"] is None and out.err == ""
+
+
+def test_byte_order_mark_is_dropped_by_every_reader(tmp_path, capsys):
+    from tst.data.systems import read_all_lines
+    from tst.io import decode_lines
+
+    assert decode_lines(b"\xef\xbb\xbfthe food\nwas bad\n") == (["the food", "was bad"], 0)
+    p = tmp_path / "bom.txt"
+    p.write_bytes(b"\xef\xbb\xbfthe food was bad\nok\n")
+    assert read_text_lines(p) == ["the food was bad", "ok"]  # prepare
+    assert read_all_lines(p) == ["the food was bad", "ok"]  # import_system
+    d = _files(tmp_path)
+    (d / "bom.0.txt").write_bytes(b"\xef\xbb\xbf" + (d / "test.0.txt").read_bytes())
+    main(_score(d, "--metrics", "bleu_self_corpus", outputs=("bom.0.txt", "test.1.txt")))
+    # the outputs copy the sources: 100 (with the mark, "\ufeffthe" != "the" and 1-gram precision < 1)
+    assert json.loads(capsys.readouterr().out)["metrics"]["bleu_self_corpus"]["score"] == pytest.approx(100.0)
+
+
+def test_control_character_lines_are_read_as_empty_and_counted(tmp_path, capsys):
+    d = _files(tmp_path)
+    (d / "nul.1.txt").write_bytes(b"\0\0\0\nthe decor\x07 was really ugly\n")  # NUL only; a BEL inside
+    main(_score(d, "--metrics", "bleu_self_sentence", outputs=("out.0.txt", "nul.1.txt")))
+    out = capsys.readouterr()
+    obj = json.loads(out.out)
+    assert obj["control_lines"] == {str(d / "nul.1.txt"): 2} and obj["n_empty"] == 2
+    assert f"tst score: warning: {d / 'nul.1.txt'}: 2 line(s) with a control character" in out.err
+    assert "tst score: warning: 2 of 4 outputs are empty" in out.err
+    write_lines(d / "blank.1.txt", ["", ""])  # the same outputs as two empty lines: the same scores
+    main(_score(d, "--metrics", "bleu_self_sentence", outputs=("out.0.txt", "blank.1.txt")))
+    blank = json.loads(capsys.readouterr().out)
+    assert blank["metrics"] == obj["metrics"] and blank["control_lines"] == {}

@@ -301,3 +301,46 @@ def test_latex_compiles(built, tmp_path):
     )
     assert run.returncode == 0, run.stdout[-2000:]
     assert (tmp_path / "doc.pdf").read_bytes()[:4] == b"%PDF"
+
+
+def test_coverage_counts_reach_metrics_all(tmp_path):
+    """The counts that change a mean, written by hand into score files, are rows of metrics_all (display) and
+    columns of its CSV; ours: the mean over the selected seeds."""
+    from test_report_build import write_score
+
+    def with_counts(path, **counts):
+        rec = json.loads(path.read_text())
+        path.write_text(json.dumps({**rec, **counts}))
+        return path
+
+    paths = [
+        with_counts(
+            write_score(tmp_path, "mit", "test", "final", {"acc": 0.8}),
+            n_empty=3,
+            n_no_usable_words={"sim": 1, "cp": 4},
+            units={"style_cnn.pt": {"n_unk": 7}, "lm_joint.pt": {"n_unk": 2}},
+            n_with_reference=50,
+            control_lines={"a.0.txt": 1, "a.1.txt": 2},
+        ),
+        with_counts(write_score(tmp_path, "source", "test", "final", {"acc": 0.1}), n_empty=0),
+    ]
+    for seed, empty in ((1, 1), (2, 4)):
+        for split in ("dev", "test"):
+            paths.append(
+                with_counts(
+                    write_score(tmp_path, f"M0.seed{seed}", split, "ep1.0", {"acc": 0.8}, "M0", seed, 1.0),
+                    n_empty=empty,
+                )
+            )
+    frame, info = build.load_scores(paths)
+    t = tables.side_by_side_table(frame, info, 0.80, 0.02, ["M0"])
+    rows = {r[0]: r[1:] for r in t.rows}
+    assert t.columns == ["Metric", "mit", "untransferred", "M0"]
+    assert rows["empty outputs"] == ["3", "0", "2.5"]  # M0: (1 + 4) / 2
+    assert rows["no usable word (most of any metric)"] == ["4", "", ""]
+    assert rows["<unk> tokens (most of any classifier/LM)"] == ["7", "", ""]
+    assert rows["control-character lines (read as empty)"] == ["3", "", ""]
+    assert rows["outputs with a reference"] == ["50", "", ""]
+    assert "truncated lines" not in rows  # no file counts them
+    assert t.data["n_empty"].tolist() == [3, 0, 2.5] and t.data["n_with_reference"].tolist()[0] == 50
+    assert any(n.startswith("Coverage rows") for n in t.notes)

@@ -263,7 +263,7 @@ def cmd_score(args) -> dict:
     from tst.io import InputError, NotUTF8Error
     from tst.metrics.gm import DEFAULT_T
     from tst.metrics.registry import METRICS, check_keys
-    from tst.score import score_files, score_meta
+    from tst.score import coverage_warnings, score_files, score_meta
 
     dataset_dir = Path(args.dataset_dir)
     evaluators = Path(args.evaluators_dir) if args.evaluators_dir else dataset_dir / "evaluators"
@@ -334,6 +334,8 @@ def cmd_score(args) -> dict:
         fail("score", f"{e}, or pass --encoding-errors replace", 1)
     except InputError as e:
         fail("score", str(e), 1)
+    for warning in coverage_warnings(obj):
+        print(f"tst score: warning: {warning}", file=sys.stderr)
     json.dump(obj, sys.stdout, indent=2)
     sys.stdout.write("\n")
     return obj

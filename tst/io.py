@@ -4,9 +4,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 
 ENCODING_ERRORS = ("strict", "replace")  # what to do with bytes that are not UTF-8: stop, or U+FFFD and count
+BOM = b"\xef\xbb\xbf"  # a UTF-8 byte-order mark: dropped from the start of a file (it is not text)
+# C0 control characters (NUL included) and DEL; the tab is kept (it separates the columns of TSV files)
+CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
+def has_control(line: str) -> bool:
+    """Whether a line holds a control character (CONTROL): such a line is not a sentence. Prepare drops and
+    counts it (tst.data.reader), tst score scores it as an empty line and counts it (tst.score)."""
+    return CONTROL.search(line) is not None
 
 
 class InputError(ValueError):
@@ -25,10 +35,12 @@ def read_lines_counted(path: str | Path, errors: str = "strict") -> tuple[list[s
 
 
 def decode_lines(data: bytes, path: str | Path = "<bytes>", errors: str = "strict") -> tuple[list[str], int]:
-    """read_lines_counted on bytes already read (e.g. standard input); `path` names them in errors."""
+    """read_lines_counted on bytes already read (e.g. standard input); `path` names them in errors. A UTF-8
+    byte-order mark at the start is dropped."""
     if errors not in ENCODING_ERRORS:
         raise ValueError(f"errors must be one of {ENCODING_ERRORS}, not {errors!r}")
     bad = 0
+    data = data.removeprefix(BOM)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:

@@ -23,7 +23,16 @@ from tst.evaluators.idf import load_idf
 from tst.evaluators.language_model import load_lm
 from tst.evaluators.naturalness import load_naturalness
 from tst.evaluators.style_lexicon import load_style_lexicon
-from tst.io import InputError, parse_jsonl, read_json, read_lines_counted, sha256_of, write_json, write_lines
+from tst.io import (
+    InputError,
+    has_control,
+    parse_jsonl,
+    read_json,
+    read_lines_counted,
+    sha256_of,
+    write_json,
+    write_lines,
+)
 from tst.metrics.bleu import read_references
 from tst.metrics.registry import (
     IDF,
@@ -75,6 +84,7 @@ class Scores(dict):
         self.skipped: dict[str, str] = {}
         self.evaluators: dict[str, Path] = {}  # file name relative to the evaluators dir -> path
         self.units: dict[str, dict] = {}  # classifier / LM file -> units fed and their <unk> count
+        self.n_empty: int | None = None  # outputs with no token (set by score_system)
 
 
 def loader_for(name: str):
@@ -232,6 +242,7 @@ def score_system(
         only = set(check_keys(only))
     ev = evaluators if isinstance(evaluators, Evaluators) else Evaluators(evaluators)
     scores = Scores()
+    scores.n_empty = sum(1 for o in outputs if not (o.split() if isinstance(o, str) else list(o)))
 
     def load(name: str):
         obj = ev.load(name)
@@ -290,16 +301,41 @@ def _sha256(path: Path) -> str:
 
 
 def output_counts(scores: Scores) -> dict:
-    """Top-level counts of the score file, read from the metrics' details: `n_empty` (outputs with no token;
-    None when no metric counted them) and `n_no_usable_words` per metric that has a vocabulary or lexicon
+    """Top-level counts of the score file: `n_empty` (outputs with no token, each given every metric's worst
+    value) and, from the metrics' details, `n_no_usable_words` per metric that has a vocabulary or lexicon
     (outputs with tokens but none it can use; each such output got that metric's worst value)."""
-    empty = [r.details["n_empty"] for r in scores.values() if "n_empty" in r.details]
     return {
-        "n_empty": max(empty) if empty else None,
+        "n_empty": scores.n_empty,
         "n_no_usable_words": {
             k: r.details["n_no_usable_words"] for k, r in scores.items() if "n_no_usable_words" in r.details
         },
     }
+
+
+def coverage_warnings(obj: dict) -> list[str]:
+    """What a score file's counts say was not scored as given (`tst score` prints these on stderr): outputs
+    without a reference (e.g. a references file with its columns swapped matches none of its sources), lines
+    read as empty because they hold a control character, outputs that were empty or had no usable word or were
+    truncated (each took its metric's worst value)."""
+    out, n = [], obj.get("n_sentences") or 0
+    have = obj.get("n_with_reference")
+    if have is not None and have < n:
+        out.append(
+            f"only {have} of {n} outputs have a reference (references are matched on the exact source text: "
+            "check that each references file is source<TAB>reference, in that order, for these sources); "
+            "ref-BLEU is over those"
+        )
+    for path, k in (obj.get("control_lines") or {}).items():
+        out.append(f"{path}: {k} line(s) with a control character (e.g. NUL) read as empty lines")
+    if obj.get("n_empty"):
+        out.append(f"{obj['n_empty']} of {n} outputs are empty: each takes every metric's worst value")
+    unusable = {k: v for k, v in (obj.get("n_no_usable_words") or {}).items() if v}
+    if unusable:
+        counts = ", ".join(f"{k} {v}" for k, v in unusable.items())
+        out.append(f"outputs with no word a metric can use, given its worst value: {counts}")
+    if obj.get("n_truncated"):
+        out.append(f"{obj['n_truncated']} of {n} lines were truncated")
+    return out
 
 
 def score_json(scores: Scores, meta: dict, n_sentences: int) -> dict:
@@ -348,12 +384,18 @@ class _Reader:
     def __init__(self, errors: str = "strict"):
         self.errors = errors
         self.replaced: dict[str, int] = {}
+        self.control: dict[str, int] = {}  # file -> lines with a control character, read as empty lines
 
     def lines(self, path) -> list[str]:
         lines, n = read_lines_counted(path, self.errors)
         if n:
             self.replaced[str(path)] = n
             log.warning("%s: %d line(s) with bytes that are not UTF-8, replaced by U+FFFD", path, n)
+        control = [i for i, line in enumerate(lines) if has_control(line)]
+        if control:  # not a sentence (prepare drops such lines): an empty line here, so alignment holds
+            self.control[str(path)] = len(control)
+            for i in control:
+                lines[i] = ""
         return lines
 
     def lists(self, path) -> list[list[str]]:
@@ -464,6 +506,8 @@ def score_files(
         progress=progress,
     )
     obj = score_json(scores, meta, len(out_all))
+    obj["n_with_reference"] = sum(1 for r in refs if r) if refs is not None else None
+    obj["control_lines"] = dict(reader.control)
     if references:  # which references ref-BLEU used (data/report.json maps them to the release's files)
         obj["references_sha256"] = {Path(p).name: sha256_of(p) for p in references}
     if encoding_errors != "strict":

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from pathlib import Path
 
-# C0 control characters (NUL included) and DEL; the tab is kept (it separates the columns of TSV files)
-CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+from tst.io import BOM, has_control
 
 
 class DataFileError(FileNotFoundError):
@@ -30,7 +28,7 @@ def check_file(path: str | Path, config_key: str = "") -> Path:
 def read_text_lines(
     path: str | Path, config_key: str = "", max_chars: int = 2000, counts: Counter | None = None
 ) -> list[str]:
-    """Lines of `path` (newline and surrounding whitespace stripped).
+    """Lines of `path` (newline and surrounding whitespace stripped; a UTF-8 byte-order mark dropped).
 
     Dropped and counted into `counts`: non-UTF-8 lines (`non_utf8`), lines holding a control character such
     as NUL (`control`; a tab is not one), empty or whitespace-only lines (`empty`), lines longer than max_chars
@@ -39,14 +37,14 @@ def read_text_lines(
     counts = Counter() if counts is None else counts
     out = []
     with open(check_file(path, config_key), "rb") as f:
-        for raw in f:
+        for i, raw in enumerate(f):
             counts["read"] += 1
             try:
-                line = raw.decode("utf-8").strip()
+                line = (raw.removeprefix(BOM) if i == 0 else raw).decode("utf-8").strip()
             except UnicodeDecodeError:
                 counts["non_utf8"] += 1
                 continue
-            if CONTROL.search(line):
+            if has_control(line):
                 counts["control"] += 1
             elif not line:
                 counts["empty"] += 1

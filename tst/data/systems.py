@@ -16,12 +16,17 @@ from pathlib import Path
 from tst.data.normalize import normalizer
 from tst.data.reader import check_file
 from tst.data.sources import as_list, style_path
+from tst.io import BOM
 
 
 def read_all_lines(path: str | Path, config_key: str = "") -> list[str]:
-    """Every line of a file (undecodable bytes replaced), no line dropped: outputs must stay aligned."""
+    """Every line of a file (undecodable bytes replaced, a UTF-8 byte-order mark dropped), no line dropped:
+    outputs must stay aligned."""
     with open(check_file(path, config_key), "rb") as f:
-        return [raw.decode("utf-8", errors="replace").rstrip("\r\n") for raw in f]
+        return [
+            (raw.removeprefix(BOM) if i == 0 else raw).decode("utf-8", errors="replace").rstrip("\r\n")
+            for i, raw in enumerate(f)
+        ]
 
 
 def import_system(

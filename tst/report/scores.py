@@ -19,6 +19,26 @@ log = logging.getLogger(__name__)
 
 META = ["dataset", "system", "variant", "seed", "checkpoint", "epoch", "split", "n_sentences"]
 
+# What each score file says was not scored as given (docs/interfaces.md, "Score files"), one number per file:
+# column -> (display label, how it is read from the file). Each changes a mean or what it is over.
+COVERAGE = {
+    "n_empty": ("empty outputs", lambda rec: rec.get("n_empty")),
+    "n_no_usable_words": (
+        "no usable word (most of any metric)",
+        lambda rec: max((rec.get("n_no_usable_words") or {}).values(), default=None),
+    ),
+    "n_unk": (
+        "<unk> tokens (most of any classifier/LM)",
+        lambda rec: max((u.get("n_unk", 0) for u in (rec.get("units") or {}).values()), default=None),
+    ),
+    "n_truncated": ("truncated lines", lambda rec: rec.get("n_truncated")),
+    "n_control": (
+        "control-character lines (read as empty)",
+        lambda rec: sum((rec["control_lines"]).values()) if "control_lines" in rec else None,
+    ),
+    "n_with_reference": ("outputs with a reference", lambda rec: rec.get("n_with_reference")),
+}
+
 # Short names as the papers print them (unknown keys are shown as they are), the canonical column order,
 # decimals (Pang & Gimpel: Acc 0.818, PP 37.3, GM 10.0, BLEU 22.3) and axis units: from the metric registry.
 LABELS = {k: m.label for k, m in METRICS.items()}
@@ -57,8 +77,8 @@ def digits(key: str) -> int:
 def load_scores(
     paths, gm_t=None, calibration: dict | None = None
 ) -> tuple[pd.DataFrame, dict[str, MetricInfo]]:
-    """Read score JSONs. Returns (frame, info): frame has the META columns plus one float column per
-    metric key (NaN where a file lacks it); info maps metric key -> MetricInfo, keys in ORDER.
+    """Read score JSONs. Returns (frame, info): frame has the META columns, the COVERAGE counts (None where
+    a file lacks one) and one float column per metric key (NaN where a file lacks it); info maps metric key -> MetricInfo, keys in ORDER.
 
     gm_t: when given, the derived metrics (GM) of every file are (re)computed from its stored corpus
     scores (acc, sim, pp_joint) with these thresholds (tst.metrics.registry.add_derived), and the calibrated
@@ -68,6 +88,7 @@ def load_scores(
     for path in paths:
         rec = read_json(path)
         row = {k: rec.get(k) for k in META}
+        row.update({k: read(rec) for k, (_, read) in COVERAGE.items()})
         metrics = rec.get("metrics", {})
         if gm_t is not None:
             metrics = add_derived(metrics, gm_t, calibration)
@@ -83,7 +104,7 @@ def load_scores(
         if len(better[key]) > 1:
             raise ValueError(f"metric {key}: higher_is_better differs across score files")
         info[key] = MetricInfo(key, " / ".join(sorted(variants[key])), better[key].pop())
-    frame = pd.DataFrame(rows, columns=META + list(info))
+    frame = pd.DataFrame(rows, columns=META + list(COVERAGE) + list(info))
     frame["epoch"] = pd.to_numeric(frame["epoch"], errors="coerce")
     frame["seed"] = pd.Series([None if pd.isna(s) else int(s) for s in frame["seed"]], dtype="object")
     return frame, info

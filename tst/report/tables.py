@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from tst import baselines
-from tst.report.scores import LABELS, MetricInfo, digits, external, variant_order
+from tst.report.scores import COVERAGE, LABELS, MetricInfo, digits, external, variant_order
 from tst.report.select import mean_sd_over_seeds, select_checkpoints, selected_rows
 
 # The human references as a system: BLEU against the references would score them against themselves.
@@ -233,6 +233,13 @@ def _ours_summary(
         else []
     )
     return out, missing
+
+
+def _count(x) -> str:
+    """A coverage count: an integer as it is, a mean over seeds with one decimal, blank when unknown."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return ""
+    return str(int(x)) if float(x).is_integer() else f"{x:.1f}"
 
 
 def _metric_columns(keys: list[str]) -> list[str]:
@@ -456,7 +463,17 @@ def side_by_side_table(
     checkpoint selected as in pang_gimpel_table (mean ± sd over seeds). CSV: a row per system; display:
     a row per metric, a column per system."""
     keys = list(info)
-    cols = ["system", "kind", "seeds", "checkpoint", "off_target", "before_cycle", *_metric_columns(keys)]
+    counts = [k for k in COVERAGE if k in frame.columns and frame[k].notna().any()]
+    cols = [
+        "system",
+        "kind",
+        "seeds",
+        "checkpoint",
+        "off_target",
+        "before_cycle",
+        *_metric_columns(keys),
+        *counts,
+    ]
     records = []
     ext = external(frame)
     ext = ext[ext["split"] == "test"]
@@ -470,12 +487,12 @@ def side_by_side_table(
                     "checkpoint": str(r["checkpoint"]),
                     "off_target": False,
                     "before_cycle": False,
-                    **{k: r.get(k) for k in keys},
+                    **{k: r.get(k) for k in keys + counts},
                     **{f"{k}_sd": float("nan") for k in keys},
                 }
             )
     summary, _ = _ours_summary(
-        frame, target_acc, tolerance, keys, variant_order(frame, variants), acc_key, warmups
+        frame, target_acc, tolerance, keys + counts, variant_order(frame, variants), acc_key, warmups
     )
     records += [{**r, "system": r["variant"], "kind": "ours"} for r in summary]
     data = pd.DataFrame([{c: r.get(c) for c in cols} for r in records], columns=cols)
@@ -490,7 +507,16 @@ def side_by_side_table(
     for k in keys:
         table.rows.append([_header(info, k)] + [fmt_mean_sd(r[k], r[f"{k}_sd"], digits(k)) for r in records])
     table.rows.append(["checkpoint"] + [r["checkpoint"] for r in records])
+    for k in counts:
+        table.rows.append([COVERAGE[k][0]] + [_count(r.get(k)) for r in records])
     table.notes = definitions(info, keys)
+    if counts:
+        table.notes.append(
+            "Coverage rows (counts of the score files; ours: mean over seeds): empty outputs and outputs with no "
+            "word a metric can use each take that metric's worst value; <unk> tokens are words a classifier or LM "
+            "does not know; truncated and control-character lines were cut or read as empty; ref-BLEU is over the "
+            "outputs with a reference."
+        )
     refs = [r["system"] for r in records if r["kind"] == "references"]
     if refs:
         table.notes.append(
