@@ -710,3 +710,51 @@ def test_control_character_lines_are_read_as_empty_and_counted(tmp_path, capsys)
     main(_score(d, "--metrics", "bleu_self_sentence", outputs=("out.0.txt", "blank.1.txt")))
     blank = json.loads(capsys.readouterr().out)
     assert blank["metrics"] == obj["metrics"] and blank["control_lines"] == {}
+
+
+# ---------------------------------------------------------------- config: two distinct styles (issue 25)
+
+
+@pytest.mark.parametrize("styles", [["neg", "neg"], ["", "pos"], ["neg", "   "]])
+def test_styles_must_be_two_distinct_non_blank_names(config, styles):
+    config["datasets"]["demo"]["styles"] = styles
+    with pytest.raises(WorkflowError):  # the schema: uniqueItems, minLength, a non-space character
+        validate(config, str(SCHEMA))
+    with pytest.raises(settings.ConfigError, match=r"datasets\.demo\.styles: two distinct, non-blank style"):
+        settings.check_config(config)  # and the check run without the schema (e.g. tst transfer)
+
+
+def test_prepare_stops_when_the_styles_are_mostly_the_same_sentences(tmp_path):
+    from tst.data.prepare import SameSentences
+
+    same = sentences("same", 40)
+    cfg, data = toy_dataset(tmp_path, same, same)  # both styles read the same lines
+    with pytest.raises(SameSentences) as e:
+        prepare_dataset(cfg, data, tmp_path / "out", None, "toy")
+    assert str(e.value).startswith(
+        "datasets.toy: the two styles are mostly the same sentences: 100% of style 0 (neg), 100% of style 1 "
+        "(pos) also in the other style (at most 50% allowed)."
+    )
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+    cfg, data = toy_dataset(tmp_path / "b", sentences("bad", 40), sentences("good", 40))
+    report = prepare_dataset(cfg, data, tmp_path / "b" / "out", None, "toy")
+    assert report["shared_between_styles"] == {"0": 0.0, "1": 0.0}
+
+
+def test_shared_share_counts_distinct_sentences_of_all_splits_and_stops_above_half():
+    from tst.data.prepare import SameSentences, check_styles_differ, shared_between_styles
+
+    a, b, c, d, e = "a .", "b .", "c .", "d .", "e ."
+    # style 0: {a, b, c, d} (a twice, across splits); style 1: {a, b, e}; shared {a, b}: 2/4 and 2/3
+    splits = {
+        "train": {0: [a, b, c], 1: [a, e]},
+        "dev": {0: [d, a], 1: [b]},
+        "test": {0: [], 1: []},
+    }
+    assert shared_between_styles(splits) == {"0": 0.5, "1": pytest.approx(2 / 3)}
+    with pytest.raises(SameSentences, match=r"50% of style 0 \(x\), 67% of style 1 \(y\)"):
+        check_styles_differ({"styles": ["x", "y"]}, "toy", splits, {})
+    splits["train"][1].append("f .")  # style 1: {a, b, e, f}: 2/4 = 0.5, not above half: goes on
+    report = {}
+    check_styles_differ({"styles": ["x", "y"]}, "toy", splits, report)
+    assert report["shared_between_styles"] == {"0": 0.5, "1": 0.5}

@@ -37,6 +37,10 @@ def check_config(config: dict) -> None:
             raise ConfigError(
                 f"config key datasets.{name}.styles: exactly two style names are needed, got {styles}"
             )
+        if not all(isinstance(s, str) and s.strip() for s in styles) or styles[0] == styles[1]:
+            raise ConfigError(
+                f"config key datasets.{name}.styles: two distinct, non-blank style names are needed, got {styles}"
+            )
         length = ds.get("length", {})
         if length.get("min_words", 1) > length.get("max_words", 10**9):
             raise ConfigError(

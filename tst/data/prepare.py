@@ -33,6 +33,39 @@ class TooFewSentences(ValueError):
     """A style has fewer sentences in a split than datasets.<name>.min_sentences asks for."""
 
 
+# The most of one style's distinct sentences (all splits, as read) that may also be sentences of the other
+# style. Above it the two styles are mostly one corpus (e.g. styles [neg, neg], or both `{style}` paths naming
+# the same file): every evaluator and model would learn nothing about style, so prepare stops. Ours: real pairs
+# share a few generic sentences ("great food ." in both), far below half.
+MAX_SHARED_BETWEEN_STYLES = 0.5
+
+
+class SameSentences(ValueError):
+    """The two styles' splits are mostly the same sentences."""
+
+
+def shared_between_styles(splits: dict) -> dict[str, float]:
+    """Per style ("0", "1"): the share of its distinct sentences (all splits) that are also the other style's."""
+    sets = [{s for sp in SPLITS for s in splits[sp][st]} for st in (0, 1)]
+    common = sets[0] & sets[1]
+    return {str(st): len(common) / len(sets[st]) if sets[st] else 0.0 for st in (0, 1)}
+
+
+def check_styles_differ(cfg: dict, name: str, splits: dict, report: dict) -> None:
+    """Record shared_between_styles in the report; SameSentences naming the styles, the shares and the fix when
+    one style shares more than MAX_SHARED_BETWEEN_STYLES of its sentences with the other."""
+    shared = report["shared_between_styles"] = shared_between_styles(splits)
+    if max(shared.values()) > MAX_SHARED_BETWEEN_STYLES:
+        styles = cfg["styles"]
+        raise SameSentences(
+            f"datasets.{name}: the two styles are mostly the same sentences: "
+            + ", ".join(f"{100 * shared[str(st)]:.0f}% of style {st} ({styles[st]})" for st in (0, 1))
+            + f" also in the other style (at most {100 * MAX_SHARED_BETWEEN_STYLES:.0f}% allowed). Check that "
+            f"datasets.{name}.styles names two different styles and that the source files' {{style}} paths "
+            "name a different file for each."
+        )
+
+
 def check_min_sentences(cfg: dict, name: str, splits: dict, report: dict) -> None:
     """Raise TooFewSentences naming every (style, split) below its minimum, with the counts of what was read
     and dropped, and the fix."""
@@ -189,6 +222,7 @@ def prepare_dataset(
             for split in SPLITS:
                 splits[split][style] += parts[split]
     # an explicit test file keeps its repeats: it stays aligned with published outputs and references
+    check_styles_differ(cfg, name, splits, report)  # as read: leakage removal takes a shared one from a style
     splits, leak = remove_leakage(splits, keep_repeats=("test",) if "test" in normed else ())
     sc = cfg.get("splits") or {}
     if (
