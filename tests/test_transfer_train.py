@@ -423,3 +423,25 @@ def test_a_rerun_under_other_training_code_trains_afresh(tmp_path, monkeypatch, 
     ids = [[vocab.encode(s) for s in train_s[t]] for t in (0, 1)]
     assert ck["signature"] == run_signature(with_defaults(CFG), resolve(M7), vocab, ids, 3, "code B")
     assert ck["signature"] != run_signature(with_defaults(CFG), resolve(M7), vocab, ids, 3, "code A")
+
+
+def test_truncated_latest_checkpoint_is_set_aside_and_the_one_before_resumed(tmp_path, caplog):
+    # 4 steps per epoch (see above): "killed" after step 5, checkpoints ep0.5 (step 2) and ep1.0 (step 4)
+    run(tmp_path / "b", stop=5)
+    ckpts = tmp_path / "b" / "checkpoints"
+    assert sorted(p.name for p in ckpts.glob("*.pt")) == ["ep0.5.pt", "ep1.0.pt"]
+    whole = (ckpts / "ep1.0.pt").read_bytes()
+    (ckpts / "ep1.0.pt").write_bytes(whole[: len(whole) // 2])  # a full disk: half the file
+    resumed = run(tmp_path / "b", stop=4)  # resumes at step 2 (ep0.5) and trains steps 3, 4 again
+    assert (ckpts / "ep1.0.pt.broken").read_bytes() == whole[: len(whole) // 2]
+    assert "ep1.0.pt: cannot be loaded" in caplog.text and "set aside as ep1.0.pt.broken" in caplog.text
+    # the model after step 4 equals an uninterrupted run's after step 4, i.e. the ep1.0 checkpoint that was cut
+    ck = torch.load(ckpts / "ep1.0.pt", weights_only=True)
+    assert ck["step"] == 4
+    full = run(tmp_path / "a", stop=4)
+    for k, v in full.state_dict().items():
+        assert torch.equal(v, resumed.state_dict()[k]), k
+        assert torch.equal(v, ck["model"][k]), k
+    rows = read_lines(tmp_path / "b" / "losses.csv")
+    assert [r.split(",")[0] for r in rows[1:]] == ["1", "2", "3", "4"]
+    assert rows == read_lines(tmp_path / "a" / "losses.csv")

@@ -3,7 +3,8 @@
 A checkpoint is a plain dict (loads with weights_only=True): "kind": "transfer", "model", "opt_g", "opt_d"
 (state dicts), "rng", "step", "epoch", "vocab" (itos), "config" (the full training settings), "variant" (the
 resolved variant: model name and every lambda) and "signature" (run_signature). A rerun resumes from the
-latest one only when its signature matches, else it trains afresh."""
+latest one only when its signature matches, else it trains afresh; a latest one that fails to load is set aside
+(ep{E}.pt.broken) and the one before it is resumed from."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import hashlib
 import json
 import logging
 import os
+import pickle
 from pathlib import Path
 
 import torch
@@ -102,28 +104,58 @@ def load(path, device=None) -> dict:
     return torch.load(path, map_location=device or "cpu", weights_only=True)
 
 
+# What loading a checkpoint that was cut short or damaged (a full disk, a bad copy) raises: torch's zip reader
+# (RuntimeError), a truncated pickle (EOFError, UnpicklingError), a missing or wrong-shaped entry.
+LOAD_ERRORS = (RuntimeError, EOFError, OSError, ValueError, KeyError, TypeError, pickle.UnpicklingError)
+BROKEN = ".broken"  # suffix of a checkpoint set aside: ep1.5.pt -> ep1.5.pt.broken (no longer an ep*.pt)
+
+
+def set_aside(path) -> Path:
+    """Rename a checkpoint that cannot be loaded to {name}.broken (kept for a look; replaces an older one)."""
+    path = Path(path)
+    aside = path.with_name(path.name + BROKEN)
+    os.replace(path, aside)
+    return aside
+
+
 def resume(ckpt_dir, signature: str, model, opt_g, opt_d, device=None) -> int:
     """Load the latest checkpoint of ckpt_dir into model, optimizers and the torch RNG when it has
-    `signature`; returns its step (0 when there is none). Checkpoints of another run (other settings, data,
-    vocabulary or code) are removed, so the run trains from scratch."""
-    last = latest(ckpt_dir)
-    if last is None:
-        return 0
-    ck = load(last, device)
-    if ck.get("signature") != signature:
+    `signature`; returns its step (0 when there is none). A checkpoint that fails to load (truncated, damaged)
+    is set aside (set_aside, with a warning) and the one before it is tried. Checkpoints of another run (other
+    settings, data, vocabulary or code) are removed, so the run trains from scratch."""
+    for _, path in reversed(checkpoints(ckpt_dir)):
+        try:
+            ck = load(path, device)
+            if not isinstance(ck, dict):
+                raise TypeError(f"a {type(ck).__name__}, not a checkpoint dict")
+            if ck.get("signature") == signature:
+                missing = [k for k in ("model", "opt_g", "opt_d", "rng", "step") if k not in ck]
+                if missing:  # checked before anything is loaded into the model
+                    raise KeyError(f"no {', '.join(missing)}")
+                model.load_state_dict(ck["model"])
+                opt_g.load_state_dict(ck["opt_g"])
+                opt_d.load_state_dict(ck["opt_d"])
+                set_rng_state(ck["rng"])
+                return int(ck["step"])
+        except LOAD_ERRORS as e:
+            first = (str(e).strip().splitlines() or [""])[0][:200]
+            log.warning(
+                "%s: cannot be loaded (%s: %s); set aside as %s, resuming from the checkpoint before it",
+                path,
+                type(e).__name__,
+                first,
+                set_aside(path).name,
+            )
+            continue
         log.warning(
             "%s: checkpoints of a run with other settings, data, vocabulary or code; training from scratch "
             "(the stale ep*.pt files are removed)",
             ckpt_dir,
         )
-        for _, path in checkpoints(ckpt_dir):
-            path.unlink()
+        for _, stale in checkpoints(ckpt_dir):
+            stale.unlink()
         return 0
-    model.load_state_dict(ck["model"])
-    opt_g.load_state_dict(ck["opt_g"])
-    opt_d.load_state_dict(ck["opt_d"])
-    set_rng_state(ck["rng"])
-    return ck["step"]
+    return 0
 
 
 def variant_of(ck: dict) -> dict:
