@@ -8,9 +8,8 @@ VARIANT = "distinct output strings / outputs (both styles pooled; tokens joined 
 
 
 def distinct(outputs, name: str = "distinct") -> MetricResult:
-    """The share of distinct outputs (word-level sentences or token lists) among all a system's outputs; the
-    same quantity as tst.train.trainer.distinct_share (the checkpoint diagnostic dev_distinct), which stays
-    there so that the trainer's code hash, and so every trained model, is unchanged."""
+    """The share of distinct outputs (word-level sentences or token lists) among all a system's outputs; also
+    the trainer's checkpoint diagnostic dev_distinct (tst.train.trainer.distinct_share)."""
     flat = [" ".join(o.split() if isinstance(o, str) else o) for o in outputs]
     n_distinct = len(set(flat))
     score = n_distinct / len(flat) if flat else None

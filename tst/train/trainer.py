@@ -25,6 +25,7 @@ from tst.codehash import code_hash
 from tst.device import pick_device, use_bf16
 from tst.io import read_jsonl, read_sentences, write_json
 from tst.joblock import job_lock
+from tst.metrics.distinct import distinct
 from tst.models import losses as L
 from tst.models.registry import build_model
 from tst.names import epoch_label, whole_epochs
@@ -456,9 +457,10 @@ def _write_dev(model, vocab, dev_sents, dev_entities, cfg, device, tr_dir: Path,
 
 
 def distinct_share(outputs) -> float:
-    """Distinct output strings / outputs (token lists of both styles pooled); collapse shows as a small share."""
-    flat = [" ".join(s) for outs in outputs for s in outs]
-    return len(set(flat)) / len(flat) if flat else float("nan")
+    """tst.metrics.distinct (distinct outputs / outputs) of the token lists of both styles pooled, nan when
+    there are none; collapse shows as a small share."""
+    share = distinct([s for outs in outputs for s in outs]).score
+    return float("nan") if share is None else share
 
 
 def checkpoint_diagnostics(model, vocab, dev_sents, outputs, cfg, device) -> dict:
