@@ -14,7 +14,7 @@ import torch.nn.functional as F
 
 from tst.device import pick_device
 from tst.evaluators.content_mask import mask_content_words
-from tst.evaluators.training import bucketed_batches, cpu_state_dict, fit, pad_ids, set_seed
+from tst.evaluators.training import capped_batches, cpu_state_dict, fit, pad_ids, set_seed
 from tst.models.lstm_classifier import LSTMClassifier
 from tst.models.text_cnn import TextCNN
 from tst.vocab import Vocab
@@ -71,7 +71,7 @@ class Classifier:
             sentences = mask_content_words(sentences, self.content_words)
         ids = [self.vocab.encode(s) for s in sentences]
         out = np.zeros((len(ids), 2), dtype=np.float64)
-        for idx in bucketed_batches([len(s) for s in ids], self.batch_size, None):
+        for idx in capped_batches([max(len(s), 1) for s in ids], self.batch_size):  # as pad_ids pads
             x = pad_ids([ids[i] for i in idx], self.vocab.pad_id).to(self.device)
             out[idx] = _logits_to_proba(self.kind, self.model(x)).double().cpu().numpy()
         return out

@@ -15,7 +15,7 @@ import torch.nn.functional as F
 
 from tst.device import pick_device
 from tst.evaluators.content_mask import mask_content_words
-from tst.evaluators.training import bucketed_batches, cpu_state_dict, fit, pad_ids, set_seed
+from tst.evaluators.training import capped_batches, cpu_state_dict, fit, pad_ids, set_seed
 from tst.models.gru_lm import GRULanguageModel
 from tst.vocab import Vocab
 
@@ -52,7 +52,7 @@ class LanguageModel:
             sentences = mask_content_words(sentences, self.content_words)
         ids = [self.vocab.encode(s) for s in sentences]
         out: list[np.ndarray] = [np.zeros(0)] * len(ids)
-        for idx in bucketed_batches([len(s) for s in ids], self.batch_size, None):
+        for idx in capped_batches([len(s) + 1 for s in ids], self.batch_size):  # <bos> x / x <eos>
             inp, tgt = lm_batch([ids[i] for i in idx], self.vocab)
             logits = self.model(inp.to(self.device))
             nll = F.cross_entropy(logits.transpose(1, 2), tgt.to(self.device), reduction="none")

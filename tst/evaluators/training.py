@@ -35,15 +35,39 @@ def pad_ids(seqs: list[list[int]], pad_id: int = 0, min_len: int = 1) -> torch.T
     return out
 
 
-def bucketed_batches(
-    lengths: list[int], batch_size: int, rng: np.random.Generator | None
-) -> list[np.ndarray]:
-    """Index batches of similar length. With rng: shuffle, sort inside pools of 50 batches, shuffle the
-    batch order (training). Without: sorted by length (evaluation; callers restore the order)."""
+# Scoring batches (capped_batches): at most this many padded tokens (sentences x the longest one's length).
+# 256 sentences of up to 32 tokens fit, so the batches of normal text (Yelp outputs reach 27 tokens with <bos>
+# and <eos>) are the fixed 256-sentence chunks they always were and the scores stay bit-identical; a long line
+# shrinks its own batch instead of padding 255 others to its length (a 1 MB line used to make the LMs' logits
+# 256 x 200,000 x |V| floats). The LMs' logits, the largest tensor, are then at most 8,192 x |V| floats.
+EVAL_MAX_TOKENS = 8192
+
+
+def capped_batches(lengths, batch_size: int, max_tokens: int | None = None) -> list[np.ndarray]:
+    """Index batches for evaluation, sorted by length (stable; callers restore the order). A batch closes at
+    batch_size sentences, or before the next sentence when taking it would pad the batch past max_tokens
+    ((members + 1) x its length: the sentences come in increasing length, so it is the longest). A sentence
+    longer than max_tokens is a batch of its own. lengths: each sentence's length as the model reads it;
+    max_tokens: default EVAL_MAX_TOKENS."""
+    max_tokens = EVAL_MAX_TOKENS if max_tokens is None else max_tokens
+    lengths = np.asarray(lengths, dtype=np.int64)
+    order = np.argsort(lengths, kind="stable")
+    batches, start = [], 0
+    for k in range(1, len(order) + 1):
+        if (
+            k == len(order)
+            or k - start == batch_size
+            or (k - start + 1) * int(lengths[order[k]]) > max_tokens
+        ):
+            batches.append(order[start:k])
+            start = k
+    return batches
+
+
+def bucketed_batches(lengths: list[int], batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """Training batches of similar length: shuffle, sort inside pools of 50 batches, shuffle the batch order
+    (evaluation batches: capped_batches)."""
     lengths = np.asarray(lengths)
-    if rng is None:
-        order = np.argsort(lengths, kind="stable")
-        return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
     order = rng.permutation(len(lengths))
     pool = batch_size * 50
     batches = []

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tst.evaluators import training
 from tst.metrics.base import MetricResult
 
 MODEL = "all-MiniLM-L6-v2"
@@ -96,6 +97,23 @@ _CACHE: dict[int, dict[str, np.ndarray]] = {}
 _CACHE_MAX = 200_000
 
 
+def _token_capped(texts: list[str], model, batch_size: int) -> list[list[str]]:
+    """The texts in groups that sentence-transformers' encode can batch within EVAL_MAX_TOKENS padded wordpieces
+    (tst.evaluators.training.capped_batches; encode pads each batch of batch_size to its longest member, at most
+    max_seq_length). All of them in one group (one encode call, as before) when batch_size x the longest fits,
+    as for any normal text; else the capped batches, each encoded alone."""
+    if not texts:
+        return []
+    tokenizer = getattr(model, "tokenizer", None)
+    if tokenizer is None:  # a model without a tokenizer to measure with (tests' fakes)
+        return [texts]
+    limit = int(getattr(model, "max_seq_length", None) or 512)
+    lengths = [len(ids) for ids in tokenizer(texts, truncation=True, max_length=limit)["input_ids"]]
+    if batch_size * max(lengths) <= training.EVAL_MAX_TOKENS:
+        return [texts]
+    return [[texts[i] for i in idx] for idx in training.capped_batches(lengths, batch_size)]
+
+
 def embed(sentences, model, batch_size: int = BATCH_SIZE) -> np.ndarray:
     """Unit-length embeddings [n, 384], each distinct sentence encoded once per process and model."""
     texts = [_text(s) for s in sentences]
@@ -103,15 +121,15 @@ def embed(sentences, model, batch_size: int = BATCH_SIZE) -> np.ndarray:
     if len(seen) > _CACHE_MAX:
         seen.clear()
     new = [t for t in dict.fromkeys(texts) if t not in seen]
-    if new:
+    for group in _token_capped(new, model, batch_size):
         vecs = model.encode(
-            new,
+            group,
             batch_size=batch_size,
             convert_to_numpy=True,
             normalize_embeddings=True,
             show_progress_bar=False,
         )
-        seen.update(zip(new, np.asarray(vecs, dtype=np.float32)))
+        seen.update(zip(group, np.asarray(vecs, dtype=np.float32)))
     if not texts:
         return np.zeros((0, 0))
     return np.vstack([seen[t] for t in texts]).astype(np.float64)
