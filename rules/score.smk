@@ -7,6 +7,7 @@
 # with the dataset's bpe.model (input bpe; tst.score.Evaluators).
 # params.options = tst.config.score_options (cp_lexicon, cp_seed, sbert, pp_count_eos, and the dataset's
 # references release, named in the ref-BLEU variants): changing one reruns the scores.
+# Lines longer than params.max_words tokens are cut and counted (n_truncated; tst.config.score_max_words).
 
 
 rule score_ours:
@@ -27,6 +28,7 @@ rule score_ours:
     params:
         runs=OUR_RUNS,
         options=lookup(dpath="score/{dataset}", within=TABLE),
+        max_words=lambda w: settings.score_max_words(config, w.dataset),
         code=code("score.py"),
     script:
         "../scripts/score.py"
@@ -50,6 +52,7 @@ rule score_external:
     params:
         runs=EXTERNAL_RUNS,
         options=lookup(dpath="score/{dataset}", within=TABLE),
+        max_words=lambda w: settings.score_max_words(config, w.dataset),
         code=code("score.py"),
     script:
         "../scripts/score.py"

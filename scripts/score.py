@@ -28,6 +28,7 @@ with log_to(sm.log[0]):
             lists_text=sm.input.get("lists_text", [])[pair],
             meta=score_meta(w.dataset, system, split, checkpoint),
             options=sm.params.options,
+            max_words=sm.params.max_words,
             json_out=json_out[i],
             tsv_out=tsv_out[i],
         )

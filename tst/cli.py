@@ -50,6 +50,7 @@ def _style_of(path: str) -> int:
 
 
 def _add_score(sub) -> None:
+    from tst.config import LENGTH_MAX_WORDS, SCORE_MAX_WORDS_FACTOR
     from tst.io import ENCODING_ERRORS
     from tst.metrics.registry import CP_LEXICONS, DEFAULT_OPTIONS, help_lines
 
@@ -159,6 +160,22 @@ def _add_score(sub) -> None:
         "(default); replace = U+FFFD, the count of such lines per file goes to the JSON's input_encoding",
     )
     p.add_argument(
+        "--max-words",
+        type=int,
+        metavar="N",
+        help="cut every source, output and reference line longer than N tokens to its first N, and count them "
+        "(the JSON's n_truncated, truncated_lines), so one huge line cannot exhaust memory (default: the "
+        f"config's score.max_words, else {SCORE_MAX_WORDS_FACTOR} x the dataset's length.max_words from --config, "
+        f"else {SCORE_MAX_WORDS_FACTOR} x {LENGTH_MAX_WORDS})",
+    )
+    p.add_argument(
+        "--config",
+        nargs="+",
+        metavar="FILE",
+        help="config file(s) defining the dataset (--dataset, default the dataset dir's name), later ones "
+        "overlaying earlier ones, e.g. config.yaml configs/yelp.yaml: the default of --max-words",
+    )
+    p.add_argument(
         "-v",
         "--verbose",
         action="store_true",
@@ -259,6 +276,32 @@ def _references_release(args, dataset_dir: Path) -> str | None:
     return (read_json(report).get("references_release") or {}).get("release")
 
 
+def _max_words(args, dataset: str) -> int:
+    """--max-words, else the word limit of the dataset in --config (tst.config.score_max_words)."""
+    from tst.config import score_max_words
+
+    if args.max_words is not None:
+        if args.max_words < 1:
+            fail("score", f"--max-words {args.max_words}: must be at least 1", 2)
+        return args.max_words
+    if not args.config:
+        return score_max_words()
+    import yaml
+
+    from tst.apply import dataset_settings, merge_configs
+
+    try:
+        configs = []
+        for path in args.config:
+            with open(path, encoding="utf-8") as f:
+                configs.append(yaml.safe_load(f))
+        config = merge_configs(configs)
+        dataset_settings(config, dataset)
+    except (ValueError, yaml.YAMLError) as e:
+        fail("score", str(e), 2)
+    return score_max_words(config, dataset)
+
+
 def cmd_score(args) -> dict:
     from tst.io import InputError, NotUTF8Error
     from tst.metrics.gm import DEFAULT_T
@@ -286,12 +329,14 @@ def cmd_score(args) -> dict:
             "--references": args.references,
             "--lists": args.lists,
             "--lists-text": args.lists_text,
+            "--config": args.config,
         },
         stdin=False,
     )
     _check_counts(args)
     _check_writable("score", {"--tsv": args.tsv, "--json": args.json_out})
     calibration = _calibration(args, dataset_dir)
+    max_words = _max_words(args, args.dataset or dataset_dir.name)
     if not evaluators.is_dir():
         need = [k for k in keys if METRICS[k].files(args.system, options)]
         if need:
@@ -328,6 +373,7 @@ def cmd_score(args) -> dict:
             json_out=args.json_out,
             tsv_out=args.tsv,
             encoding_errors=args.encoding_errors,
+            max_words=max_words,
             progress=not args.verbose and sys.stderr.isatty(),
         )
     except NotUTF8Error as e:

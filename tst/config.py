@@ -445,3 +445,25 @@ def score_options(config: dict, dataset: str | None = None) -> dict:
         out["cp_lexicon"] = block["cp_lexicon"]
     release = (block.get("references") or {}).get("release")
     return {**out, "references_release": release} if release else out
+
+
+# tst score and the score rules cut every scored line (source, output, reference) longer than this many tokens to
+# its first ones, and count it (tst.score.score_files): bounded memory, as one 1 MB line otherwise makes every
+# batch and pairwise metric as long as it. Default: SCORE_MAX_WORDS_FACTOR x the dataset's length.max_words,
+# so that no normal output is cut (60 words on Yelp, whose published systems' outputs reach 25); the config's
+# score.max_words, or `tst score --max-words`, sets it. LENGTH_MAX_WORDS is the schema's default of
+# datasets.<name>.length.max_words (tests/test_score_memory.py checks they agree): the limit of a dataset that
+# is not known (tst score without --config).
+SCORE_MAX_WORDS_FACTOR = 4
+LENGTH_MAX_WORDS = 15
+
+
+def score_max_words(config: dict | None = None, dataset: str | None = None) -> int:
+    """The word limit of scored lines: score.max_words when set, else SCORE_MAX_WORDS_FACTOR x the dataset's
+    length.max_words (LENGTH_MAX_WORDS when the dataset or its length block is not in `config`)."""
+    config = config or {}
+    given = (config.get("score") or {}).get("max_words")
+    if given is not None:
+        return int(given)
+    length = (((config.get("datasets") or {}).get(dataset) or {}).get("length")) or {}
+    return SCORE_MAX_WORDS_FACTOR * int(length.get("max_words", LENGTH_MAX_WORDS))

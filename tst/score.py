@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from tst.data.bpe import BPE, ModelUnits, is_piece_vocab
+from tst.device import free_memory, is_out_of_memory
 from tst.evaluators.acceptability import load_acceptability
 from tst.evaluators.classifiers import load_classifier
 from tst.evaluators.embeddings import load_embeddings
@@ -274,6 +275,12 @@ def score_system(
                 scores[key] = metric.compute(ctx)
             except Skip as e:
                 why = str(e)
+            # out of memory: this metric is skipped with the reason, the others go on
+            except (MemoryError, RuntimeError) as e:
+                if not is_out_of_memory(e):
+                    raise
+                free_memory()
+                why = out_of_memory_reason(e)
         if why is None:
             log.info("%s: %s", key, scores[key].score)
         else:
@@ -286,6 +293,15 @@ def score_system(
     if any(u["units"] == "bpe" for u in scores.units.values()):
         scores.evaluators[BPE_MODEL] = ev.bpe
     return scores
+
+
+def out_of_memory_reason(error: BaseException) -> str:
+    """The skip reason of a metric that ran out of memory (tst.device.is_out_of_memory)."""
+    first = (str(error).strip().splitlines() or [""])[0][:200]
+    return (
+        f"out of memory ({type(error).__name__}: {first}); the other metrics were scored. Free memory, or cut "
+        f"long lines shorter (tst score --max-words, config score.max_words)"
+    )
 
 
 _SHA256: dict[tuple, str] = {}
@@ -338,12 +354,14 @@ def coverage_warnings(obj: dict) -> list[str]:
     return out
 
 
-def score_json(scores: Scores, meta: dict, n_sentences: int) -> dict:
-    """The score-file object of docs/interfaces.md, with each used evaluator's sha256 and the skip reasons."""
+def score_json(scores: Scores, meta: dict, n_sentences: int, truncation: dict | None = None) -> dict:
+    """The score-file object of docs/interfaces.md, with each used evaluator's sha256 and the skip reasons;
+    truncation: score_files' `max_words`, `n_truncated` and `truncated_lines` (_Reader.truncation)."""
     return {
         **meta,
         "n_sentences": n_sentences,
         **output_counts(scores),
+        **(truncation or {}),
         "metrics": {k: r.to_json() for k, r in scores.items()},
         "evaluators": {name: _sha256(path) for name, path in sorted(scores.evaluators.items())},
         "units": dict(sorted(scores.units.items())),
@@ -351,8 +369,10 @@ def score_json(scores: Scores, meta: dict, n_sentences: int) -> dict:
     }
 
 
-def write_score_json(path, scores: Scores, meta: dict, n_sentences: int) -> dict:
-    obj = score_json(scores, meta, n_sentences)
+def write_score_json(
+    path, scores: Scores, meta: dict, n_sentences: int, truncation: dict | None = None
+) -> dict:
+    obj = score_json(scores, meta, n_sentences, truncation)
     write_json(path, obj)
     return obj
 
@@ -377,14 +397,64 @@ def write_score_tsv(path, scores: Scores, source_styles) -> list[str]:
     return cols
 
 
+def cut_words(line: str, max_words: int | None) -> str | None:
+    """`line` cut to its first max_words tokens (split on whitespace, joined by one space), or None when it has
+    no more than that (or max_words is None)."""
+    if max_words is None:
+        return None
+    tokens = line.split(maxsplit=max_words)
+    return " ".join(tokens[:max_words]) if len(tokens) > max_words else None
+
+
 class _Reader:
     """Reads the input files of score_files with one policy for bytes that are not UTF-8 (tst.io.
-    ENCODING_ERRORS) and counts, per file, the lines where bytes were replaced."""
+    ENCODING_ERRORS) and counts, per file, the lines where bytes were replaced; cuts lines longer than
+    max_words tokens (None: no limit) and counts them per file."""
 
-    def __init__(self, errors: str = "strict"):
+    def __init__(self, errors: str = "strict", max_words: int | None = None):
         self.errors = errors
         self.replaced: dict[str, int] = {}
         self.control: dict[str, int] = {}  # file -> lines with a control character, read as empty lines
+        self.max_words = max_words
+        self.truncated: dict[str, int] = {}  # file -> lines cut to max_words
+
+    def cut(self, lines: list[str], path, columns_from: int = 0) -> list[str]:
+        """The lines with every tab-separated column from `columns_from` on cut to max_words tokens (a
+        references file keeps its source column whole: it is matched on the source text); the cut lines are
+        counted for `path` and the first is named in a warning."""
+        if self.max_words is None:
+            return lines
+        out, first = [], None
+        for i, line in enumerate(lines, 1):
+            cols = line.split("\t") if columns_from else [line]
+            cut = [cut_words(c, self.max_words) if k >= columns_from else None for k, c in enumerate(cols)]
+            if any(c is not None for c in cut):
+                self.truncated[str(path)] = self.truncated.get(str(path), 0) + 1
+                first = first or i
+                line = "\t".join(c if n is None else n for c, n in zip(cols, cut))
+            out.append(line)
+        if first:
+            log.warning(
+                "%s: %d line(s) longer than %d words cut to their first %d (the first: line %d)",
+                path,
+                self.truncated[str(path)],
+                self.max_words,
+                self.max_words,
+                first,
+            )
+        return out
+
+    def references(self, path) -> list[str]:
+        """The lines of a references file, each reference cut to max_words (the source column kept whole)."""
+        return self.cut(self.lines(path), path, columns_from=1)
+
+    def truncation(self) -> dict:
+        """What the score JSON records: the limit, the number of lines cut and the count per file."""
+        return {
+            "max_words": self.max_words,
+            "n_truncated": sum(self.truncated.values()),
+            "truncated_lines": dict(self.truncated),
+        }
 
     def lines(self, path) -> list[str]:
         lines, n = read_lines_counted(path, self.errors)
@@ -438,6 +508,7 @@ def score_files(
     json_out=None,
     tsv_out=None,
     encoding_errors: str = "strict",
+    max_words: int | None = None,
     progress: bool = False,
 ) -> dict:
     """Score the transfers in files; returns the score JSON object (docs/interfaces.md).
@@ -452,7 +523,10 @@ def score_files(
     `calibration` (the dataset's validity/gm_thresholds.json, tst.metrics.gm.calibrate); json_out / tsv_out: also write the
     JSON / the per-sentence TSV there; encoding_errors: "strict" (a byte that is not UTF-8 in any input is
     an InputError naming the file and the line) or "replace" (U+FFFD; the JSON gets "input_encoding" with
-    the number of such lines per file); progress: see score_system.
+    the number of such lines per file); max_words: every source, output and reference line longer than this
+    many tokens is cut to its first max_words (bounded memory; tst.config.score_max_words gives the default of
+    `tst score` and the workflow, None: no limit), and the JSON gets "max_words", "n_truncated" (lines cut) and
+    "truncated_lines" (per file); progress: see score_system.
     """
     if len(sources) != len(outputs):
         raise InputError(f"{len(sources)} source files but {len(outputs)} output files")
@@ -469,8 +543,9 @@ def score_files(
         except ValueError as e:
             raise InputError(str(e)) from None
         only = wanted | {f for k in wanted for f in METRICS[k].derived_from}
-    reader = _Reader(encoding_errors)
+    reader = _Reader(encoding_errors, max_words)
     src_all, out_all, styles_all, list_all = [], [], [], [] if lists else None
+    src_cut = []  # the sources as scored (cut to max_words); src_all keeps them whole to match references
     for k, (sp, op, st) in enumerate(zip(sources, outputs, source_styles)):
         src, out = reader.lines(sp), reader.lines(op)
         if not src and not out:
@@ -483,7 +558,8 @@ def score_files(
         if int(st) not in (0, 1):
             raise InputError(f"source style of {sp} must be 0 or 1, not {st!r}")
         src_all += src
-        out_all += out
+        src_cut += reader.cut(src, sp)
+        out_all += reader.cut(out, op)
         styles_all += [int(st)] * len(src)
         if lists and not lists_text:
             rec = reader.lists(lists[k])
@@ -492,9 +568,9 @@ def score_files(
             list_all += rec
     if lists and lists_text:
         list_all = _lists_by_text(lists, lists_text, src_all, reader)
-    refs = read_references(references, src_all, read=reader.lines) if references else None
+    refs = read_references(references, src_all, read=reader.references) if references else None
     scores = score_system(
-        src_all,
+        src_cut,
         out_all,
         styles_all,
         evaluators,
@@ -505,7 +581,7 @@ def score_files(
         only=only,
         progress=progress,
     )
-    obj = score_json(scores, meta, len(out_all))
+    obj = score_json(scores, meta, len(out_all), reader.truncation())
     obj["n_with_reference"] = sum(1 for r in refs if r) if refs is not None else None
     obj["control_lines"] = dict(reader.control)
     if references:  # which references ref-BLEU used (data/report.json maps them to the release's files)
