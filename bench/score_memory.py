@@ -9,9 +9,11 @@ one `tst score` process (`python -m tst score`, every metric whose evaluator exi
 its peak RSS read by os.wait4:
   normal     the 1,000 lines as they are;
   1mb_words  output line 1 replaced by 1 MB of words (the dataset's vocabulary cycled, one space apart);
-  1mb_token  output line 1 replaced by 1 MB without a space (one token, which the word limit does not cut).
-Without the word limit (and the token-capped batches) the 1mb_words case took 23 GB on Yelp and was killed, so
-it is not run without it here. Prints a table and writes it as JSON (--out).
+  1mb_token  output line 1 replaced by 1 MB without a space (one token, which the word limit does not cut);
+  uncut      (only when asked: --cases ... uncut) the 1mb_words input with --max-words 10^9: the token-capped
+             batches alone, under an address-space limit of --cap-gb (RLIMIT_AS) so it cannot take the machine
+             down (before the cap and the limit this input took 23 GB on Yelp and was killed).
+Prints a table and writes it as JSON (--out).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -53,6 +56,7 @@ def make_inputs(dataset_dir: Path, work: Path) -> dict[str, dict]:
         path.write_text("\n".join(train[s]) + "\n", encoding="utf-8")
         sources.append(str(path))
     longs = {"normal": None, "1mb_words": long_words(vocab), "1mb_token": "x" * LONG_BYTES}
+    longs["uncut"] = longs["1mb_words"]
     cases = {}
     for case, long in longs.items():
         outputs = []
@@ -67,10 +71,12 @@ def make_inputs(dataset_dir: Path, work: Path) -> dict[str, dict]:
     return cases
 
 
-def peak_rss(cmd: list[str], env: dict) -> tuple[float, float, int]:
-    """(peak RSS in MB, wall seconds, exit code) of one child process."""
+def peak_rss(cmd: list[str], env: dict, cap_bytes: int | None = None) -> tuple[float, float, int]:
+    """(peak RSS in MB, wall seconds, exit code) of one child process (its address space capped when given)."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    if cap_bytes:  # set while the interpreter starts, long before scoring allocates anything
+        resource.prlimit(proc.pid, resource.RLIMIT_AS, (cap_bytes, cap_bytes))
     out = proc.stdout.read()
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -85,6 +91,7 @@ def main() -> None:
     ap.add_argument("--system", default="M0.seed1", help="names the naturalness classifiers scored")
     ap.add_argument("--work", default="/tmp/score_memory")
     ap.add_argument("--cases", nargs="+", default=["normal", "1mb_words", "1mb_token"])
+    ap.add_argument("--cap-gb", type=float, default=8.0, help="address-space limit of the uncut case")
     ap.add_argument("--out", help="also write the results as JSON here")
     args = ap.parse_args()
     dataset_dir, work = Path(args.dataset_dir), Path(args.work)
@@ -106,7 +113,11 @@ def main() -> None:
         ]
         cmd += ["--sources", *cases[case]["sources"], "--outputs", *cases[case]["outputs"]]
         cmd += ["--references", *[r for r in refs if Path(r).is_file()], "--json", str(json_out)]
-        mb, seconds, code = peak_rss(cmd, env)
+        cap = None
+        if case == "uncut":
+            cmd += ["--max-words", str(10**9)]
+            cap = int(args.cap_gb * 2**30)
+        mb, seconds, code = peak_rss(cmd, env, cap)
         obj = json.loads(json_out.read_text()) if code == 0 else {}
         rows[case] = {
             "peak_rss_mb": round(mb, 1),

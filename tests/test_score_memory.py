@@ -57,10 +57,9 @@ def _toy_files(tmp_path):
     return tmp_path
 
 
-def test_long_lines_are_cut_and_counted_per_file(tmp_path):
-    d = _toy_files(tmp_path)
-    obj = score_files(
-        tmp_path / "no_evaluators",
+def _score_toy(d, max_words=None):
+    return score_files(
+        d / "no_evaluators",
         [d / "src.0.txt"],
         [d / "out.0.txt"],
         [0],
@@ -68,8 +67,13 @@ def test_long_lines_are_cut_and_counted_per_file(tmp_path):
         meta=score_meta("toy", "sys", "test", "final"),
         options={"sbert": False},
         only=["bleu_ref_sentence"],
-        max_words=5,
+        max_words=max_words,
     )
+
+
+def test_long_lines_are_cut_and_counted_per_file(tmp_path):
+    d = _toy_files(tmp_path)
+    obj = _score_toy(d, max_words=5)
     # line 1 of each file is longer than 5 words: source (6), output (8), the reference (8)
     assert obj["max_words"] == 5 and obj["n_truncated"] == 3
     assert obj["truncated_lines"] == {str(d / f): 1 for f in ("src.0.txt", "out.0.txt", "refs.0.tsv")}
@@ -80,17 +84,7 @@ def test_long_lines_are_cut_and_counted_per_file(tmp_path):
 
 
 def test_without_a_limit_nothing_is_cut(tmp_path):
-    d = _toy_files(tmp_path)
-    obj = score_files(
-        tmp_path / "no_evaluators",
-        [d / "src.0.txt"],
-        [d / "out.0.txt"],
-        [0],
-        references=[d / "refs.0.tsv"],
-        meta=score_meta("toy", "sys", "test", "final"),
-        options={"sbert": False},
-        only=["bleu_ref_sentence"],
-    )
+    obj = _score_toy(_toy_files(tmp_path))
     assert (obj["max_words"], obj["n_truncated"], obj["truncated_lines"]) == (None, 0, {})
     assert obj["metrics"]["bleu_ref_sentence"]["score"] < 100
 
