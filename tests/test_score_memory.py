@@ -40,6 +40,9 @@ def test_default_limit_is_four_times_the_datasets_max_words_and_the_schemas_defa
     assert score_max_words({**yelp, "score": {"max_words": None}}, "imdb") == 160
     cfg = yaml.safe_load((REPO / "config.yaml").read_text())
     assert cfg["score"]["max_words"] is None  # the config leaves it to the dataset
+    for name, limit in (("yelp", 60), ("imdb", 160), ("literature", 100)):  # 4 x 15, 4 x 40, 4 x 25
+        overlay = yaml.safe_load((REPO / "configs" / f"{name}.yaml").read_text())
+        assert score_max_words({**cfg, "datasets": overlay["datasets"]}, name) == limit
 
 
 def test_cut_words():
@@ -274,3 +277,13 @@ def test_other_errors_still_raise(tmp_path, monkeypatch):
     monkeypatch.setattr(sbert_mod, "sbert_similarity", broken)
     with pytest.raises(RuntimeError, match="shapes cannot be multiplied"):
         score_system(SOURCES, OUTPUTS, [1, 0], tmp_path)
+
+
+def test_an_evaluator_too_big_to_load_is_out_of_memory_not_broken(tmp_path, monkeypatch):
+    import tst.score as score_mod
+
+    (tmp_path / "style_cnn.pt").write_text("a classifier")
+    monkeypatch.setattr(score_mod, "load_classifier", lambda path: torch.empty(10**13))
+    s = score_system(SOURCES, OUTPUTS, [1, 0], tmp_path, only={"acc", "distinct"})
+    assert s.skipped["acc"].startswith("out of memory (RuntimeError: ")  # not "cannot load ... rebuild it"
+    assert s["distinct"].score == pytest.approx(1.0)

@@ -149,6 +149,8 @@ class Evaluators:
                 log.warning("%s", self._broken[name])
                 raise Skip(self._broken[name]) from None
             except LOAD_ERRORS as e:  # a file that cannot be read: its metrics are skipped, the others go on
+                if is_out_of_memory(e):  # not a broken file: score_system skips the metric as out of memory
+                    raise
                 first = (str(e).strip().splitlines() or [""])[0][:200]
                 self._broken[name] = (
                     f"cannot load evaluator file {name} ({type(e).__name__}: {first}); rebuild it"
