@@ -72,7 +72,7 @@ def make_inputs(dataset_dir: Path, work: Path) -> dict[str, dict]:
 
 
 def peak_rss(cmd: list[str], env: dict, cap_bytes: int | None = None) -> tuple[float, float, int]:
-    """(peak RSS in MB, wall seconds, exit code) of one child process (its address space capped when given)."""
+    """(peak RSS in MB, wall seconds, exit code) of one child process (address space capped when given)."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     if cap_bytes:  # set while the interpreter starts, long before scoring allocates anything

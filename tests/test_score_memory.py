@@ -1,5 +1,5 @@
-"""Bounded memory of `tst score` (issue 25): long lines cut and counted, batches capped by padded tokens, a metric
-that runs out of memory skipped with the reason while the others score."""
+"""Bounded memory of `tst score` (issue 25): long lines cut and counted, batches capped by padded tokens, a
+metric that runs out of memory skipped with the reason while the others score."""
 
 import json
 import logging
@@ -183,7 +183,8 @@ def test_classifier_batches_are_capped_as_computed_by_hand(kind, small_budget):
     )
     shapes = _record_shapes(clf.model)
     p = clf.predict_proba(SENTS)
-    # lengths 1 2 2 3 3 3 7, batch 4, budget 12: [1 2 2 3] (4 x 3 = 12), [3 3] (taking 7: 3 x 7 = 21 > 12), [7]
+    # lengths 1 2 2 3 3 3 7, batch 4, budget 12: [1 2 2 3] (4 x 3 = 12), [3 3] (taking 7: 3 x 7 = 21 > 12),
+    # [7]
     assert shapes == [(4, 3), (2, 3), (1, 7)]
     alone = np.vstack([clf.predict_proba([s]) for s in SENTS])  # padding does not change a sentence's score
     np.testing.assert_allclose(p, alone, rtol=1e-6, atol=1e-7)

@@ -163,10 +163,10 @@ def _add_score(sub) -> None:
         "--max-words",
         type=int,
         metavar="N",
-        help="cut every source, output and reference line longer than N tokens to its first N, and count them "
-        "(the JSON's n_truncated, truncated_lines), so one huge line cannot exhaust memory (default: the "
-        f"config's score.max_words, else {SCORE_MAX_WORDS_FACTOR} x the dataset's length.max_words from --config, "
-        f"else {SCORE_MAX_WORDS_FACTOR} x {LENGTH_MAX_WORDS})",
+        help="cut every source, output and reference line longer than N tokens to its first N, and count "
+        "them (the JSON's n_truncated, truncated_lines), so one huge line cannot exhaust memory (default: "
+        f"the config's score.max_words, else {SCORE_MAX_WORDS_FACTOR} x the dataset's length.max_words "
+        f"from --config, else {SCORE_MAX_WORDS_FACTOR} x {LENGTH_MAX_WORDS})",
     )
     p.add_argument(
         "--config",

@@ -447,13 +447,13 @@ def score_options(config: dict, dataset: str | None = None) -> dict:
     return {**out, "references_release": release} if release else out
 
 
-# tst score and the score rules cut every scored line (source, output, reference) longer than this many tokens to
-# its first ones, and count it (tst.score.score_files): bounded memory, as one 1 MB line otherwise makes every
-# batch and pairwise metric as long as it. Default: SCORE_MAX_WORDS_FACTOR x the dataset's length.max_words,
-# so that no normal output is cut (60 words on Yelp, whose published systems' outputs reach 25); the config's
-# score.max_words, or `tst score --max-words`, sets it. LENGTH_MAX_WORDS is the schema's default of
-# datasets.<name>.length.max_words (tests/test_score_memory.py checks they agree): the limit of a dataset that
-# is not known (tst score without --config).
+# tst score and the score rules cut every scored line (source, output, reference) longer than this many
+# tokens to its first ones, and count it (tst.score.score_files): bounded memory, as one 1 MB line otherwise
+# makes every batch and pairwise metric as long as it. Default: SCORE_MAX_WORDS_FACTOR x the dataset's
+# length.max_words, so that no normal output is cut (60 words on Yelp, whose published systems' outputs reach
+# 25); the config's score.max_words, or `tst score --max-words`, sets it. LENGTH_MAX_WORDS is the schema's
+# default of datasets.<name>.length.max_words (tests/test_score_memory.py checks they agree): the limit of a
+# dataset that is not known (tst score without --config).
 SCORE_MAX_WORDS_FACTOR = 4
 LENGTH_MAX_WORDS = 15
 

@@ -49,8 +49,9 @@ def use_bf16(precision: str, device: torch.device, cpu_auto: bool = False) -> bo
     return device.type == "cuda" or (cpu_auto and device.type == "cpu" and cpu_has_bf16())
 
 
-# What a failed allocation says: torch's CPU allocator raises a plain RuntimeError ("DefaultCPUAllocator: can't
-# allocate memory: you tried to allocate N bytes"), CUDA a torch.OutOfMemoryError ("CUDA out of memory").
+# What a failed allocation says: torch's CPU allocator raises a plain RuntimeError ("DefaultCPUAllocator:
+# can't allocate memory: you tried to allocate N bytes"), CUDA a torch.OutOfMemoryError ("CUDA out of
+# memory").
 OOM_MESSAGES = ("can't allocate memory", "not enough memory", "out of memory")
 
 

@@ -301,8 +301,8 @@ def out_of_memory_reason(error: BaseException) -> str:
     """The skip reason of a metric that ran out of memory (tst.device.is_out_of_memory)."""
     first = (str(error).strip().splitlines() or [""])[0][:200]
     return (
-        f"out of memory ({type(error).__name__}: {first}); the other metrics were scored. Free memory, or cut "
-        f"long lines shorter (tst score --max-words, config score.max_words)"
+        f"out of memory ({type(error).__name__}: {first}); the other metrics were scored. Free memory, or "
+        f"cut long lines shorter (tst score --max-words, config score.max_words)"
     )
 
 
@@ -400,8 +400,8 @@ def write_score_tsv(path, scores: Scores, source_styles) -> list[str]:
 
 
 def cut_words(line: str, max_words: int | None) -> str | None:
-    """`line` cut to its first max_words tokens (split on whitespace, joined by one space), or None when it has
-    no more than that (or max_words is None)."""
+    """`line` cut to its first max_words tokens (split on whitespace, joined by one space), or None when it
+    has no more than that (or max_words is None)."""
     if max_words is None:
         return None
     tokens = line.split(maxsplit=max_words)
@@ -526,9 +526,9 @@ def score_files(
     JSON / the per-sentence TSV there; encoding_errors: "strict" (a byte that is not UTF-8 in any input is
     an InputError naming the file and the line) or "replace" (U+FFFD; the JSON gets "input_encoding" with
     the number of such lines per file); max_words: every source, output and reference line longer than this
-    many tokens is cut to its first max_words (bounded memory; tst.config.score_max_words gives the default of
-    `tst score` and the workflow, None: no limit), and the JSON gets "max_words", "n_truncated" (lines cut) and
-    "truncated_lines" (per file); progress: see score_system.
+    many tokens is cut to its first max_words (bounded memory; tst.config.score_max_words gives the default
+    of `tst score` and the workflow, None: no limit), and the JSON gets "max_words", "n_truncated" (lines
+    cut) and "truncated_lines" (per file); progress: see score_system.
     """
     if len(sources) != len(outputs):
         raise InputError(f"{len(sources)} source files but {len(outputs)} output files")

@@ -40,9 +40,9 @@ def pad_ids(seqs: list[list[int]], pad_id: int = 0, min_len: int = 1) -> torch.T
 # and <eos>) are the fixed 256-sentence chunks they always were and the scores stay bit-identical; a long line
 # shrinks its own batch instead of padding 255 others to its length (a 1 MB line of 200,000 words used to make
 # the LMs' logits 256 x 200,000 x |V| floats). The LMs' logits, the largest tensor, are at most 8,192 x |V|
-# floats (0.33 GB for |V| = 10,000). Longer normal text (IMDB dev sentences of up to 41 tokens) gets smaller batches for its
-# longest sentences: the Kim CNN's scores stay bit-identical (masked padding), the LSTM's and the LMs' move by
-# float32 rounding (measured on a random model: 6e-8 in P, 1e-6 in a token's NLL).
+# floats (0.33 GB for |V| = 10,000). Longer normal text (IMDB dev sentences of up to 41 tokens) gets smaller
+# batches for its longest sentences: the Kim CNN's scores stay bit-identical (masked padding), the LSTM's and
+# the LMs' move by float32 rounding (measured on a random model: 6e-8 in P, 1e-6 in a token's NLL).
 EVAL_MAX_TOKENS = 8192
 
 

@@ -98,10 +98,10 @@ _CACHE_MAX = 200_000
 
 
 def _token_capped(texts: list[str], model, batch_size: int) -> list[list[str]]:
-    """The texts in groups that sentence-transformers' encode can batch within EVAL_MAX_TOKENS padded wordpieces
-    (tst.evaluators.training.capped_batches; encode pads each batch of batch_size to its longest member, at most
-    max_seq_length). All of them in one group (one encode call, as before) when batch_size x the longest fits,
-    as for any normal text; else the capped batches, each encoded alone."""
+    """The texts in groups that sentence-transformers' encode can batch within EVAL_MAX_TOKENS padded
+    wordpieces (tst.evaluators.training.capped_batches; encode pads each batch of batch_size to its longest
+    member, at most max_seq_length). All of them in one group (one encode call, as before) when batch_size x
+    the longest fits, as for any normal text; else the capped batches, each encoded alone."""
     if not texts:
         return []
     tokenizer = getattr(model, "tokenizer", None)
