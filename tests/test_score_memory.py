@@ -49,7 +49,12 @@ def test_cut_words():
     assert cut_words("a b c d", 3) == "a b c"
     assert cut_words("a  b\tc d e", 2) == "a b"  # split on whitespace, joined by one space
     assert cut_words("a b c", 3) is None and cut_words("a b c", None) is None
-    assert cut_words("x" * 1000, 1) is None  # one token: nothing to cut
+    assert cut_words("x" * 20, 1) is None  # one token of 20 characters: within 20 x 1
+    # one 1 MB token (a million BPE pieces): cut to 20 x 60 = 1,200 characters; 60 words of 20 characters fit
+    assert cut_words("x" * 1_000_000, 60) == "x" * 1200
+    assert cut_words(" ".join(["y" * 19] * 60), 60) is None  # 60 x 19 + 59 spaces = 1,199 characters
+    assert cut_words("ab cd " * 300, 2) == "ab cd"  # words first (2), then characters (5 <= 40)
+    assert cut_words("abc " + "d" * 100, 2) == "abc " + "d" * 36  # 2 words, then 40 characters
 
 
 def _toy_files(tmp_path):
@@ -107,7 +112,7 @@ def test_cli_cuts_a_1mb_line_to_the_default_limit(tmp_path, capsys, caplog):
     obj = json.loads(capsys.readouterr().out)
     assert (obj["max_words"], obj["n_truncated"]) == (60, 1)
     assert obj["truncated_lines"] == {str(tmp_path / "out.0.txt"): 1}
-    assert "1 line(s) longer than 60 words cut to their first 60 (the first: line 1)" in caplog.text
+    assert "1 line(s) longer than 60 words (or 1200 characters) cut (the first: line 1)" in caplog.text
     # sentence self-BLEU of the 60 "w" kept against "w w": clipped 1-grams 2/60, 2-grams 1/59, none of the
     # 58 3-grams or 57 4-grams (method1: 0.1 / count), hypothesis longer than the source: BP 1; "c d" against
     # itself: p1 = p2 = 1, no 3- or 4-grams (0.1 each)

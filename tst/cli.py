@@ -51,7 +51,7 @@ def _style_of(path: str) -> int:
 
 def _add_score(sub) -> None:
     from tst.config import LENGTH_MAX_WORDS, SCORE_MAX_WORDS_FACTOR
-    from tst.io import ENCODING_ERRORS
+    from tst.io import ENCODING_ERRORS, SCORE_CHARS_PER_WORD
     from tst.metrics.registry import CP_LEXICONS, DEFAULT_OPTIONS, help_lines
 
     p = sub.add_parser(
@@ -163,8 +163,9 @@ def _add_score(sub) -> None:
         "--max-words",
         type=int,
         metavar="N",
-        help="cut every source, output and reference line longer than N tokens to its first N, and count "
-        "them (the JSON's n_truncated, truncated_lines), so one huge line cannot exhaust memory (default: "
+        help="cut every source, output and reference line longer than N tokens to its first N (and one "
+        f"longer than {SCORE_CHARS_PER_WORD} x N characters to that many), and count them (the JSON's "
+        "n_truncated, truncated_lines), so one huge line cannot exhaust memory (default: "
         f"the config's score.max_words, else {SCORE_MAX_WORDS_FACTOR} x the dataset's length.max_words "
         f"from --config, else {SCORE_MAX_WORDS_FACTOR} x {LENGTH_MAX_WORDS})",
     )

@@ -25,6 +25,7 @@ from tst.evaluators.language_model import load_lm
 from tst.evaluators.naturalness import load_naturalness
 from tst.evaluators.style_lexicon import load_style_lexicon
 from tst.io import (
+    SCORE_CHARS_PER_WORD,
     InputError,
     has_control,
     parse_jsonl,
@@ -400,12 +401,17 @@ def write_score_tsv(path, scores: Scores, source_styles) -> list[str]:
 
 
 def cut_words(line: str, max_words: int | None) -> str | None:
-    """`line` cut to its first max_words tokens (split on whitespace, joined by one space), or None when it
-    has no more than that (or max_words is None)."""
+    """`line` cut to its first max_words tokens (split on whitespace, joined by one space) and then to
+    SCORE_CHARS_PER_WORD x max_words characters, or None when it is within both (or max_words is None)."""
     if max_words is None:
         return None
     tokens = line.split(maxsplit=max_words)
-    return " ".join(tokens[:max_words]) if len(tokens) > max_words else None
+    too_many = len(tokens) > max_words
+    cut = " ".join(tokens[:max_words]) if too_many else line
+    max_chars = SCORE_CHARS_PER_WORD * max_words
+    if len(cut) > max_chars:
+        return cut[:max_chars].rstrip()
+    return cut if too_many else None
 
 
 class _Reader:
@@ -437,11 +443,11 @@ class _Reader:
             out.append(line)
         if first:
             log.warning(
-                "%s: %d line(s) longer than %d words cut to their first %d (the first: line %d)",
+                "%s: %d line(s) longer than %d words (or %d characters) cut (the first: line %d)",
                 path,
                 self.truncated[str(path)],
                 self.max_words,
-                self.max_words,
+                SCORE_CHARS_PER_WORD * self.max_words,
                 first,
             )
         return out
@@ -526,9 +532,10 @@ def score_files(
     JSON / the per-sentence TSV there; encoding_errors: "strict" (a byte that is not UTF-8 in any input is
     an InputError naming the file and the line) or "replace" (U+FFFD; the JSON gets "input_encoding" with
     the number of such lines per file); max_words: every source, output and reference line longer than this
-    many tokens is cut to its first max_words (bounded memory; tst.config.score_max_words gives the default
-    of `tst score` and the workflow, None: no limit), and the JSON gets "max_words", "n_truncated" (lines
-    cut) and "truncated_lines" (per file); progress: see score_system.
+    many tokens is cut to its first max_words, and to SCORE_CHARS_PER_WORD x max_words characters (bounded memory;
+    tst.config.score_max_words gives the default of `tst score` and the workflow, None: no limit), and the
+    JSON gets "max_words", "n_truncated" (lines cut) and "truncated_lines" (per file); progress: see
+    score_system.
     """
     if len(sources) != len(outputs):
         raise InputError(f"{len(sources)} source files but {len(outputs)} output files")
