@@ -532,10 +532,10 @@ def score_files(
     JSON / the per-sentence TSV there; encoding_errors: "strict" (a byte that is not UTF-8 in any input is
     an InputError naming the file and the line) or "replace" (U+FFFD; the JSON gets "input_encoding" with
     the number of such lines per file); max_words: every source, output and reference line longer than this
-    many tokens is cut to its first max_words, and to SCORE_CHARS_PER_WORD x max_words characters (bounded memory;
-    tst.config.score_max_words gives the default of `tst score` and the workflow, None: no limit), and the
-    JSON gets "max_words", "n_truncated" (lines cut) and "truncated_lines" (per file); progress: see
-    score_system.
+    many tokens is cut to its first max_words, and to tst.io.SCORE_CHARS_PER_WORD x max_words characters
+    (bounded memory; tst.config.score_max_words gives the default of `tst score` and the workflow, None: no
+    limit), and the JSON gets "max_words", "n_truncated" (lines cut) and "truncated_lines" (per file);
+    progress: see score_system.
     """
     if len(sources) != len(outputs):
         raise InputError(f"{len(sources)} source files but {len(outputs)} output files")
