@@ -13,14 +13,13 @@ from conftest import REPO
 import tst.metrics.sbert as sbert_mod
 from tst.cli import main
 from tst.config import LENGTH_MAX_WORDS, SCORE_MAX_WORDS_FACTOR, score_max_words
-from tst.device import is_out_of_memory
 from tst.evaluators import training
 from tst.evaluators.classifiers import Classifier, build_model
 from tst.evaluators.language_model import LanguageModel
 from tst.evaluators.training import capped_batches
 from tst.io import write_lines
 from tst.models.gru_lm import GRULanguageModel
-from tst.score import cut_words, score_files, score_meta, score_system
+from tst.score import cut_words, is_out_of_memory, score_files, score_meta, score_system
 from tst.vocab import Vocab
 
 # ---- the word limit ----

@@ -51,8 +51,8 @@ def _style_of(path: str) -> int:
 
 def _add_score(sub) -> None:
     from tst.config import LENGTH_MAX_WORDS, SCORE_MAX_WORDS_FACTOR
-    from tst.io import ENCODING_ERRORS, SCORE_CHARS_PER_WORD
-    from tst.metrics.registry import CP_LEXICONS, DEFAULT_OPTIONS, help_lines
+    from tst.io import ENCODING_ERRORS
+    from tst.metrics.registry import CP_LEXICONS, DEFAULT_OPTIONS, SCORE_CHARS_PER_WORD, help_lines
 
     p = sub.add_parser(
         "score",

@@ -47,26 +47,3 @@ def use_bf16(precision: str, device: torch.device, cpu_auto: bool = False) -> bo
     if precision != "auto":
         return precision == "bf16"
     return device.type == "cuda" or (cpu_auto and device.type == "cpu" and cpu_has_bf16())
-
-
-# What a failed allocation says: torch's CPU allocator raises a plain RuntimeError ("DefaultCPUAllocator:
-# can't allocate memory: you tried to allocate N bytes"), CUDA a torch.OutOfMemoryError ("CUDA out of
-# memory").
-OOM_MESSAGES = ("can't allocate memory", "not enough memory", "out of memory")
-
-
-def is_out_of_memory(error: BaseException) -> bool:
-    """An allocation that failed: MemoryError (Python, numpy), torch.OutOfMemoryError (CUDA), or torch's CPU
-    allocator's RuntimeError. (The kernel's OOM killer raises nothing: it kills the process.)"""
-    if isinstance(error, (MemoryError, torch.OutOfMemoryError)):
-        return True
-    return isinstance(error, RuntimeError) and any(m in str(error) for m in OOM_MESSAGES)
-
-
-def free_memory() -> None:
-    """Give back what a failed computation left: unreachable tensors, and CUDA's cached blocks."""
-    import gc
-
-    gc.collect()
-    if torch.cuda.is_available():
-        torch.cuda.empty_cache()

@@ -19,13 +19,6 @@ def has_control(line: str) -> bool:
     return CONTROL.search(line) is not None
 
 
-# tst score cuts a line to its word limit (tst.config.score_max_words) and to SCORE_CHARS_PER_WORD x that many
-# characters (tst.score.cut_words): a 1 MB token without a space is one word but 1,000,000 BPE pieces
-# (sentencepiece falls back to characters) for the classifiers and LMs of a BPE dataset. A normal line never
-# comes near (Yelp's 15 words: ~80 characters; the limit there: 1,200).
-SCORE_CHARS_PER_WORD = 20
-
-
 class InputError(ValueError):
     """An input file that cannot be used as it is; the message names the file (and line) and the fix."""
 

@@ -9,6 +9,7 @@ report with the config's t, so that changing t reloads no evaluator).
 
 from __future__ import annotations
 
+import gc
 import logging
 import math
 import pickle
@@ -16,7 +17,6 @@ import sys
 from pathlib import Path
 
 from tst.data.bpe import BPE, ModelUnits, is_piece_vocab
-from tst.device import free_memory, is_out_of_memory
 from tst.evaluators.acceptability import load_acceptability
 from tst.evaluators.classifiers import load_classifier
 from tst.evaluators.embeddings import load_embeddings
@@ -25,7 +25,6 @@ from tst.evaluators.language_model import load_lm
 from tst.evaluators.naturalness import load_naturalness
 from tst.evaluators.style_lexicon import load_style_lexicon
 from tst.io import (
-    SCORE_CHARS_PER_WORD,
     InputError,
     has_control,
     parse_jsonl,
@@ -40,6 +39,7 @@ from tst.metrics.registry import (
     IDF,
     INPUTS,
     METRICS,
+    SCORE_CHARS_PER_WORD,
     STYLE_LEXICON,
     Context,
     Skip,
@@ -298,6 +298,31 @@ def score_system(
     return scores
 
 
+# What a failed allocation says: torch's CPU allocator raises a plain RuntimeError ("DefaultCPUAllocator:
+# can't allocate memory: you tried to allocate N bytes"), CUDA a torch.OutOfMemoryError ("CUDA out of
+# memory").
+OOM_MESSAGES = ("can't allocate memory", "not enough memory", "out of memory")
+
+
+def is_out_of_memory(error: BaseException) -> bool:
+    """An allocation that failed: MemoryError (Python, numpy), torch.OutOfMemoryError (CUDA), or torch's CPU
+    allocator's RuntimeError. (The kernel's OOM killer raises nothing: it kills the process.)"""
+    import torch
+
+    if isinstance(error, (MemoryError, torch.OutOfMemoryError)):
+        return True
+    return isinstance(error, RuntimeError) and any(m in str(error) for m in OOM_MESSAGES)
+
+
+def free_memory() -> None:
+    """Give back what a failed computation left: unreachable tensors, and CUDA's cached blocks."""
+    import torch
+
+    gc.collect()
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+
+
 def out_of_memory_reason(error: BaseException) -> str:
     """The skip reason of a metric that ran out of memory (tst.device.is_out_of_memory)."""
     first = (str(error).strip().splitlines() or [""])[0][:200]
@@ -532,7 +557,7 @@ def score_files(
     JSON / the per-sentence TSV there; encoding_errors: "strict" (a byte that is not UTF-8 in any input is
     an InputError naming the file and the line) or "replace" (U+FFFD; the JSON gets "input_encoding" with
     the number of such lines per file); max_words: every source, output and reference line longer than this
-    many tokens is cut to its first max_words, and to tst.io.SCORE_CHARS_PER_WORD x max_words characters
+    many tokens is cut to its first max_words, and to tst.metrics.registry.SCORE_CHARS_PER_WORD x max_words characters
     (bounded memory; tst.config.score_max_words gives the default of `tst score` and the workflow, None: no
     limit), and the JSON gets "max_words", "n_truncated" (lines cut) and "truncated_lines" (per file);
     progress: see score_system.

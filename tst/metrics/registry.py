@@ -47,6 +47,11 @@ DEFAULT_OPTIONS = {
     "references_release": None,
 }
 CP_LEXICONS = ("vader", "style_lexicon", "none")  # words removed before CP: VADER, style_lexicon.json, none
+# tst score cuts a line to its word limit (tst.config.score_max_words) and to SCORE_CHARS_PER_WORD x that many
+# characters (tst.score.cut_words): a 1 MB token without a space is one word but 1,000,000 BPE pieces
+# (sentencepiece falls back to characters) for the classifiers and LMs of a BPE dataset. A normal line never
+# comes near (Yelp's 15 words: ~80 characters; the limit there: 1,200).
+SCORE_CHARS_PER_WORD = 20
 # Inputs other than the evaluators a metric may need, and the skip reason when they are absent.
 INPUTS = {
     "references": "no human references given",
