@@ -108,7 +108,9 @@ def test_cli_cuts_a_1mb_line_to_the_default_limit(tmp_path, capsys, caplog):
     write_lines(tmp_path / "out.0.txt", [long, "c d"])
     with caplog.at_level(logging.WARNING, logger="tst.score"):
         _cli(tmp_path)
-    obj = json.loads(capsys.readouterr().out)
+    captured = capsys.readouterr()
+    obj = json.loads(captured.out)
+    assert "1 line(s) longer than 60 words (or 20 x as many characters) were cut" in captured.err
     assert (obj["max_words"], obj["n_truncated"]) == (60, 1)
     assert obj["truncated_lines"] == {str(tmp_path / "out.0.txt"): 1}
     assert "1 line(s) longer than 60 words (or 1200 characters) cut (the first: line 1)" in caplog.text

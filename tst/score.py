@@ -378,7 +378,11 @@ def coverage_warnings(obj: dict) -> list[str]:
         counts = ", ".join(f"{k} {v}" for k, v in unusable.items())
         out.append(f"outputs with no word a metric can use, given its worst value: {counts}")
     if obj.get("n_truncated"):
-        out.append(f"{obj['n_truncated']} of {n} lines were truncated")
+        files = ", ".join(f"{p}: {k}" for p, k in (obj.get("truncated_lines") or {}).items())
+        out.append(
+            f"{obj['n_truncated']} line(s) longer than {obj.get('max_words')} words (or "
+            f"{SCORE_CHARS_PER_WORD} x as many characters) were cut and scored so ({files})"
+        )
     return out
 
 
