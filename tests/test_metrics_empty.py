@@ -288,7 +288,9 @@ def test_distinct_share_and_top_level_counts():
     scores = Scores()
     scores["sim"] = sim(["a", "a", "b"], ["a", "zzz", ""], e, IDF)
     scores["wmd_unmasked"] = wmd(["a", "a", "b"], ["a", "zzz", ""], e, mode="unmasked")
-    scores.n_empty = 1  # score_system counts it from the outputs (test_bad_input: control lines read as empty)
+    scores.n_empty = (
+        1  # score_system counts it from the outputs (test_bad_input: control lines read as empty)
+    )
     assert output_counts(scores) == {
         "n_empty": 1,
         "n_no_usable_words": {"sim": 1, "wmd_unmasked": 1},
