@@ -1,11 +1,13 @@
 # The two commands of the README. Both install everything into .venv first (idempotent).
 #   make run   -> snakemake --cores all on config.yaml (the demo corpus, offline)
-#   make test  -> the test suite
+#   make test  -> the test suite (it includes the checks of make lint: tests/test_style.py)
+#   make lint  -> ruff check, ruff format --check, snakefmt --check, snakemake --lint
+#   make format -> ruff format, snakefmt (then commit the formatting alone)
 VENV ?= .venv
 PY := $(VENV)/bin/python
 SNAKEMAKE_ARGS ?=
 
-.PHONY: run test install
+.PHONY: run test install lint format
 
 install: $(VENV)/.installed
 
@@ -20,3 +22,13 @@ run: install
 
 test: install
 	"$(VENV)/bin/pytest" -q
+
+lint: install
+	"$(VENV)/bin/ruff" check .
+	"$(VENV)/bin/ruff" format --check .
+	"$(VENV)/bin/snakefmt" --check Snakefile rules
+	"$(VENV)/bin/snakemake" --lint
+
+format: install
+	"$(VENV)/bin/ruff" format .
+	"$(VENV)/bin/snakefmt" Snakefile rules

@@ -18,6 +18,11 @@ def test_ruff(repo_root):
     assert r.returncode == 0, r.stdout[-3000:]
 
 
+def test_ruff_format(repo_root):
+    r = run(repo_root, "ruff", "format", "--check", ".")
+    assert r.returncode == 0, (r.stdout + r.stderr)[-3000:] + "\n(run make format)"
+
+
 def test_snakefmt(repo_root):
     r = run(repo_root, "snakefmt", "--check", "Snakefile", "rules")
     assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
