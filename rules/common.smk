@@ -9,9 +9,9 @@ from tst import names, variants
 from tst.codehash import code_hash
 from tst.data.prepare import expected_outputs
 from tst.data.sources import data_file, resolve_data_dir
-from tst.human.ratings import system_output_files
+from tst.human.outputs import system_output_files
 from tst.metrics.registry import evaluator_files
-from tst.report.build import PLOTS, TABLE_FORMATS, TABLES
+from tst.report.contents import PLOTS, TABLE_FORMATS, TABLES
 
 validate(config, schema="../schemas/config.schema.yaml")
 settings.check_config(config)

@@ -86,3 +86,25 @@ def test_bad_config_stops_with_the_key_named(repo_root, tmp_path, text, expected
     assert expected in message, message[-2000:]
     assert "Job stats" not in message  # stopped before planning any job
     assert not (tmp_path / "PWNED").exists() and not (tmp_path.parent / "x").exists()
+
+
+def test_parsing_the_workflow_imports_no_heavy_library(repo_root):
+    """The Snakefile and rules import only light tst modules (issue 24: the DAG parse imported matplotlib and
+    pandas through tst.report.build): every `from tst... import` / `import tst...` line of the workflow, run in a
+    fresh interpreter, loads none of pandas, matplotlib, torch, sklearn, scipy, gensim."""
+    import re
+
+    files = [repo_root / "Snakefile", *sorted((repo_root / "rules").glob("*.smk"))]
+    lines = [
+        ln.strip()
+        for f in files
+        for ln in f.read_text().splitlines()
+        if re.match(r"\s*(from tst(\.\w+)* import |import tst\b)", ln)
+    ]
+    assert any("tst.report" in ln for ln in lines) and len(lines) >= 5, lines
+    heavy = ["pandas", "matplotlib", "torch", "sklearn", "scipy", "gensim"]
+    code = "\n".join(lines) + f"\nimport sys\nprint(sorted(m for m in {heavy!r} if m in sys.modules))"
+    r = subprocess.run(
+        [sys.executable, "-c", code], cwd=repo_root, capture_output=True, text=True, check=True, timeout=120
+    )
+    assert r.stdout.strip() == "[]", r.stdout + r.stderr

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from tst.human.outputs import system_output_files
 from tst.io import read_lines
 
 ASPECTS = ("grammaticality", "sentiment", "topic")
@@ -62,7 +63,7 @@ def parse_ratings_csv(path: str | Path) -> pd.DataFrame:
 def read_system_outputs(outputs_dir: str | Path, split: str = "test") -> dict[str, dict[int, list[tuple]]]:
     """{system: {style: [(source, output), ...]}} from `sentiment.{split}.{style}.{system}` files."""
     out: dict[str, dict[int, list[tuple]]] = {}
-    for path in sorted(Path(outputs_dir).glob(f"sentiment.{split}.[01].*")):
+    for path in map(Path, system_output_files(outputs_dir, split)):
         style, system = path.name.split(".")[2:4]
         pairs = [tuple(line.split("\t")[:2]) for line in read_lines(path)]
         out.setdefault(system, {})[int(style)] = pairs
@@ -203,8 +204,3 @@ def preference_pairs(
                 }
             )
     return pd.DataFrame(rows)
-
-
-def system_output_files(outputs_dir: str | Path, split: str = "test") -> list[str]:
-    """The files read_system_outputs reads (the rules declare them as inputs)."""
-    return [str(p) for p in sorted(Path(outputs_dir).glob(f"sentiment.{split}.[01].*"))]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from tst.io import read_json
 from tst.report import plots, tables, validity
+from tst.report.contents import PLOTS, TABLE_FORMATS, TABLES  # noqa: F401 (build.TABLES etc.: the names)
 from tst.report.scores import load_scores, variant_order
 
 log = logging.getLogger(__name__)
@@ -26,18 +27,6 @@ DEFAULTS = {
     "tradeoff_split": "test",
 }
 
-TABLE_FORMATS = tables.EXTENSIONS  # csv (tidy data), md, tex (booktabs), html (shown in the report)
-TABLES = [
-    "pang_gimpel",
-    "bleu_ref",
-    "metrics_all",
-    "metric_vs_human",
-    "aggregation",
-    "validity",
-    "content_separation",
-    "word_order",
-]
-PLOTS = ["trajectories", "robust", "tradeoff_ts_cp", "tradeoff_sti_wmd", "tradeoff_nat_sti"]
 # Trade-off axes (x candidates, y candidates, title): the first key that some score file has is used.
 TRADEOFFS = {
     "tradeoff_ts_cp": (

@@ -22,6 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from tst import baselines
+from tst.report.contents import TABLE_FORMATS
 from tst.report.scores import COVERAGE, LABELS, MetricInfo, digits, external, variant_order
 from tst.report.select import mean_sd_over_seeds, select_checkpoints, selected_rows
 
@@ -175,7 +176,7 @@ def _html(t: Table) -> str:
     )
 
 
-EXTENSIONS = ("csv", "md", "tex", "html")
+EXTENSIONS = TABLE_FORMATS
 
 
 def write_table(table: Table, out_dir: str | Path) -> list[Path]:
