@@ -163,7 +163,7 @@ def test_score_script_passes_the_bpe_model(trained, tmp_path):
             "bpe": str(models / "bpe.model"),
         },
         output={"json": str(out), "tsv": str(tmp_path / "scores.tsv")},
-        params={"runs": [("test", "final")], "options": {}},
+        params={"runs": [("test", "final")], "options": {}, "max_words": 60},  # as rule score_* passes them
         wildcards={"dataset": "lit", "system": "source"},
         log=[str(tmp_path / "log.txt")],
     )
