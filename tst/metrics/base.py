@@ -41,6 +41,9 @@ class MetricResult:
     per_sentence: list = field(default_factory=list)  # float or None per input sentence
     higher_is_better: bool = True
     details: dict = field(default_factory=dict)  # counts, sub-scores (e.g. n_skipped)
+    # per-sentence sufficient statistics of a corpus-level metric (PP, corpus BLEU) from which tst.bootstrap
+    # recomputes it on a resample of the sentences; not written to the score JSON
+    resample: dict = field(default_factory=dict, repr=False)
 
     def to_json(self) -> dict:
         return {

@@ -57,6 +57,16 @@ def corpus_bleu(outputs, references, name: str = "bleu_ref_corpus") -> MetricRes
     streams = [[_line(r[j]) if j < len(r) else None for r in references] for j in range(k)]
     metric = BLEU(tokenize="none", force=True, lowercase=False, smooth_method="none")
     res = metric.corpus_score(hyps, streams)
+    # per-sentence sufficient statistics (sys_len, ref_len, correct and total n-grams per order), from which
+    # tst.bootstrap recomputes corpus BLEU on a resample, as sacreBLEU's own paired bootstrap does
+    # (sacrebleu/significance.py uses the same private method)
+    stats = metric._extract_corpus_statistics(hyps, streams)
+    settings = {
+        "smooth_method": metric.smooth_method,
+        "smooth_value": metric.smooth_value,
+        "effective_order": metric.effective_order,
+        "max_ngram_order": metric.max_ngram_order,
+    }
     return MetricResult(
         name,
         CORPUS_VARIANT,
@@ -72,6 +82,7 @@ def corpus_bleu(outputs, references, name: str = "bleu_ref_corpus") -> MetricRes
             "max_refs": k,
             "empty_hypotheses": sum(1 for h in hyps if not h.strip()),
         },
+        resample={"kind": "bleu", "stats": [list(map(int, row)) for row in stats], "settings": settings},
     )
 
 
@@ -195,6 +206,10 @@ def ref_bleu_where_given(
     r.details["n_with_reference"] = len(have)
     if release:
         r.variant = f"{r.variant}; against references {release}"
+    if r.resample.get("kind") == "bleu":  # a sentence without a reference adds nothing to any sum
+        rows = iter(r.resample["stats"])
+        zero = [0] * len(r.resample["stats"][0])
+        r.resample["stats"] = [next(rows) if references[i] else zero for i in range(len(outputs))]
     if r.per_sentence:
         full = [None] * len(outputs)
         for i, v in zip(have, r.per_sentence):

@@ -51,6 +51,20 @@ def worst_for_empty(nll: list[np.ndarray], empty: list[bool]) -> list[np.ndarray
     return [np.full(n_words, m) if e else x for x, e in zip(nll, empty)]
 
 
+def pp_stats(nll: list[np.ndarray], empty: list[bool], worst: bool) -> dict:
+    """Per sentence, what tst.bootstrap.pp_statistic needs to recompute corpus PP on a resample: the sum and
+    count of its counted tokens' NLL and their largest (before worst_for_empty), whether it is empty, and
+    whether the worst_for_empty rule applies (`worst`)."""
+    return {
+        "kind": "pp",
+        "nll_sum": [float(x.sum()) for x in nll],
+        "n_tokens": [len(x) for x in nll],
+        "max_nll": [float(x.max()) if len(x) else -math.inf for x in nll],
+        "empty": list(empty),
+        "worst_for_empty": worst,
+    }
+
+
 def _result(name, variant, nll, lm_names, n_empty: int) -> MetricResult:
     total = float(sum(x.sum() for x in nll))
     count = int(sum(len(x) for x in nll))
@@ -96,9 +110,13 @@ def perplexity(
     """
     variant = WITH_EOS if count_eos else SHEN_EOS
     nll = _nll_lists(sentences, lm, count_eos)
+    empty = [not _tokens(s) for s in sentences]
+    stats = pp_stats(nll, empty, not count_eos)
     if not count_eos:
-        nll = worst_for_empty(nll, [not _tokens(s) for s in sentences])
-    return _result(name, f"{variant}; LM: {lm_name}", nll, lm_name, _n_empty(sentences))
+        nll = worst_for_empty(nll, empty)
+    r = _result(name, f"{variant}; LM: {lm_name}", nll, lm_name, _n_empty(sentences))
+    r.resample = stats
+    return r
 
 
 def perplexity_by_style(
@@ -114,9 +132,13 @@ def perplexity_by_style(
         idx = [i for i, s in enumerate(styles) if int(s) == style]
         for i, x in zip(idx, _nll_lists([sentences[i] for i in idx], lms[style], count_eos)):
             nll[i] = x
+    empty = [not _tokens(s) for s in sentences]
+    stats = pp_stats(nll, empty, not count_eos)
     if not count_eos:
-        nll = worst_for_empty(nll, [not _tokens(s) for s in sentences])
+        nll = worst_for_empty(nll, empty)
     variant = WITH_EOS if count_eos else SHEN_EOS
-    return _result(
+    r = _result(
         name, f"{variant}; LM of each output's target style", nll, "per target style", _n_empty(sentences)
     )
+    r.resample = stats
+    return r
