@@ -197,3 +197,10 @@ def test_resolve():
         resolve({"resamples": 10})
     with pytest.raises(ValueError, match="at least 1"):
         resolve({"n_resamples": 0})
+
+
+def test_config_options():
+    from tst.config import bootstrap_options
+
+    assert bootstrap_options({}) == {"n_resamples": 1000, "seed": 0}
+    assert bootstrap_options({"score": {"bootstrap": {"n_resamples": 50}}}) == {"n_resamples": 50, "seed": 0}

@@ -277,3 +277,49 @@ def test_references_release_names_ref_bleu(tmp_path, capsys):
     assert variant([d / "elsewhere.1.tsv"], "--references-release", "x@1").endswith(
         "; against references x@1"
     )
+
+
+def test_score_prints_bootstrap_intervals(tmp_path, capsys):
+    import argparse
+
+    import sacrebleu
+
+    from tst.cli import _ci
+
+    d = _files(tmp_path)
+    (d / "ds" / "evaluators").mkdir(parents=True)
+    files = ["--sources", str(d / "test.0.txt"), str(d / "test.1.txt")]
+    files += ["--outputs", str(d / "out.0.txt"), str(d / "out.1.txt")]
+    base = [
+        "score",
+        "--dataset-dir",
+        str(d / "ds"),
+        *files,
+        "--metrics",
+        "bleu_self_sentence",
+        "bleu_self_corpus",
+    ]
+    main([*base, "--ci-resamples", "400", "--ci-seed", "3", "--tsv", str(d / "s.tsv")])
+    obj = json.loads(capsys.readouterr().out)
+    assert (obj["bootstrap"]["n_resamples"], obj["bootstrap"]["seed"]) == (400, 3)
+    # worked out directly: the 400 resamples of sacreBLEU's draw, each metric computed on the drawn sentences
+    idx = np.random.default_rng(3).choice(3, size=(400, 3), replace=True)
+    rows = [r.split("\t") for r in read_lines(d / "s.tsv")]
+    per = [float(r[rows[0].index("bleu_self_sentence")]) for r in rows[1:]]
+    means = [np.mean([per[i] for i in row]) for row in idx]
+    assert obj["metrics"]["bleu_self_sentence"]["ci95"] == pytest.approx(np.percentile(means, [2.5, 97.5]))
+    src = read_lines(d / "test.0.txt") + read_lines(d / "test.1.txt")
+    out = read_lines(d / "out.0.txt") + read_lines(d / "out.1.txt")
+    corpus = [
+        sacrebleu.corpus_bleu(
+            [out[i] for i in row], [[src[i] for i in row]], tokenize="none", force=True, smooth_method="none"
+        ).score
+        for row in idx
+    ]
+    assert obj["metrics"]["bleu_self_corpus"]["ci95"] == pytest.approx(np.percentile(corpus, [2.5, 97.5]))
+    main([*base, "--no-ci"])
+    obj = json.loads(capsys.readouterr().out)
+    assert "bootstrap" not in obj and not any("ci95" in m for m in obj["metrics"].values())
+    # defaults: the config's score.bootstrap (none here), then tst.bootstrap.DEFAULTS; flags override
+    args = argparse.Namespace(ci=True, ci_resamples=None, ci_seed=5, config=None)
+    assert _ci(args, "ds") == {"n_resamples": 1000, "seed": 5}

@@ -50,6 +50,7 @@ def _style_of(path: str) -> int:
 
 
 def _add_score(sub) -> None:
+    from tst.bootstrap import DEFAULTS as BOOTSTRAP
     from tst.config import LENGTH_MAX_WORDS, SCORE_MAX_WORDS_FACTOR
     from tst.io import ENCODING_ERRORS
     from tst.metrics.registry import CP_LEXICONS, DEFAULT_OPTIONS, SCORE_CHARS_PER_WORD, help_lines
@@ -148,6 +149,27 @@ def _add_score(sub) -> None:
         help="the --references' release (e.g. repository@commit), named in the ref-BLEU variants (default: "
         "the release DATASET_DIR/data/report.json records when the --references are that dataset's own "
         "data/references.*.tsv)",
+    )
+    p.add_argument(
+        "--ci",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="each metric's 95%% confidence interval, ci95: [lo, hi], from a paired bootstrap over the "
+        "sentences (tst.bootstrap: percentile interval; PP, corpus BLEU and GM recomputed on each resample; "
+        "default on, it adds well under a second; --no-ci leaves it out)",
+    )
+    p.add_argument(
+        "--ci-resamples",
+        type=int,
+        metavar="B",
+        help="bootstrap resamples of --ci (default: the config's score.bootstrap.n_resamples, else "
+        f"{BOOTSTRAP['n_resamples']})",
+    )
+    p.add_argument(
+        "--ci-seed",
+        type=int,
+        metavar="S",
+        help=f"seed of the resamples (default: score.bootstrap.seed, else {BOOTSTRAP['seed']})",
     )
     p.add_argument("--metrics", nargs="*", help="compute only these metric keys")
     p.add_argument("--tsv", help="also write per-sentence scores to this TSV")
@@ -285,8 +307,33 @@ def _max_words(args, dataset: str) -> int:
         if args.max_words < 1:
             fail("score", f"--max-words {args.max_words}: must be at least 1", 2)
         return args.max_words
+    return score_max_words(_config(args, dataset), dataset)
+
+
+def _ci(args, dataset: str) -> dict | None:
+    """The bootstrap options of --ci (None without it): --ci-resamples / --ci-seed over the config's
+    score.bootstrap (--config) over tst.bootstrap.DEFAULTS."""
+    if not args.ci:
+        return None
+    from tst.config import bootstrap_options
+
+    try:
+        opt = bootstrap_options(_config(args, dataset))
+    except ValueError as e:
+        fail("score", f"--config: score.bootstrap: {e}", 2)
+    if args.ci_resamples is not None:
+        if args.ci_resamples < 1:
+            fail("score", f"--ci-resamples {args.ci_resamples}: must be at least 1", 2)
+        opt["n_resamples"] = args.ci_resamples
+    if args.ci_seed is not None:
+        opt["seed"] = args.ci_seed
+    return opt
+
+
+def _config(args, dataset: str) -> dict | None:
+    """The merged --config files (None without them), checked to define `dataset`; exit 2 naming the fault."""
     if not args.config:
-        return score_max_words()
+        return None
     import yaml
 
     from tst.apply import dataset_settings, merge_configs
@@ -300,7 +347,7 @@ def _max_words(args, dataset: str) -> int:
         dataset_settings(config, dataset)
     except (ValueError, yaml.YAMLError) as e:
         fail("score", str(e), 2)
-    return score_max_words(config, dataset)
+    return config
 
 
 def cmd_score(args) -> dict:
@@ -338,6 +385,7 @@ def cmd_score(args) -> dict:
     _check_writable("score", {"--tsv": args.tsv, "--json": args.json_out})
     calibration = _calibration(args, dataset_dir)
     max_words = _max_words(args, args.dataset or dataset_dir.name)
+    ci = _ci(args, args.dataset or dataset_dir.name)
     if not evaluators.is_dir():
         need = [k for k in keys if METRICS[k].files(args.system, options)]
         if need:
@@ -376,6 +424,7 @@ def cmd_score(args) -> dict:
             encoding_errors=args.encoding_errors,
             max_words=max_words,
             progress=not args.verbose and sys.stderr.isatty(),
+            ci=ci,
         )
     except NotUTF8Error as e:
         fail("score", f"{e}, or pass --encoding-errors replace", 1)

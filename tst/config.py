@@ -467,3 +467,10 @@ def score_max_words(config: dict | None = None, dataset: str | None = None) -> i
         return int(given)
     length = (((config.get("datasets") or {}).get(dataset) or {}).get("length")) or {}
     return SCORE_MAX_WORDS_FACTOR * int(length.get("max_words", LENGTH_MAX_WORDS))
+
+
+def bootstrap_options(config: dict | None = None) -> dict:
+    """The paired bootstrap's settings (n_resamples, seed): score.bootstrap over tst.bootstrap.DEFAULTS."""
+    from tst.bootstrap import resolve
+
+    return resolve(((config or {}).get("score") or {}).get("bootstrap"))

@@ -547,6 +547,7 @@ def score_files(
     encoding_errors: str = "strict",
     max_words: int | None = None,
     progress: bool = False,
+    ci: dict | None = None,
 ) -> dict:
     """Score the transfers in files; returns the score JSON object (docs/interfaces.md).
 
@@ -564,7 +565,8 @@ def score_files(
     many tokens is cut to its first max_words, and to tst.metrics.registry.SCORE_CHARS_PER_WORD x max_words characters
     (bounded memory; tst.config.score_max_words gives the default of `tst score` and the workflow, None: no
     limit), and the JSON gets "max_words", "n_truncated" (lines cut) and "truncated_lines" (per file);
-    progress: see score_system.
+    progress: see score_system; ci: bootstrap options (tst.bootstrap.resolve; {} for its defaults): each
+    metric gets "ci95": [lo, hi] (add_intervals), None: no intervals.
     """
     if len(sources) != len(outputs):
         raise InputError(f"{len(sources)} source files but {len(outputs)} output files")
@@ -637,8 +639,29 @@ def score_files(
             if wanted is None or key in wanted:
                 obj["skipped"][key] = why
                 log.warning("skipped %s: %s", key, why)
+    if ci is not None:
+        add_intervals(obj, scores, ci, gm_t, calibration)
     if json_out:
         write_json(json_out, obj)
     if tsv_out:
         write_score_tsv(tsv_out, scores, styles_all)
+    return obj
+
+
+def add_intervals(obj: dict, scores: Scores, options: dict, gm_t=None, calibration=None) -> dict:
+    """Add "ci95": [lo, hi] (tst.bootstrap: paired bootstrap over the sentences, percentile interval) to
+    every metric of the score object `obj` that can be resampled, and "bootstrap": the settings, the method
+    and the metrics left without an interval (key -> reason)."""
+    from tst.bootstrap import METHOD, bootstrap_samples, confidence_intervals, resolve
+
+    opt = resolve(options)
+    samples, skipped = bootstrap_samples(scores, obj["n_sentences"], opt, gm_t, calibration)
+    for key, interval in confidence_intervals(samples).items():
+        if key in obj["metrics"] and interval is not None:
+            obj["metrics"][key]["ci95"] = interval
+    obj["bootstrap"] = {
+        **opt,
+        "method": METHOD.format(**opt),
+        "no_interval": {k: v for k, v in skipped.items() if k in obj["metrics"]},
+    }
     return obj
