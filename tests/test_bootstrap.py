@@ -204,3 +204,27 @@ def test_config_options():
 
     assert bootstrap_options({}) == {"n_resamples": 1000, "seed": 0}
     assert bootstrap_options({"score": {"bootstrap": {"n_resamples": 50}}}) == {"n_resamples": 50, "seed": 0}
+
+
+def test_significance_per_metric_with_the_registry_direction():
+    from tst.bootstrap import significance
+
+    n = 400
+    per = {
+        "a": [1.0] * 360 + [0.0] * 40,  # Acc 0.9
+        "b": [1.0] * 200 + [0.0] * 200,  # Acc 0.5
+    }
+    pp = {"a": 40.0, "b": 20.0}
+    observed, samples = {}, {}
+    for s, values in per.items():
+        observed[s] = {"acc": float(np.mean(values)), "pp_joint": pp[s]}
+        # PP the same on every resample (a's always above b's): separated; lower is better, so b ranks first
+        samples[s] = {
+            "acc": bootstrap_samples({"acc": _acc(values)}, n)[0]["acc"],
+            "pp_joint": np.full(1000, pp[s]),
+        }
+    out = significance(observed, samples)
+    assert {s: out["acc"][s]["cluster"] for s in "ab"} == {"a": 1, "b": 2}
+    assert {s: out["pp_joint"][s]["cluster"] for s in "ab"} == {"a": 2, "b": 1}
+    assert out["pp_joint"]["a"]["ci95"] == [40.0, 40.0]
+    assert out["acc"]["b"]["score"] == 0.5

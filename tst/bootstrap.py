@@ -248,3 +248,28 @@ def clusters(
             rank, top = rank + 1, s
         out[s] = rank
     return out
+
+
+def significance(
+    observed: Mapping[str, Mapping[str, float]], samples: Mapping[str, Mapping], alpha=ALPHA
+) -> dict:
+    """Per metric, per system: {"score", "ci95", "cluster"}. observed: system -> {metric key: score};
+    samples: system -> {metric key: its values on the shared resamples} (bootstrap_samples of each system,
+    all on the same test sentences with the same options). A metric is compared over the systems that have
+    both its score and its samples; its direction is the registry's (tst.metrics.registry.METRICS)."""
+    from tst.metrics.registry import METRICS
+
+    keys = sorted({k for s in samples.values() for k in s}, key=lambda k: (k not in METRICS, k))
+    out = {}
+    for key in keys:
+        have = [s for s in observed if observed[s].get(key) is not None and key in samples.get(s, {})]
+        if not have:
+            continue
+        scores = {s: float(observed[s][key]) for s in have}
+        per = {s: samples[s][key] for s in have}
+        better = METRICS[key].higher_is_better if key in METRICS else True
+        ranks = clusters(scores, per, better, alpha)
+        out[key] = {
+            s: {"score": scores[s], "ci95": percentile_interval(per[s]), "cluster": ranks[s]} for s in have
+        }
+    return out
