@@ -228,3 +228,25 @@ def test_significance_per_metric_with_the_registry_direction():
     assert {s: out["pp_joint"][s]["cluster"] for s in "ab"} == {"a": 2, "b": 1}
     assert out["pp_joint"]["a"]["ci95"] == [40.0, 40.0]
     assert out["acc"]["b"]["score"] == 0.5
+
+
+@pytest.mark.parametrize("count_eos", [False, True])
+def test_resample_statistics_survive_the_score_tsv(tmp_path, count_eos):
+    from tst.bootstrap import results_from_tsv
+    from tst.score import write_score_tsv
+
+    n = len(HYPS)
+    partial = [r if i % 3 else None for i, r in enumerate(REFS)]
+    results = {
+        "acc": _acc([float(i % 2) for i in range(n)]),
+        "pp_joint": perplexity(HYPS, WordLengthLM(), count_eos=count_eos),
+        "bleu_ref_corpus": ref_bleu_where_given(HYPS, partial),
+        "bleu_self_sentence": MetricResult("bleu_self_sentence", "m", 50.0, [None, 100.0, 0.0] + [None] * 5),
+    }
+    write_score_tsv(tmp_path / "s.tsv", results, [0] * n, resample_stats=True)
+    back = results_from_tsv({k: r.to_json() for k, r in results.items()}, tmp_path / "s.tsv")
+    direct, _ = bootstrap_samples(results, n, {"n_resamples": 50})
+    read, _ = bootstrap_samples(back, n, {"n_resamples": 50})
+    assert set(read) == set(direct) == set(results)
+    for k in results:
+        assert np.array_equal(read[k], direct[k], equal_nan=True), k

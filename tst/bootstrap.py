@@ -273,3 +273,78 @@ def significance(
             s: {"score": scores[s], "ci95": percentile_interval(per[s]), "cluster": ranks[s]} for s in have
         }
     return out
+
+
+# Per-sentence sufficient statistics in a score TSV (tst.score.write_score_tsv(..., resample_stats=True)): one
+# `key:stat` column per statistic. PP: nll_sum, n_tokens, empty (0/1), and max_nll when the empty-output rule
+# applies (worst_for_empty; absent with --pp-count-eos). Corpus BLEU: sacreBLEU's sys_len, ref_len, correct_1..N,
+# total_1..N, its settings those of tst.metrics.bleu.corpus_bleu (the one corpus variant scored).
+STAT_SEP = ":"
+
+
+def stat_columns(results: Mapping) -> dict[str, list]:
+    """{"key:stat": per-sentence values} of every result that keeps resample statistics."""
+    out = {}
+    for key, r in results.items():
+        st = r.resample or {}
+        if st.get("kind") == "pp":
+            names = ["nll_sum", "n_tokens", "empty"] + (["max_nll"] if st["worst_for_empty"] else [])
+            for name in names:
+                out[f"{key}{STAT_SEP}{name}"] = [int(x) if name == "empty" else x for x in st[name]]
+        elif st.get("kind") == "bleu":
+            order = st["settings"]["max_ngram_order"]
+            names = ["sys_len", "ref_len"] + [f"correct_{j}" for j in range(1, order + 1)]
+            names += [f"total_{j}" for j in range(1, order + 1)]
+            for j, name in enumerate(names):
+                out[f"{key}{STAT_SEP}{name}"] = [int(row[j]) for row in st["stats"]]
+    return out
+
+
+def results_from_tsv(metrics: Mapping, path) -> dict:
+    """What bootstrap_samples needs for one system from its score files: metrics = the score JSON's
+    "metrics" (score, variant, higher_is_better), path = its per-sentence TSV (per-sentence values and, when
+    written with resample_stats, the `key:stat` columns). key -> MetricResult; derived metrics (GM) are
+    left out (bootstrap_samples recomputes them from their factors)."""
+    from tst.io import InputError, read_lines
+    from tst.metrics.base import MetricResult
+    from tst.metrics.bleu import corpus_bleu_settings
+
+    lines = read_lines(path)
+    if not lines:
+        raise InputError(f"{path}: empty; expected a per-sentence score TSV (tst score --tsv)")
+    header = lines[0].split("\t")
+    rows = [line.split("\t") for line in lines[1:]]
+    for i, r in enumerate(rows, 2):
+        if len(r) != len(header):
+            raise InputError(f"{path}, line {i}: {len(r)} columns, the header has {len(header)}; rewrite it")
+
+    def column(name, cast=float):
+        j = header.index(name)
+        return [cast(r[j]) if r[j] != "" else None for r in rows]
+
+    out = {}
+    for key, m in metrics.items():
+        r = MetricResult(key, m.get("variant", ""), m.get("score"), [], m.get("higher_is_better", True))
+        stats = {c.split(STAT_SEP, 1)[1] for c in header if c.startswith(f"{key}{STAT_SEP}")}
+        if {"nll_sum", "n_tokens", "empty"} <= stats:
+            worst = "max_nll" in stats
+            r.resample = {
+                "kind": "pp",
+                "nll_sum": column(f"{key}:nll_sum"),
+                "n_tokens": column(f"{key}:n_tokens", int),
+                "empty": [bool(x) for x in column(f"{key}:empty", int)],
+                "max_nll": column(f"{key}:max_nll") if worst else None,
+                "worst_for_empty": worst,
+            }
+        elif {"sys_len", "ref_len"} <= stats:
+            settings = corpus_bleu_settings()
+            order = settings["max_ngram_order"]
+            names = ["sys_len", "ref_len"] + [f"correct_{j}" for j in range(1, order + 1)]
+            names += [f"total_{j}" for j in range(1, order + 1)]
+            cols = [column(f"{key}:{name}", int) for name in names]
+            r.resample = {"kind": "bleu", "stats": [list(row) for row in zip(*cols)], "settings": settings}
+        if key in header:
+            r.per_sentence = column(key)
+        if r.resample or r.per_sentence:
+            out[key] = r
+    return out

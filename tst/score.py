@@ -415,15 +415,24 @@ def _cell(v) -> str:
     return repr(float(v))
 
 
-def write_score_tsv(path, scores: Scores, source_styles) -> list[str]:
+def write_score_tsv(path, scores: Scores, source_styles, resample_stats: bool = False) -> list[str]:
     """Per-sentence TSV: `i`, `source_style`, then one column per metric with per-sentence values
-    (corpus-only metrics such as corpus BLEU and GM have none); empty cell = undefined."""
+    (corpus-only metrics such as corpus BLEU and GM have none); empty cell = undefined. resample_stats: then
+    also the per-sentence sufficient statistics of PP and corpus BLEU, one `key:stat` column each
+    (tst.bootstrap.stat_columns), from which tst.bootstrap.results_from_tsv rebuilds what the bootstrap needs."""
+    from tst.bootstrap import stat_columns
+
     n = len(source_styles)
     cols = [k for k, r in scores.items() if len(r.per_sentence) == n and n > 0]
-    lines = ["\t".join(["i", "source_style", *cols])]
+    stats = stat_columns(scores) if resample_stats else {}
+    lines = ["\t".join(["i", "source_style", *cols, *stats])]
     for i in range(n):
         lines.append(
-            "\t".join([str(i), str(int(source_styles[i]))] + [_cell(scores[k].per_sentence[i]) for k in cols])
+            "\t".join(
+                [str(i), str(int(source_styles[i]))]
+                + [_cell(scores[k].per_sentence[i]) for k in cols]
+                + [repr(v[i]) for v in stats.values()]
+            )
         )
     write_lines(path, lines)
     return cols

@@ -48,6 +48,21 @@ def _check(outputs, references):
             raise ValueError("every output needs at least one reference")
 
 
+def _corpus_metric() -> BLEU:
+    return BLEU(tokenize="none", force=True, lowercase=False, smooth_method="none")
+
+
+def corpus_bleu_settings(metric: BLEU | None = None) -> dict:
+    """The settings BLEU.compute_bleu needs to score summed statistics as corpus_bleu does."""
+    metric = metric or _corpus_metric()
+    return {
+        "smooth_method": metric.smooth_method,
+        "smooth_value": metric.smooth_value,
+        "effective_order": metric.effective_order,
+        "max_ngram_order": metric.max_ngram_order,
+    }
+
+
 def corpus_bleu(outputs, references, name: str = "bleu_ref_corpus") -> MetricResult:
     """Corpus BLEU x 100 as multi-bleu.perl computes it. `references[i]` is a list of one or more
     reference strings for `outputs[i]` (the count may vary per sentence)."""
@@ -55,18 +70,12 @@ def corpus_bleu(outputs, references, name: str = "bleu_ref_corpus") -> MetricRes
     hyps = [_line(o) for o in outputs]
     k = max(len(r) for r in references)
     streams = [[_line(r[j]) if j < len(r) else None for r in references] for j in range(k)]
-    metric = BLEU(tokenize="none", force=True, lowercase=False, smooth_method="none")
+    metric = _corpus_metric()
     res = metric.corpus_score(hyps, streams)
     # per-sentence sufficient statistics (sys_len, ref_len, correct and total n-grams per order), from which
     # tst.bootstrap recomputes corpus BLEU on a resample, as sacreBLEU's own paired bootstrap does
     # (sacrebleu/significance.py uses the same private method)
     stats = metric._extract_corpus_statistics(hyps, streams)
-    settings = {
-        "smooth_method": metric.smooth_method,
-        "smooth_value": metric.smooth_value,
-        "effective_order": metric.effective_order,
-        "max_ngram_order": metric.max_ngram_order,
-    }
     return MetricResult(
         name,
         CORPUS_VARIANT,
@@ -82,7 +91,11 @@ def corpus_bleu(outputs, references, name: str = "bleu_ref_corpus") -> MetricRes
             "max_refs": k,
             "empty_hypotheses": sum(1 for h in hyps if not h.strip()),
         },
-        resample={"kind": "bleu", "stats": [list(map(int, row)) for row in stats], "settings": settings},
+        resample={
+            "kind": "bleu",
+            "stats": [list(map(int, row)) for row in stats],
+            "settings": corpus_bleu_settings(metric),
+        },
     )
 
 
