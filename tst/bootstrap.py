@@ -282,6 +282,12 @@ def significance(
 STAT_SEP = ":"
 
 
+def _bleu_stat_names(order: int) -> list[str]:
+    """sacreBLEU's per-sentence BLEU statistics, in its order."""
+    n = range(1, order + 1)
+    return ["sys_len", "ref_len", *(f"correct_{j}" for j in n), *(f"total_{j}" for j in n)]
+
+
 def stat_columns(results: Mapping) -> dict[str, list]:
     """{"key:stat": per-sentence values} of every result that keeps resample statistics."""
     out = {}
@@ -292,10 +298,7 @@ def stat_columns(results: Mapping) -> dict[str, list]:
             for name in names:
                 out[f"{key}{STAT_SEP}{name}"] = [int(x) if name == "empty" else x for x in st[name]]
         elif st.get("kind") == "bleu":
-            order = st["settings"]["max_ngram_order"]
-            names = ["sys_len", "ref_len"] + [f"correct_{j}" for j in range(1, order + 1)]
-            names += [f"total_{j}" for j in range(1, order + 1)]
-            for j, name in enumerate(names):
+            for j, name in enumerate(_bleu_stat_names(st["settings"]["max_ngram_order"])):
                 out[f"{key}{STAT_SEP}{name}"] = [int(row[j]) for row in st["stats"]]
     return out
 
@@ -338,9 +341,7 @@ def results_from_tsv(metrics: Mapping, path) -> dict:
             }
         elif {"sys_len", "ref_len"} <= stats:
             settings = corpus_bleu_settings()
-            order = settings["max_ngram_order"]
-            names = ["sys_len", "ref_len"] + [f"correct_{j}" for j in range(1, order + 1)]
-            names += [f"total_{j}" for j in range(1, order + 1)]
+            names = _bleu_stat_names(settings["max_ngram_order"])
             cols = [column(f"{key}:{name}", int) for name in names]
             r.resample = {"kind": "bleu", "stats": [list(row) for row in zip(*cols)], "settings": settings}
         if key in header:
