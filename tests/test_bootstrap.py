@@ -250,3 +250,21 @@ def test_resample_statistics_survive_the_score_tsv(tmp_path, count_eos):
     assert set(read) == set(direct) == set(results)
     for k in results:
         assert np.array_equal(read[k], direct[k], equal_nan=True), k
+
+
+def test_corpus_bleu_resamples_are_sacrebleus_own(monkeypatch):
+    # sacreBLEU's bootstrap (significance._bootstrap_resample, seed SACREBLEU_SEED = 12345 by default) draws
+    # the same indices as ours with seed 12345, so its resampled scores are ours; it holds the statistics as
+    # float32 and computes the precisions in it: equal to float32's relative precision (6e-8), not to the bit
+    from sacrebleu.metrics import BLEU
+    from sacrebleu.significance import _bootstrap_resample
+
+    monkeypatch.delenv("SACREBLEU_SEED", raising=False)
+    k = max(len(r) for r in REFS)
+    streams = [[r[j] if j < len(r) else None for r in REFS] for j in range(k)]
+    metric = BLEU(tokenize="none", force=True, lowercase=False, smooth_method="none")
+    _, theirs = _bootstrap_resample(metric._extract_corpus_statistics(HYPS, streams), metric, 400)
+    ours, _ = bootstrap_samples(
+        {"b": corpus_bleu(HYPS, REFS)}, len(HYPS), {"n_resamples": 400, "seed": 12345}
+    )
+    assert ours["b"] == pytest.approx([s.score for s in theirs], rel=1e-6, abs=1e-9)
