@@ -268,3 +268,11 @@ def test_corpus_bleu_resamples_are_sacrebleus_own(monkeypatch):
         {"b": corpus_bleu(HYPS, REFS)}, len(HYPS), {"n_resamples": 400, "seed": 12345}
     )
     assert ours["b"] == pytest.approx([s.score for s in theirs], rel=1e-6, abs=1e-9)
+
+
+def test_a_float32_mean_is_a_mean():
+    # acc_prob, acceptability, sbert: float(p.mean()) of a float32 array, 4.8e-8 from the float64 mean here
+    p = np.random.default_rng(0).random(100_000).astype(np.float32)
+    r = MetricResult("acc_prob", "mean P", float(p.mean()), p.tolist())
+    samples, skipped = bootstrap_samples({"acc_prob": r}, len(p), {"n_resamples": 5})
+    assert not skipped and len(samples["acc_prob"]) == 5
