@@ -72,7 +72,7 @@ def corpus_inputs(wildcards):
 
 def system_file(wildcards):
     w = wildcards
-    return settings.system_path(config, w.dataset, w.system, int(w.style), DATA_DIR)
+    return settings.system_inputs(config, w.dataset, w.system, int(w.style), DATA_DIR)
 
 
 def download_url(wildcards):

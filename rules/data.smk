@@ -50,7 +50,7 @@ rule import_system:
     conda:
         env("data")
     params:
-        spec=lookup(dpath="datasets/{dataset}/systems/{system}", within=config),
+        spec=lambda w: settings.system_import_spec(config, w.dataset, w.system),
         dataset=lookup(dpath="corpus/{dataset}", within=TABLE),
         code=code("import_system.py"),
     script:

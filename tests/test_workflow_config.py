@@ -77,6 +77,12 @@ def test_slurm_profile_dry_run(repo_root, tmp_path):
         ("transfer:\n  epochs: 0.5\n", "0.5"),
         ("transfer:\n  test_checkpoints: [ep9.0]\n  epochs: 1\n", "transfer.test_checkpoints[0]"),
         ("score:\n  naturalness: {lr: json, nm: pt}\n", "score.naturalness.nm"),
+        # a released system's metadata: source must be owner/repository@commit, url an http(s) address
+        (
+            "datasets:\n  demo:\n    systems: {x: {file: a, source: fastnlp/style-transformer}}\n",
+            "style-transformer",
+        ),
+        ("datasets:\n  demo:\n    systems: {x: {file: a, url: 'ftp://h/x.{style}'}}\n", "ftp://h/x.{style}"),
     ],
 )
 def test_bad_config_stops_with_the_key_named(repo_root, tmp_path, text, expected):

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from tst import baselines, names, variants
 from tst.data.sources import corpus_files, data_file, missing_downloads, style_path, url_for
+from tst.data.systems import source_templates
 
 # Keys of the `transfer` section that steer the workflow rather than the trainer.
 TRANSFER_WORKFLOW_KEYS = ("variants", "run_variants", "seeds", "test_checkpoints", "resources", "datasets")
@@ -318,6 +319,33 @@ def corpus_paths(config: dict, dataset: str, data_dir) -> list[str]:
 def system_path(config: dict, dataset: str, system: str, style: int, data_dir) -> str:
     ds = config["datasets"][dataset]
     return data_file(data_dir, style_path(ds["systems"][system]["file"], style, ds["styles"]))
+
+
+# The keys of a system's spec that tst.data.systems.import_system reads: its rule's params (paper, source,
+# url and download are metadata: editing them reimports nothing).
+SYSTEM_IMPORT_KEYS = ("file", "format", "tokenize", "sources")
+
+
+def system_import_spec(config: dict, dataset: str, system: str) -> dict:
+    spec = config["datasets"][dataset]["systems"][system]
+    return {k: spec[k] for k in SYSTEM_IMPORT_KEYS if k in spec}
+
+
+def system_papers(config: dict, dataset: str) -> dict[str, str]:
+    """Configured system -> its paper (datasets.<name>.systems.<system>.paper), for tables that list systems."""
+    systems = config["datasets"][dataset].get("systems") or {}
+    return {s: spec["paper"] for s, spec in systems.items() if spec.get("paper")}
+
+
+def system_inputs(config: dict, dataset: str, system: str, style: int, data_dir) -> list[str]:
+    """Every file importing a system's outputs for one source style reads: its file and, for format `lines`,
+    the sources it is aligned with (`sources`, default the dataset's test files)."""
+    ds = config["datasets"][dataset]
+    spec = ds["systems"][system]
+    extra = source_templates(spec, ds) if spec.get("format", "tsv") == "lines" else []
+    return [system_path(config, dataset, system, style, data_dir)] + [
+        data_file(data_dir, style_path(t, style, ds["styles"])) for t in extra
+    ]
 
 
 def naturalness_source(config: dict, system: str) -> tuple[str, str]:

@@ -77,11 +77,21 @@ def _template_regex(template: str, styles: list[str], named: bool = False) -> st
     return "".join(out)
 
 
+def url_templates(cfg: dict) -> dict[str, str]:
+    """A dataset's file template -> public URL template: source.urls, then each system's `url` where the
+    file is a verbatim copy of it (`download` not false; a file extracted from its url is not fetched)."""
+    out = dict((cfg.get("source") or {}).get("urls") or {})
+    for spec in (cfg.get("systems") or {}).values():
+        if spec.get("url") and spec.get("download", True):
+            out.setdefault(spec["file"], spec["url"])
+    return out
+
+
 def url_for(datasets: dict, path: str) -> str | None:
-    """The public URL configured for a relative data path (source.urls of any dataset), or None."""
+    """The public URL configured for a relative data path (url_templates of any dataset), or None."""
     for cfg in datasets.values():
         styles = cfg["styles"]
-        for template, url in ((cfg.get("source") or {}).get("urls") or {}).items():
+        for template, url in url_templates(cfg).items():
             m = re.fullmatch(_template_regex(template, styles, named=True), str(path))
             if m:
                 g = m.groupdict()

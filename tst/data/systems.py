@@ -48,14 +48,7 @@ def import_system(
             )
         sources, outputs = [c[0] for c in cells], [c[1] for c in cells]
     elif fmt == "lines":
-        src_specs = as_list(spec.get("sources")) or as_list(cfg["source"]["files"]["test"])
-        sources = [
-            line
-            for s in src_specs
-            for line in read_all_lines(
-                Path(data_dir) / style_path(s, style, styles), f"datasets.{name}.systems.{system}.sources"
-            )
-        ]
+        sources = _read_sources(source_templates(spec, cfg), cfg, data_dir, style, f"{key[:-5]}.sources")
         outputs = lines
         if len(sources) != len(outputs):
             raise ValueError(f"{key}: {len(outputs)} outputs but {len(sources)} source lines")
@@ -69,6 +62,54 @@ def import_system(
         copied=sum(1 for s, o in zip(sources, outputs) if s == o),
     )
     return sources, outputs, dict(counts)
+
+
+def files_of_test_set(cfg: dict) -> list[str]:
+    """The dataset's test file templates (source.files.test)."""
+    return as_list(cfg["source"]["files"]["test"])
+
+
+def source_templates(spec: dict, cfg: dict) -> list[str]:
+    """The files a `lines` system's outputs are aligned with: its `sources`, default the dataset's test files."""
+    return as_list(spec.get("sources")) or files_of_test_set(cfg)
+
+
+def _read_sources(templates: list[str], cfg: dict, data_dir: Path, style: int, key: str) -> list[str]:
+    """Every line of the files `templates` (style filled in), in order."""
+    return [
+        line
+        for t in templates
+        for line in read_all_lines(Path(data_dir) / style_path(t, style, cfg["styles"]), key)
+    ]
+
+
+def sources_of_test_set(cfg: dict, data_dir: Path, style: int) -> list[str]:
+    """The dataset's test sentences of source style `style`, normalized as import_system normalizes sources."""
+    norm = normalizer(cfg.get("normalize"))
+    return [
+        " ".join(norm(s))
+        for s in _read_sources(files_of_test_set(cfg), cfg, data_dir, style, "source.files.test")
+    ]
+
+
+def alignment_problems(
+    spec: dict, cfg: dict, data_dir: Path, style: int, name: str = "dataset", system: str = "system"
+) -> list[str]:
+    """Why a system's outputs for source style `style` are not aligned line by line with the dataset's test
+    set (empty: aligned): a different number of lines, or, where the file carries its sources (format tsv),
+    a source that differs from the test sentence on the same line, both normalized as import_system does."""
+    key = f"datasets.{name}.systems.{system}.file"
+    sources, outputs, _ = import_system(spec, cfg, data_dir, style, name, system)
+    test = sources_of_test_set(cfg, data_dir, style)
+    if len(outputs) != len(test):
+        return [f"{key} (style {style}): {len(outputs)} lines, the test set has {len(test)}"]
+    if spec.get("format", "tsv") != "tsv":
+        return []
+    return [
+        f"{key} (style {style}) line {i + 1}: source {s!r} is not the test sentence {t!r}"
+        for i, (s, t) in enumerate(zip(sources, test))
+        if s != t
+    ]
 
 
 def references_as_system(lines: list[str]) -> tuple[list[str], list[str]]:
