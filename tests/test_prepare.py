@@ -128,7 +128,8 @@ def test_missing_file_names_config_key(tmp_path):
 
 def test_all_files_and_data_dir(tmp_path, monkeypatch):
     files = all_files(dataset_cfg("imdb"))
-    assert files == ["imdb/dev.neg", "imdb/dev.pos", "imdb/test.neg", "imdb/test.pos"]
+    released = [f"imdb/released/style_transformer_{v}.{s}" for v in ("multi", "cond") for s in (0, 1)]
+    assert files == ["imdb/dev.neg", "imdb/dev.pos", "imdb/test.neg", "imdb/test.pos", *released]
     assert "yelp/li/outputs/sentiment.test.1.mit" in all_files(dataset_cfg("yelp"))
     monkeypatch.setenv("TST_DATA_DIR", str(tmp_path))
     assert resolve_data_dir("/x/y") == Path("/x/y") and resolve_data_dir(None) == tmp_path
@@ -156,10 +157,16 @@ def test_urls_and_missing_downloads(tmp_path):
     (tmp_path / "imdb").mkdir()
     for name in ("dev.neg", "dev.pos", "test.neg"):
         (tmp_path / "imdb" / name).write_text("a b\n")
-    # only the missing file with a URL may be downloaded; literature has no URL
+    # only the missing files with a URL may be downloaded (the released systems' files are verbatim copies of
+    # theirs); literature has no URL
     assert missing_downloads({"imdb": datasets["imdb"], "literature": datasets["literature"]}, tmp_path) == [
-        "imdb/test.pos"
+        "imdb/test.pos",
+        *(f"imdb/released/style_transformer_{v}.{s}" for v in ("multi", "cond") for s in (0, 1)),
     ]
+    assert url_for(datasets, "imdb/released/style_transformer_cond.1") == (
+        "https://raw.githubusercontent.com/fastnlp/style-transformer/"
+        "5105cb58da8d121d1177d5a5ea38f7402df2b02b/outputs/imbd/output.1.ours_cond"
+    )
 
 
 def test_prepare_script(tmp_path):

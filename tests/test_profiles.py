@@ -110,7 +110,7 @@ def paper_numbers(repo_root):
     yelp = yaml.safe_load((repo_root / "configs" / "yelp.yaml").read_text())["datasets"]["yelp"]
     paper = yaml.safe_load((repo_root / "configs" / "paper_dimensions.yaml").read_text())
     models = len(paper["transfer"]["run_variants"]) * len(paper["transfer"]["seeds"])  # 8 x 3
-    systems = list(yelp["systems"])  # Li et al.'s outputs (with `human`, so no separate `reference`)
+    systems = list(yelp["systems"])  # Li et al.'s 8 (with `human`, so no `reference`) + 6 released
     external = len(systems) + 1 + (1 if yelp.get("references") and "human" not in systems else 0)  # + source
     external += len(base["baselines"]["run"])  # the sanity baselines (copy = source)
     kinds = len(base["score"]["naturalness"])  # lr, nn
@@ -120,7 +120,7 @@ def paper_numbers(repo_root):
 @pytest.mark.shared_data
 def test_paper_scale_jobs_per_rule(repo_root, paper_dry_run):
     models, n_systems, external, kinds = paper_numbers(repo_root)
-    assert (models, n_systems, external, kinds) == (24, 8, 14, 2)
+    assert (models, n_systems, external, kinds) == (24, 14, 20, 2)
     jobs = planned_jobs(paper_dry_run)
     expected = {
         "train_transfer": models,  # variants x seeds
@@ -167,7 +167,7 @@ def test_slurm_submits_tens_of_group_jobs(repo_root, paper_dry_run):
     groups, alone = submissions(paper_dry_run, local_rules(repo_root))
     assert groups == {
         "model": models,  # train_transfer + transfer_test of one model, on one GPU
-        "score": math.ceil((models + external) / per_job),  # 38 systems, 8 per job -> 5
+        "score": math.ceil((models + external) / per_job),  # 44 systems, 8 per job -> 6
         "attributes": 1,
         "lexicons": 1,
         "report": 1,
@@ -183,8 +183,10 @@ def test_slurm_submits_tens_of_group_jobs(repo_root, paper_dry_run):
     ]
     total = sum(groups.values()) + len(alone)
     jobs = planned_jobs(paper_dry_run)
-    assert total == 39  # 24 models + 5 score + 3 groups + 7 single jobs
-    assert sum(jobs.values()) - sum(n for rule, n in jobs.items() if rule in local_rules(repo_root)) == 217
+    assert total == 40  # 24 models + 6 score + 3 groups + 7 single jobs
+    assert (
+        sum(jobs.values()) - sum(n for rule, n in jobs.items() if rule in local_rules(repo_root)) == 247
+    )  # 217 + 6 released x (score, 2 imports, 2 nat.)
 
 
 @pytest.mark.shared_data
