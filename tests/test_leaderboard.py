@@ -237,3 +237,16 @@ def test_without_tsvs_scores_but_no_intervals(score_files, tmp_path):  # noqa: F
         "no per-sentence TSV (test.final.tsv) beside test.final.json"
         in (tmp_path / "leaderboard.md").read_text()
     )
+
+
+def test_a_tsv_from_another_run_is_an_error_naming_both_files(tmp_path):
+    from tst.io import InputError
+    from tst.report.leaderboard import system_samples
+
+    path = write(tmp_path, "good", "test", "final", results(GOOD))
+    lines = path.with_suffix(".tsv").read_text().splitlines()
+    path.with_suffix(".tsv").write_text("\n".join(lines[:-1]) + "\n")  # 199 sentences
+    with pytest.raises(
+        InputError, match=r"test.final.tsv: 199 sentences, but .*test.final.json says n_sentences 200"
+    ):
+        system_samples(path, {"n_resamples": 10})

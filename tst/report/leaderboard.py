@@ -32,7 +32,7 @@ from tst.bootstrap import (
     results_from_tsv,
     significance,
 )
-from tst.io import read_json, read_lines
+from tst.io import InputError, read_json, read_lines
 from tst.metrics.registry import GM_CONTENT
 from tst.report.scores import MetricInfo, digits, external
 from tst.report.select import select_checkpoints, selected_rows
@@ -142,9 +142,15 @@ def system_samples(json_path, options: dict, gm_t=None, calibration=None) -> dic
     if not tsv.exists():
         return {"why": f"no per-sentence TSV ({tsv.name}) beside {Path(json_path).name}"}
     rec = read_json(json_path)
+    styles = source_styles(tsv)
+    if len(styles) != rec["n_sentences"]:
+        raise InputError(
+            f"{tsv}: {len(styles)} sentences, but {json_path} says n_sentences {rec['n_sentences']}: the two "
+            "score files are from different runs; score the system again"
+        )
     results = results_from_tsv(rec.get("metrics") or {}, tsv)
-    samples, skipped = bootstrap_samples(results, int(rec["n_sentences"]), options, gm_t, calibration)
-    return {"samples": samples, "skipped": skipped, "styles": source_styles(tsv)}
+    samples, skipped = bootstrap_samples(results, len(styles), options, gm_t, calibration)
+    return {"samples": samples, "skipped": skipped, "styles": styles}
 
 
 def _value(row, key) -> float | None:
