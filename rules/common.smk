@@ -212,6 +212,15 @@ def report_scores(wildcards):
     return [f.format(dataset=ds) for f in files]
 
 
+def report_score_tsvs(wildcards):
+    """The per-sentence TSVs of the test-split score files of report_scores (the leaderboard resamples them)."""
+    return [
+        f[: -len(".json")] + ".tsv"
+        for f in report_scores(wildcards)
+        if Path(f).name.startswith("test.")
+    ]
+
+
 def human_targets(dataset):
     files = ("correlation.csv", "aggregate.json")
     ratings = config["datasets"][dataset].get("human_ratings")

@@ -11,6 +11,7 @@ rule report_tables:
             )
         ),
         scores=report_scores,
+        tsvs=report_score_tsvs,
     output:
         [
             report(
@@ -33,6 +34,7 @@ rule report_tables:
         variants=TRANSFER.get("run_variants") or [],
         warmups=settings.cycle_warmups(config),
         honest=lambda w: settings.honest_systems(config, w.dataset),
+        bootstrap=settings.bootstrap_options(config),
         code=code("report_tables.py"),
     script:
         "../scripts/report_tables.py"

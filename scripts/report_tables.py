@@ -1,5 +1,6 @@
-"""Rule report_tables: the tables of one dataset from its score files (tst.report.build.TABLES, as csv, md
-and tex); GM is derived from the stored corpus scores with the config's score.gm_t."""
+"""Rule report_tables: the tables of one dataset from its score files (tst.report.build.TABLES, as csv, md,
+tex and html); GM is derived from the stored corpus scores with the config's score.gm_t; the leaderboard
+resamples the per-sentence TSVs (input.tsvs, beside the JSONs) with the config's score.bootstrap."""
 
 from pathlib import Path
 
@@ -24,4 +25,5 @@ with log_to(sm.log[0]):
         checks=read_json(sm.input.checks),
         honest=sm.params.honest,
         rated=sm.input.get("rated"),
+        bootstrap=sm.params.bootstrap,
     )

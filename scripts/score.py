@@ -31,6 +31,7 @@ with log_to(sm.log[0]):
             max_words=sm.params.max_words,
             json_out=json_out[i],
             tsv_out=tsv_out[i],
+            resample_stats=True,  # the key:stat columns the leaderboard's bootstrap resamples
         )
         for warning in coverage_warnings(obj):
             logging.getLogger("score").warning("%s %s: %s", split, checkpoint, warning)

@@ -294,6 +294,31 @@ def test_score_files_gm_from_acc_sim_pp(fake_evaluators, tmp_path):
     assert sorted(loads) == ["glove.kv", "lm_joint.pt", "style_cnn.pt"]  # once over three score_files calls
 
 
+def test_score_files_writes_the_resample_statistics_the_workflow_keeps(fake_evaluators, tmp_path):
+    """resample_stats (scripts/score.py sets it): the TSV gets PP's per-sentence `key:stat` columns, from
+    which the leaderboard resamples PP; without it, none."""
+    from tst.io import read_lines
+
+    d, _ = fake_evaluators
+    paths = []
+    for style in (0, 1):
+        paths.append((tmp_path / f"src.{style}.txt", tmp_path / f"out.{style}.txt"))
+        write_lines(paths[-1][0], SOURCES[style])
+        write_lines(paths[-1][1], OUTPUTS[style])
+    args = (Evaluators(d), [p[0] for p in paths], [p[1] for p in paths], [0, 1])
+    meta = score_meta("toy", "M0.seed1", "test", "ep1.0")
+    score_files(*args, meta=meta, only=["pp_joint"], tsv_out=tmp_path / "plain.tsv")
+    score_files(*args, meta=meta, only=["pp_joint"], tsv_out=tmp_path / "s.tsv", resample_stats=True)
+    assert read_lines(tmp_path / "plain.tsv")[0] == "i\tsource_style\tpp_joint"
+    lines = [ln.split("\t") for ln in read_lines(tmp_path / "s.tsv")]
+    stats = ["pp_joint:nll_sum", "pp_joint:n_tokens", "pp_joint:empty", "pp_joint:max_nll"]
+    assert lines[0] == ["i", "source_style", "pp_joint", *stats]
+    # "good food", "fine", "bad service": 2, 1, 2 words, each at NLL ln 50 (the uniform LM over 50 words)
+    rows = {name: [float(r[lines[0].index(name)]) for r in lines[1:]] for name in stats}
+    assert rows["pp_joint:n_tokens"] == [2, 1, 2] and rows["pp_joint:empty"] == [0, 0, 0]
+    assert rows["pp_joint:nll_sum"] == pytest.approx([2 * math.log(50), math.log(50), 2 * math.log(50)])
+
+
 def test_score_files_checks_its_inputs(fake_evaluators, tmp_path):
     d, _ = fake_evaluators
     write_lines(tmp_path / "src.0.txt", ["a b", "c"])

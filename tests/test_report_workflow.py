@@ -3,7 +3,9 @@ HTML report (snakemake --report) with each of them as a captioned item."""
 
 from __future__ import annotations
 
+import csv
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -32,15 +34,43 @@ def toy_config() -> dict:
     return cfg
 
 
+def write_tsv(json_path: Path) -> None:
+    """The per-sentence TSV beside a test score file of test_report_build (100 sentences, 50 per source
+    style; the leaderboard resamples it): Acc right on the first 100 x Acc sentences, every other mean
+    metric its score on every sentence, PP one word per sentence at NLL ln PP (the `key:stat` columns)."""
+    rec = json.loads(json_path.read_text())
+    m = {k: v["score"] for k, v in rec["metrics"].items() if k not in ("gm", "bleu_ref_corpus")}
+    pp = m.pop("pp_joint")
+    right = round(100 * m["acc"])
+    head = [
+        "i",
+        "source_style",
+        *m,
+        "pp_joint:nll_sum",
+        "pp_joint:n_tokens",
+        "pp_joint:empty",
+        "pp_joint:max_nll",
+    ]
+    rows = ["\t".join(head)]
+    for i in range(100):
+        cells = [float(i < right) if k == "acc" else v for k, v in m.items()]
+        rows.append("\t".join(map(repr, [i, int(i >= 50), *cells, math.log(pp), 1, 0, math.log(pp)])))
+    json_path.with_suffix(".tsv").write_text("\n".join(rows) + "\n")
+
+
 @pytest.mark.slow
 def test_report_rules(tmp_path):
     scores = tmp_path / "results" / "toy" / "scores"
     for (v, seed), accs in DEV_ACC.items():
         for ep, a in zip(EPOCHS, accs):
             for split in ("dev", "test"):
-                write_score(scores, f"{v}.seed{seed}", split, f"ep{ep}", ours_metrics(a, split), v, seed, ep)
+                path = write_score(
+                    scores, f"{v}.seed{seed}", split, f"ep{ep}", ours_metrics(a, split), v, seed, ep
+                )
+                if split == "test":
+                    write_tsv(path)
     for system, m in EXTERNAL.items():
-        write_score(scores, system, "test", "final", m)
+        write_tsv(write_score(scores, system, "test", "final", m))
     human = tmp_path / "results" / "toy" / "human"
     human.mkdir()
     (human / "correlation.csv").write_text("metric,aspect,level,n,spearman\nsim,topic,sentence,150,0.79\n")
@@ -92,6 +122,13 @@ def test_report_rules(tmp_path):
     assert "ep1.5 (0.790), ep1.0 (0.780)" in (toy / "tables" / "pang_gimpel.md").read_text()
     assert "M0,0.795," in (toy / "tables" / "pang_gimpel.csv").read_text()
     assert "default_t,0.86," in (toy / "tables" / "aggregation.csv").read_text()
+    # the leaderboard read the TSVs the rule declares: mit's Acc 0.75 on 100 sentences has an interval
+    # around it (binomial: 0.75 +- 1.96 sqrt(0.75 x 0.25 / 100) = 0.75 +- 0.085)
+    text = (toy / "tables" / "leaderboard.csv").read_text(encoding="utf-8").splitlines()
+    board = {r["system"]: r for r in csv.DictReader(text)}
+    lo, hi = float(board["mit"]["acc_lo"]), float(board["mit"]["acc_hi"])
+    assert lo == pytest.approx(0.75 - 0.085, abs=0.02) and hi == pytest.approx(0.75 + 0.085, abs=0.02)
+    assert board["human"]["acc_cluster"] == "1" and len(board) == 8
 
     run = subprocess.run(
         smk + ["--report", "report.html"],

@@ -557,6 +557,7 @@ def score_files(
     max_words: int | None = None,
     progress: bool = False,
     ci: dict | None = None,
+    resample_stats: bool = False,
 ) -> dict:
     """Score the transfers in files; returns the score JSON object (docs/interfaces.md).
 
@@ -575,7 +576,8 @@ def score_files(
     (bounded memory; tst.config.score_max_words gives the default of `tst score` and the workflow, None: no
     limit), and the JSON gets "max_words", "n_truncated" (lines cut) and "truncated_lines" (per file);
     progress: see score_system; ci: bootstrap options (tst.bootstrap.resolve; {} for its defaults): each
-    metric gets "ci95": [lo, hi] (add_intervals), None: no intervals.
+    metric gets "ci95": [lo, hi] (add_intervals), None: no intervals; resample_stats: the TSV also gets the
+    `key:stat` columns of PP and corpus BLEU (write_score_tsv; the workflow's, which the leaderboard resamples).
     """
     if len(sources) != len(outputs):
         raise InputError(f"{len(sources)} source files but {len(outputs)} output files")
@@ -653,7 +655,7 @@ def score_files(
     if json_out:
         write_json(json_out, obj)
     if tsv_out:
-        write_score_tsv(tsv_out, scores, styles_all)
+        write_score_tsv(tsv_out, scores, styles_all, resample_stats)
     return obj
 
 

@@ -6,7 +6,7 @@ import logging
 from pathlib import Path
 
 from tst.io import read_json
-from tst.report import plots, tables, validity
+from tst.report import leaderboard, plots, tables, validity
 from tst.report.contents import PLOTS, TABLE_FORMATS, TABLES  # noqa: F401 (build.TABLES etc.: the names)
 from tst.report.scores import load_scores, variant_order
 
@@ -59,16 +59,20 @@ def build_tables(
     checks: dict | None = None,
     honest: list[str] | None = None,
     rated=None,
+    bootstrap: dict | None = None,
 ) -> list[Path]:
     """Write results/{dataset}/tables/{name}.{csv,md,tex,html} for every name in TABLES. gm_t: when given, GM is
     recomputed from each score file's corpus Acc, Sim and PP with these thresholds (see load_scores); warmups:
     variant -> the epoch up to which its lambda_cyc is 0 (tst.config.cycle_warmups), marked ‡ in the tables;
     calibration: the calibrated GM's thresholds (validity/gm_thresholds.json); checks: validity/checks.json;
     honest: the external systems a valid metric must rank above every sanity baseline (with our models);
-    rated: human/ratings_with_metrics.tsv (each GM's system-level Spearman with the human ratings)."""
+    rated: human/ratings_with_metrics.tsv (each GM's system-level Spearman with the human ratings);
+    bootstrap: the leaderboard's resampling options (tst.config.bootstrap_options), which reads the per-sentence
+    TSV beside each score JSON."""
     s = settings(report_config)
     frame, info = load_scores(score_paths, gm_t, calibration)
     out = [
+        leaderboard.leaderboard_table(frame, info, score_paths, s, bootstrap, gm_t, calibration, warmups),
         tables.pang_gimpel_table(
             frame,
             info,

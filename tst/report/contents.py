@@ -10,6 +10,7 @@ TABLE_FORMATS = (
     "html",
 )  # csv (tidy data), md, tex (booktabs), html (shown in the report)
 TABLES = [
+    "leaderboard",
     "pang_gimpel",
     "bleu_ref",
     "metrics_all",

@@ -39,6 +39,7 @@ class Table:
     rows: list[list[str]] = field(default_factory=list)  # display cells
     notes: list[str] = field(default_factory=list)  # footnotes: definitions, flags
     empty: str = ""  # when set: the one-line reason the table has no rows
+    sortable: bool = False  # html: a click on a header sorts the rows by that column (_SORT)
 
 
 def fmt(x, d: int = 3) -> str:
@@ -152,17 +153,29 @@ _CSS = (
 )
 
 
+# Sortable html tables: a click on a header sorts by that column, by the number a cell starts with (text when
+# none; blank cells last), a second click reverses.
+_SORT = (
+    "<script>document.querySelectorAll('table.sortable th').forEach((th,i)=>{th.style.cursor='pointer';"
+    "th.title='sort';th.onclick=()=>{const b=th.closest('table').tBodies[0],d=th.dataset.d=th.dataset.d==='1'"
+    "?'-1':'1',v=r=>{const t=r.cells[i].textContent.trim(),n=parseFloat(t);return t===''?null:isNaN(n)?t:n};"
+    "[...b.rows].sort((x,y)=>{const p=v(x),q=v(y);if(p===null||q===null)return (p===null)-(q===null);"
+    "return (p<q?-1:p>q?1:0)*d}).forEach(r=>b.appendChild(r))}})</script>"
+)
+
+
 def _html(t: Table) -> str:
     e = html.escape
     body = (
         [f"<p>{e(t.caption)} <b>{e(t.empty)}</b></p>"]
         if t.empty
         else [
-            f"<table><caption>{e(t.caption)}</caption>",
+            f"<table{' class=sortable' if t.sortable else ''}><caption>{e(t.caption)}</caption>",
             "<thead><tr>" + "".join(f"<th>{e(c)}</th>" for c in t.columns) + "</tr></thead><tbody>",
             *("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in row) + "</tr>" for row in t.rows),
             "</tbody></table>",
             "<ol>" + "".join(f"<li>{e(n)}</li>" for n in t.notes) + "</ol>" if t.notes else "",
+            _SORT if t.sortable else "",
         ]
     )
     return (

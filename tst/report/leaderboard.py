@@ -1,0 +1,308 @@
+"""The leaderboard: every system of a dataset on its test set under the headline metrics, each score with its
+95% paired-bootstrap interval and its significance cluster (tst.bootstrap), rows sorted by the default GM.
+
+Rows, marked as the other tables mark them (tst.report.tables): the published systems, the human references,
+the untransferred source and the sanity baselines as scored; our models at the checkpoint the Pang & Gimpel
+table selects (per seed, the dev checkpoint whose Acc is closest to the target). Our seeds are NOT averaged:
+a mean over seeds has no per-sentence values to resample, so each seed's selected checkpoint is its own row
+(`{variant}.seed{seed}`), and the spread between seeds shows beside the bootstrap's.
+
+The resamples come from each system's score files: the JSON's metrics and the per-sentence TSV beside it
+(`test.final.tsv` next to `test.final.json`), written with the `key:stat` columns of PP and corpus BLEU
+(tst.score.write_score_tsv(..., resample_stats=True)); tst.bootstrap.results_from_tsv rebuilds what the
+bootstrap needs and GM is recomputed on every resample from its resampled factors. Every system is resampled
+with the same (n, resamples, seed), so on the same sentences: paired. Systems whose TSV lists another
+sequence of source styles or another number of sentences than the most common one are on other sentences:
+they get their interval but no cluster (named in the notes).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from tst.bootstrap import (
+    METHOD,
+    bootstrap_samples,
+    percentile_interval,
+    resolve,
+    results_from_tsv,
+    significance,
+)
+from tst.io import InputError, read_json, read_lines
+from tst.metrics.registry import GM_CONTENT
+from tst.report.scores import MetricInfo, digits, external
+from tst.report.select import select_checkpoints, selected_rows
+from tst.report.tables import (
+    Table,
+    _external_order,
+    _header,
+    _kind,
+    _marks,
+    _warmup_note,
+    definitions,
+    fmt,
+)
+
+log = logging.getLogger(__name__)
+
+# Columns after the report settings' acc/sim/pp/gm/bleu keys: the default GM's content score, the uncalibrated
+# GM of Pang & Gimpel and self-BLEU (collapse), where scored.
+EXTRA = (GM_CONTENT, "gm_pg", "bleu_self_corpus")
+
+
+def headline_keys(info: dict[str, MetricInfo], s: dict) -> list[str]:
+    """The leaderboard's metric columns present in `info`, in order: Acc, the default content score, Sim, PP,
+    GM, GM (P&G), ref-BLEU, self-BLEU (s: tst.report.build.settings)."""
+    keys = [s["acc_key"], GM_CONTENT, s["sim_key"], s["pp_key"], s["gm_key"], "gm_pg", s["bleu_key"]]
+    keys.append("bleu_self_corpus")
+    return [k for k in dict.fromkeys(keys) if k in info]
+
+
+def sort_key(info: dict[str, MetricInfo], s: dict) -> str | None:
+    """The metric the rows are sorted by: the default GM (settings' gm_key), else GM (P&G), else Acc."""
+    return next((k for k in (s["gm_key"], "gm_pg", s["acc_key"]) if k in info), None)
+
+
+def _index(score_paths) -> dict[tuple, Path]:
+    """(system, split, checkpoint) -> score JSON path."""
+    out = {}
+    for p in score_paths:
+        rec = read_json(p)
+        out[(rec.get("system"), rec.get("split"), str(rec.get("checkpoint")))] = Path(p)
+    return out
+
+
+def leaderboard_systems(
+    frame: pd.DataFrame,
+    target_acc: float,
+    tolerance: float,
+    acc_key: str = "acc",
+    warmups: dict[str, float] | None = None,
+) -> tuple[list[dict], list[str]]:
+    """The rows before scoring: external systems' test rows (published, references, untransferred,
+    baselines) and each (variant, seed)'s test row at its selected checkpoint. Each: system, label, kind,
+    seed, checkpoint, off_target, before_cycle, and the frame row (`row`). Also the selected checkpoints
+    without test scores."""
+    out = []
+    ext = external(frame)
+    ext = ext[ext["split"] == "test"]
+    for system in _external_order(set(ext["system"])):
+        r = ext[ext["system"] == system].iloc[0]
+        label = "untransferred" if system == "source" else system
+        out.append(
+            {
+                "system": system,
+                "label": label,
+                "kind": _kind(system),
+                "seed": None,
+                "checkpoint": str(r["checkpoint"]),
+                "off_target": False,
+                "before_cycle": False,
+                "row": r,
+            }
+        )
+    selection = select_checkpoints(frame, target_acc, tolerance, acc_key)
+    rows = selected_rows(frame, selection, "test")
+    for r in rows.sort_values(["variant", "seed"]).to_dict("records") if len(rows) else []:
+        until = (warmups or {}).get(r["variant"])
+        out.append(
+            {
+                "system": r["system"],
+                "label": r["system"],
+                "variant": r["variant"],
+                "kind": "ours",
+                "seed": int(r["seed"]),
+                "checkpoint": str(r["checkpoint"]),
+                "off_target": not r["within"],
+                "before_cycle": until is not None and float(r["epoch"]) <= until,
+                "row": pd.Series(r),
+            }
+        )
+    chosen = {(s.system, s.checkpoint) for s in selection.itertuples()} if len(selection) else set()
+    found = {(r["system"], r["checkpoint"]) for r in out if r["kind"] == "ours"}
+    return out, sorted(f"{s} {c}" for s, c in chosen - found)
+
+
+def source_styles(tsv) -> tuple[int, ...]:
+    """The `source_style` column of a per-sentence score TSV: which sentences a system was scored on."""
+    lines = read_lines(tsv)
+    j = lines[0].split("\t").index("source_style")
+    return tuple(int(line.split("\t")[j]) for line in lines[1:])
+
+
+def system_samples(json_path, options: dict, gm_t=None, calibration=None) -> dict:
+    """One system's resampled metrics from its score JSON and the TSV beside it: {"samples": key -> values on
+    the shared resamples, "skipped": key -> why not, "styles": the TSV's source styles} or {"why": ...} when
+    there is no TSV."""
+    tsv = Path(json_path).with_suffix(".tsv")
+    if not tsv.exists():
+        return {"why": f"no per-sentence TSV ({tsv.name}) beside {Path(json_path).name}"}
+    rec = read_json(json_path)
+    styles = source_styles(tsv)
+    if len(styles) != rec["n_sentences"]:
+        raise InputError(
+            f"{tsv}: {len(styles)} sentences, but {json_path} says n_sentences {rec['n_sentences']}: the two "
+            "score files are from different runs; score the system again"
+        )
+    results = results_from_tsv(rec.get("metrics") or {}, tsv)
+    samples, skipped = bootstrap_samples(results, len(styles), options, gm_t, calibration)
+    return {"samples": samples, "skipped": skipped, "styles": styles}
+
+
+def _value(row, key) -> float | None:
+    v = row.get(key) if key in row else None
+    return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
+
+
+def leaderboard_table(
+    frame: pd.DataFrame,
+    info: dict[str, MetricInfo],
+    score_paths,
+    s: dict,
+    bootstrap: dict | None = None,
+    gm_t=None,
+    calibration: dict | None = None,
+    warmups: dict[str, float] | None = None,
+    name: str = "leaderboard",
+) -> Table:
+    """The leaderboard (module docstring). frame, info: load_scores of score_paths (GM recomputed with gm_t
+    and calibration, as the resamples are); s: the report settings (tst.report.build.settings); bootstrap: the
+    resampling options (tst.config.bootstrap_options; None: tst.bootstrap.DEFAULTS). CSV: a row per system
+    with, per metric, `{key}`, `{key}_lo`, `{key}_hi` (the interval) and `{key}_cluster`."""
+    opt = resolve(bootstrap)
+    keys = headline_keys(info, s)
+    by = sort_key(info, s)
+    meta = ["rank_by", "system", "kind", "seed", "checkpoint", "off_target", "before_cycle"]
+    cols = meta + [f"{k}{x}" for k in keys for x in ("", "_lo", "_hi", "_cluster")]
+    table = Table(
+        name,
+        f"Leaderboard on the test set: every system, sorted by {_header(info, by) if by else 'name'}; each "
+        "cell: score [95% confidence interval] (significance cluster, 1 = best).",
+        pd.DataFrame(columns=cols),
+        ["System", "kind", "checkpoint"] + [_header(info, k) for k in keys],
+        sortable=True,
+    )
+    systems, missing = leaderboard_systems(frame, s["target_acc"], s["tolerance"], s["acc_key"], warmups)
+    if not systems:
+        table.empty = "No test scores in these score files."
+        return table
+    index = _index(score_paths)
+    no_ci, groups = {}, {}  # label -> why some metric has no interval; source styles -> systems
+    for r in systems:
+        path = index[(r["system"], "test", r["checkpoint"])]
+        got = system_samples(path, opt, gm_t, calibration)
+        if "why" in got:
+            no_ci[r["label"]] = got["why"]
+            r["samples"] = {}
+            continue
+        r["samples"] = got["samples"]
+        why = sorted({got["skipped"][k] for k in keys if k in got["skipped"]})
+        if why:
+            no_ci[r["label"]] = "; ".join(why)
+        groups.setdefault(got["styles"], []).append(r)
+    # the paired comparison: the systems on the most common sentences (the test set)
+    paired = max(groups.values(), key=len) if groups else []
+    others = [r["label"] for g in groups.values() if g is not paired for r in g]
+    observed, samples = {}, {}
+    for r in paired:
+        obs = {k: _value(r["row"], k) for k in keys}
+        if r["kind"] == "references":  # BLEU of the references against themselves: not ranked
+            obs[s["bleu_key"]] = None
+        observed[r["label"]] = obs
+        samples[r["label"]] = {k: v for k, v in r["samples"].items() if k in keys}
+    ranked = significance(observed, samples)
+    records = []
+    for r in systems:
+        rec = {c: r.get(c) for c in meta[1:]}
+        rec["system"] = r["label"]
+        for k in keys:
+            v = _value(r["row"], k)
+            ci = (ranked.get(k, {}).get(r["label"]) or {}).get("ci95")
+            if ci is None and k in r["samples"] and r["label"] not in observed:
+                ci = percentile_interval(r["samples"][k])
+            cl = (ranked.get(k, {}).get(r["label"]) or {}).get("cluster")
+            rec[k] = v
+            rec[f"{k}_lo"], rec[f"{k}_hi"] = ci if ci else (None, None)
+            rec[f"{k}_cluster"] = cl
+        rec["rank_by"] = by
+        records.append(rec)
+    if by:
+        higher = info[by].higher_is_better
+        records.sort(
+            key=lambda x: (x[by] is None, -(x[by] or 0.0) if higher else (x[by] or 0.0), x["system"])
+        )
+    table.data = pd.DataFrame(records, columns=cols)
+    for rec in records:
+        mark = _marks(rec) + (" ◦" if rec["kind"] == "baseline" else "")
+        cells = [rec["system"] + mark, rec["kind"], rec["checkpoint"]]
+        for k in keys:
+            d = digits(k)
+            if rec[k] is None:
+                cells.append("")
+                continue
+            cell = fmt(rec[k], d)
+            if rec[f"{k}_lo"] is not None:
+                cell += f" [{fmt(rec[f'{k}_lo'], d)}, {fmt(rec[f'{k}_hi'], d)}]"
+            if rec[f"{k}_cluster"] is not None:
+                cell += f" ({rec[f'{k}_cluster']})"
+            cells.append(cell)
+        table.rows.append(cells)
+    table.notes = definitions(info, keys)
+    table.notes.append(
+        "Interval and clusters: "
+        + METHOD.format(**opt)
+        + ". Cluster (k): systems sorted best first; a system "
+        "opens a new cluster when it differs from the current cluster's best at p < 0.05 (two-sided paired "
+        "bootstrap, Koehn 2004); systems in one cluster are not separable on this test set."
+    )
+    if any(r["kind"] == "ours" for r in systems):
+        table.notes.append(
+            f"Ours: one row per seed ({{variant}}.seed{{seed}}), at the dev checkpoint whose {_header(info, s['acc_key']).split(' ')[0]} "
+            f"is closest to {s['target_acc']:g} (as in the Pang & Gimpel table); not averaged over seeds, since a "
+            "seed mean has no per-sentence values to resample."
+        )
+    if any(r["off_target"] for r in systems):
+        table.notes.append(f"† no dev checkpoint within ± {s['tolerance']:g} of the target Acc.")
+    table.notes += _warmup_note(
+        [{"variant": r.get("variant"), "before_cycle": r["before_cycle"]} for r in systems], warmups
+    )
+    if any(r["kind"] == "baseline" for r in systems):
+        table.notes.append("◦ a sanity baseline (no training; validity table).")
+    refs = [r["label"] for r in systems if r["kind"] == "references"]
+    if refs and s["bleu_key"] in keys:
+        table.notes.append(
+            f"{', '.join(refs)}: the human references; not ranked on {_header(info, s['bleu_key'])} "
+            "(BLEU against themselves)."
+        )
+    lacking = {
+        rec["system"]: [
+            _header(info, k)
+            for k in keys
+            if rec[k] is not None
+            and rec[f"{k}_lo"] is None
+            and not (rec["kind"] == "references" and k == s["bleu_key"])
+        ]
+        for rec in records
+    }
+    lacking = {sys_: ks for sys_, ks in lacking.items() if ks}
+    if lacking:
+        table.notes.append(
+            "Without an interval or cluster: "
+            + "; ".join(
+                f"{sys_} on {', '.join(ks)}" + (f" ({no_ci[sys_]})" if sys_ in no_ci else "")
+                for sys_, ks in lacking.items()
+            )
+            + " (a GM has one only when each of its factors has)."
+        )
+    if others:
+        table.notes.append(
+            f"Scored on other sentences than the rest (another number or order of source styles), so not "
+            f"compared: {', '.join(others)}."
+        )
+    if missing:
+        table.notes.append(f"Selected on dev but without test scores (left out): {', '.join(missing)}.")
+    return table
