@@ -1,6 +1,6 @@
 """Per-system means of Li et al.'s Yelp ratings (docs/validity.md, "What Li et al.'s raters say of retrieval").
 
-    python bench/li_system_ratings.py [--data-dir ../shared/data]
+    python bench/li_system_ratings.py [--data-dir $TST_DATA_DIR, default ../shared/data]
 
 Matches the 399 rating tasks to the eight systems' outputs with tst.human.ratings (as rule human_correlation
 does) and prints, per system, the mean of each aspect, the overall mean (tst.human.ratings.overall_score) and
@@ -10,11 +10,12 @@ the share of rewrites whose three mean ratings are all >= 4 (Li et al.'s success
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from tst.human.ratings import ASPECTS, match_ratings, overall_score, parse_ratings_csv, read_system_outputs
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = os.environ.get("TST_DATA_DIR") or str(Path(__file__).resolve().parents[2] / "shared" / "data")
 
 
 def main() -> None:
