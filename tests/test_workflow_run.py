@@ -157,23 +157,29 @@ def test_warmup_setting_reruns_only_the_variant_with_a_cyclic_term(finished_run,
     assert "variant=M2" in result.stdout and "variant=M0" not in result.stdout
 
 
+# The scores, the validity checks (they compute metrics) and what reads them: the calibrated GM's thresholds
+# (from the baselines' scores) and the report; no evaluator rebuilt, no model retrained.
+RESCORED = {
+    "score_ours",
+    "score_external",
+    "validity_checks",
+    "gm_calibration",
+    "report_tables",
+    "report_plots",
+}
+
+
+def assert_rescored(jobs: dict) -> None:
+    assert set(jobs) == RESCORED | {"all"}, jobs
+    # M0, M2; source, reference and the five built baselines
+    assert jobs["score_ours"] == 2 and jobs["score_external"] == 2 + 5
+
+
 def test_metric_code_change_reruns_exactly_scores_and_reports(finished_run, moved_clone):
     bleu = moved_clone / "tst" / "metrics" / "bleu.py"
     bleu.write_text(bleu.read_text() + "\n# an edit\n")
     jobs = planned_jobs(snakemake(finished_run, moved_clone, "-n").stdout)
-    # the scores, the validity checks (they compute metrics) and what reads them: the calibrated GM's thresholds
-    # (from the baselines' scores) and the report
-    expected = {
-        "score_ours",
-        "score_external",
-        "validity_checks",
-        "gm_calibration",
-        "report_tables",
-        "report_plots",
-    }
-    assert set(jobs) == expected | {"all"}, jobs
-    # M0, M2; source, reference and the five built baselines
-    assert jobs["score_ours"] == 2 and jobs["score_external"] == 2 + 5
+    assert_rescored(jobs)
 
 
 def test_gm_thresholds_rerun_no_job_that_loads_an_evaluator(finished_run, repo_root, tmp_path):
@@ -193,16 +199,7 @@ def test_scoring_option_reruns_the_scores_and_what_reads_them(finished_run, repo
     overlay = tmp_path / "overlay.yaml"
     overlay.write_text(yaml.safe_dump(cfg))
     jobs = planned_jobs(snakemake(finished_run, repo_root, "-n", "--configfile", str(overlay)).stdout)
-    expected = {
-        "score_ours",
-        "score_external",
-        "validity_checks",
-        "gm_calibration",
-        "report_tables",
-        "report_plots",
-    }
-    assert set(jobs) == expected | {"all"}, jobs
-    assert jobs["score_ours"] == 2 and jobs["score_external"] == 2 + 5
+    assert_rescored(jobs)
 
 
 def test_report_setting_reruns_only_the_report(finished_run, repo_root, tmp_path):
