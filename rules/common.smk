@@ -20,6 +20,7 @@ DATASETS = list(config["run"])
 STYLES = ["0", "1"]
 SPLITS = ["train", "dev", "test"]
 DATA_DIR = str(resolve_data_dir(config.get("data_dir")).resolve())
+settings.check_paraphrases(config, DATA_DIR)
 TRANSFER = config["transfer"]
 TABLE = settings.lookup_tables(config)
 CHECKPOINTS = settings.checkpoints(config)

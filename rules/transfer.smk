@@ -32,6 +32,9 @@ rule train_transfer:
             config, TABLE["variants"][w.variant]
         ),
         variant=lookup(dpath="variants/{variant}", within=TABLE),
+        paraphrase_source=lambda w: settings.paraphrase_source(
+            config, w.dataset, TABLE["variants"][w.variant]
+        ),
         min_count=lookup(
             dpath="datasets/{dataset}/vocab/min_count", within=config, default=1
         ),

@@ -22,4 +22,5 @@ with log_to(sm.log[0]):
         attributes=sm.input.get("attributes"),
         dev_entities=sm.input.dev_entities,
         threads=sm.threads,
+        paraphrase_source=sm.params.paraphrase_source,
     )

@@ -176,7 +176,7 @@ def test_write_transfers_unmasks_entities(tmp_path):
 
 
 def test_paraphrase_filter_and_sample(tmp_path):
-    from tst.train.paraphrase import load_paraphrases
+    from tst.data.paraphrase import load_paraphrases
 
     (tmp_path / "p.tsv").write_text(
         "the food is great\tthe food is great !\n"  # substring: dropped

@@ -452,13 +452,75 @@ CORPUS_KEYS = (
     "bpe",
     "references",
     "min_sentences",
+    "paraphrase",
 )
 
 
 def corpus_settings(config: dict, dataset: str) -> dict:
     """The part of datasets.<dataset> that its corpus preparation and system import read (CORPUS_KEYS)."""
     block = (config.get("datasets") or {}).get(dataset) or {}
-    return {k: block[k] for k in CORPUS_KEYS if k in block}
+    out = {k: block[k] for k in CORPUS_KEYS if k in block}
+    if out.get("paraphrase"):  # the sample size has one home: transfer.paraphrase_pairs
+        out["paraphrase"] = {**out["paraphrase"], "pairs": paraphrase_pairs(config)}
+    return out
+
+
+def paraphrase_pairs(config: dict) -> int:
+    """How many released paraphrase pairs eq. 5 trains on (transfer.paraphrase_pairs; Pang & Gimpel: 90K)."""
+    return int((config.get("transfer") or {})["paraphrase_pairs"])
+
+
+def paraphrase_variants(config: dict) -> list[str]:
+    """The run variants that train with Pang & Gimpel's paraphrase loss (lambda_para > 0)."""
+    tr = config.get("transfer") or {}
+    defined = tr.get("variants") or {}
+    return [n for n in tr.get("run_variants") or [] if variants.resolve(defined[n])["lambda_para"] > 0]
+
+
+def paraphrase_source(config: dict, dataset: str, variant: dict) -> dict | None:
+    """Where a variant's paraphrase pairs come from, recorded in its model's train.done.json (None: the variant
+    has no paraphrase loss)."""
+    if variants.resolve(variant)["lambda_para"] <= 0:
+        return None
+    cfg = config["datasets"][dataset]
+    if (cfg.get("source") or {}).get("kind") == "demo":
+        return {"source": "the demo corpus' same-style paraphrases (tst.data.demo)"}
+    spec = cfg.get("paraphrase") or {}
+    return {k: spec[k] for k in ("file", "member", "source", "url", "sha256") if spec.get(k)}
+
+
+def check_paraphrases(config: dict, data_dir) -> None:
+    """Before any job runs: every dataset a paraphrase variant trains on has pairs to read (the demo makes its
+    own; a files dataset names them in datasets.<name>.paraphrase: a file under data_dir, non-empty, or one the
+    download rule fetches from its url). Otherwise one ConfigError naming the variants, the dataset and how to
+    supply pairs."""
+    para = paraphrase_variants(config)
+    if not para:
+        return
+    for ds in trained_datasets(config):
+        cfg = config["datasets"][ds]
+        if (cfg.get("source") or {}).get("kind") == "demo":
+            continue
+        spec = cfg.get("paraphrase") or {}
+        path = Path(data_dir) / spec["file"] if spec.get("file") else None
+        if path is None:
+            why = f"datasets.{ds}.paraphrase is not set"
+        elif path.is_file() and path.stat().st_size > 0:
+            continue
+        elif path.is_file():
+            why = f"datasets.{ds}.paraphrase.file {path} is empty"
+        elif url_for(config["datasets"], spec["file"]):
+            continue  # the download rule fetches it (needs internet)
+        else:
+            why = f"datasets.{ds}.paraphrase.file {path} does not exist and has no url"
+        raise ConfigError(
+            f"transfer variant{'s' if len(para) > 1 else ''} {', '.join(para)} (lambda_para > 0: Pang & Gimpel's "
+            f"paraphrase loss, eq. 5) need{'' if len(para) > 1 else 's'} paraphrase pairs on dataset {ds}, and "
+            f"{why}. Supply pairs: a `u<TAB>v` file under data_dir ({data_dir}) named in "
+            f"datasets.{ds}.paraphrase.file; or, with internet, add --configfile configs/paranmt.yaml "
+            f"(ParaNMT-5M, Wieting & Gimpel 2018, the corpus Pang & Gimpel sampled 90K pairs from: downloaded "
+            f"once); or leave {', '.join(para)} out of transfer.run_variants."
+        )
 
 
 def score_options(config: dict, dataset: str | None = None) -> dict:

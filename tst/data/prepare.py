@@ -12,6 +12,7 @@ from pathlib import Path
 
 from tst.data.demo import generate_demo
 from tst.data.normalize import NUM, length_ok, normalizer
+from tst.data.paraphrase import pair_lines, select_pairs
 from tst.data.reader import read_text_lines
 from tst.data.sources import as_list, file_specs, resolve_data_dir, style_path
 from tst.data.splits import SPLITS, remove_leakage, sample_train, split_pool
@@ -306,9 +307,17 @@ def prepare_dataset(
             ents = entities[sp][st] if entities else [[] for _ in words[sp][st]]
             write_jsonl(out_dir / f"{sp}.{st}.entities.jsonl", ents)
     report["paraphrase"] = {}
+    released = (
+        None  # a dataset's released pairs (datasets.<name>.paraphrase): the same for both styles (eq. 5)
+    )
+    if not extras and cfg.get("paraphrase"):
+        released, report["paraphrase_source"] = released_pairs(cfg, name, data_dir, norm)
+        released = _mask_rows(released, backend, ner_cfg, masked_of)
+        if bpe_cfg.get("enabled", False):
+            released = [tuple(" ".join(p) for p in bpe.encode_many(list(pair))) for pair in released]
     for st in range(len(styles)):
         write_lines(out_dir / f"references.{st}.tsv", ("\t".join(r) for r in refs.get(st, [])))
-        pairs = []
+        pairs = released or []
         if extras:  # demo: same-style paraphrase pairs of the train sentences
             pairs = [
                 (s, " ".join(norm(extras["paraphrases"][st][raw_of[s]])))
@@ -324,6 +333,38 @@ def prepare_dataset(
     log.info("prepared %s in %.1f s", name, time.perf_counter() - t0)  # timings go to the log only
     write_json(out_dir / "report.json", report)
     return report
+
+
+def released_pairs(cfg: dict, name: str, data_dir, norm) -> tuple[list[tuple[str, str]], dict]:
+    """datasets.<name>.paraphrase -> the pairs of Pang & Gimpel's eq. 5 (tst.data.paraphrase.select_pairs:
+    normalized like the corpus, footnote 1's filter, `pairs` sampled with the dataset's split seed) and what
+    report.json records of them: the file, its sha256, where it was released, the counts."""
+    spec = cfg["paraphrase"]
+    path = Path(resolve_data_dir(data_dir)) / spec["file"]
+    key = f"datasets.{name}.paraphrase.file"
+    if not path.is_file():
+        raise InputError(f"{path}: paraphrase pairs not found ({key}); place the file there or set its url")
+    digest = sha256_of(path)
+    if spec.get("sha256") and spec["sha256"].lower() != digest:
+        raise InputError(
+            f"{path}: sha256 {digest} is not the {spec['sha256']} of datasets.{name}.paraphrase.sha256 (another "
+            f"release or a broken download); fetch it again or correct the sha256"
+        )
+    member = spec.get("member")
+    pairs, counts = select_pairs(
+        lambda: pair_lines(path, member),
+        norm,
+        spec.get("pairs"),
+        int((cfg.get("splits") or {}).get("seed", 0)),
+    )
+    if not pairs:
+        raise InputError(
+            f"{path}{f' ({member})' if member else ''}: no usable paraphrase pair ({key}): every line must be "
+            f"`u<TAB>v` with two different sentences ({counts['read']} lines read, {counts['malformed']} "
+            f"without a tab, {counts['filtered']} dropped by the substring filter)"
+        )
+    source = {k: spec[k] for k in ("file", "member", "source", "url") if spec.get(k)}
+    return pairs, {**source, "sha256": digest, **counts}
 
 
 def _mask_rows(

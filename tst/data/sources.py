@@ -40,7 +40,8 @@ def file_specs(cfg: dict, split: str) -> list:
 
 
 def all_files(cfg: dict) -> list[str]:
-    """Every relative file path a dataset config reads (corpus, references, systems), styles filled in."""
+    """Every relative file path a dataset config reads (corpus, references, systems, paraphrase pairs), styles
+    filled in."""
     styles = cfg["styles"]
     templates: list[str] = []
     for specs in (cfg.get("source", {}).get("files") or {}).values():
@@ -48,6 +49,7 @@ def all_files(cfg: dict) -> list[str]:
             templates += [spec["text"], spec["labels"]] if isinstance(spec, dict) else [spec]
     templates += as_list((cfg.get("references") or {}).get("files"))
     templates += [s["file"] for s in (cfg.get("systems") or {}).values()]
+    templates += as_list((cfg.get("paraphrase") or {}).get("file"))
     out = []
     for t in templates:
         for style in range(len(styles)):
@@ -58,7 +60,7 @@ def all_files(cfg: dict) -> list[str]:
 
 
 def corpus_files(cfg: dict) -> list[str]:
-    """The relative files prepare_dataset reads (corpus and references; not system outputs)."""
+    """The relative files prepare_dataset reads (corpus, references, paraphrase pairs; not system outputs)."""
     return all_files({**cfg, "systems": {}})
 
 
@@ -78,10 +80,11 @@ def _template_regex(template: str, styles: list[str], named: bool = False) -> st
 
 
 def url_templates(cfg: dict) -> dict[str, str]:
-    """A dataset's file template -> public URL template: source.urls, then each system's `url` where the
-    file is a verbatim copy of it (`download` not false; a file extracted from its url is not fetched)."""
+    """A dataset's file template -> public URL template: source.urls, then each system's and the paraphrase
+    pairs' `url` where the file is a verbatim copy of it (`download` not false; a file extracted from its url
+    is not fetched)."""
     out = dict((cfg.get("source") or {}).get("urls") or {})
-    for spec in (cfg.get("systems") or {}).values():
+    for spec in [*(cfg.get("systems") or {}).values(), cfg.get("paraphrase") or {}]:
         if spec.get("url") and spec.get("download", True):
             out.setdefault(spec["file"], spec["url"])
     return out

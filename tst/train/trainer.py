@@ -22,8 +22,9 @@ import torch
 from tqdm import tqdm
 
 from tst.codehash import code_hash
+from tst.data.paraphrase import load_paraphrases
 from tst.device import pick_device, use_bf16
-from tst.io import read_jsonl, read_sentences, write_json
+from tst.io import read_jsonl, read_sentences, sha256_of, write_json
 from tst.joblock import job_lock
 from tst.metrics.distinct import distinct
 from tst.models import losses as L
@@ -31,7 +32,6 @@ from tst.models.registry import build_model
 from tst.names import epoch_label, whole_epochs
 from tst.train import checkpoint
 from tst.train.batching import epoch_plan, pad_batch, steps_per_epoch
-from tst.train.paraphrase import load_paraphrases
 from tst.train.transfer import per_style, transfer_sentences, unmasked_path, write_transfers
 from tst.variants import CYC_WARMUP_DEFAULTS, NEEDS, needs, problems, resolve
 from tst.vocab import Vocab
@@ -504,6 +504,7 @@ def train_files(
     device=None,
     threads: int | None = None,
     progress: bool = False,
+    paraphrase_source: dict | None = None,
 ):
     """The workflow's entry point (scripts/train_transfer.py): train `variant` (tst.variants: its model and
     lambdas) for `seed` into out_dir, reading every input from files.
@@ -515,7 +516,8 @@ def train_files(
     paraphrase (`u<TAB>v` pairs, settings' paraphrase_pairs sampled with `seed`), lm (the frozen style LMs of
     eq. 6, over the same vocabulary), attributes (attributes.jsonl aligned with train). dev_entities: NER
     entities aligned with dev (unmasked dev transfers too). Resumes from the last checkpoint in out_dir;
-    writes {out_dir}/train.done.json at the end. Returns the trained model. Holds {out_dir}/train.lock
+    writes {out_dir}/train.done.json at the end (with the paraphrase pairs' source, count and sha256 when the
+    variant reads them; paraphrase_source: where they were released, tst.config.paraphrase_source). Returns the trained model. Holds {out_dir}/train.lock
     (tst.joblock) while training: a second process training into the same folder fails at once."""
     with_defaults(settings)  # a `model` setting is refused before any file is read
     v = check_variant(variant, paraphrase=paraphrase, lm=lm, attributes=attributes)
@@ -564,5 +566,13 @@ def train_files(
             progress=progress,
             attributes=attrs,
         )
-        write_json(Path(out_dir) / "train.done.json", {"config": settings, "variant": v, "seed": seed})
+        done = {"config": settings, "variant": v, "seed": seed}
+        if para is not None:
+            files = per_style(paraphrase, "paraphrase")
+            done["paraphrase"] = {
+                **(paraphrase_source or {}),
+                "pairs": [len(p) for p in para],
+                "sha256": [sha256_of(p) for p in files],
+            }
+        write_json(Path(out_dir) / "train.done.json", done)
         return model
