@@ -67,6 +67,7 @@ rule transfer_test:
         gpu=TRANSFER_RESOURCES.get("gpu", 1),
     params:
         checkpoints=settings.test_checkpoints(config),
+        beam_width=settings.beam_width(config),
         code=code("transfer_test.py"),
     script:
         "../scripts/transfer_test.py"

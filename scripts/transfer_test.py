@@ -1,4 +1,4 @@
-"""Rule transfer_test: greedy test transfers of every test checkpoint of one trained model (both source
+"""Rule transfer_test: test transfers (greedy, or beam search: transfer.beam_width) of every test checkpoint of one trained model (both source
 styles; *.unmasked.txt copies with the NER names put back)."""
 
 from pathlib import Path
@@ -17,4 +17,5 @@ with log_to(sm.log[0]):
         outputs,
         entities=sm.input.entities,
         threads=sm.threads,
+        beam_width=sm.params.beam_width,
     )

@@ -186,7 +186,7 @@ def test_train_files_then_transfer_test_files(tmp_path, model, caplog):
     # the log says what was done: one line per checkpoint and style, with the sentence count and the file
     said = [r.getMessage() for r in caplog.records if r.name == "tst.train.transfer"]
     assert said == [
-        f"{label}: {len(read_lines(f['test'][t]))} test sentences of style {t} transferred to "
+        f"{label}: {len(read_lines(f['test'][t]))} test sentences of style {t} transferred (greedy) to "
         f"{outputs[label][t]}"
         for label in ckpts
         for t in (0, 1)

@@ -96,9 +96,11 @@ def transfer_lines(
     backend=None,
     device=None,
     batch_size: int = 128,
+    beam_width: int = 1,
 ) -> list[str]:
     """Transfer raw lines into style `to_style` (their style being 1 - to_style) with a trained checkpoint
-    (loaded weights_only); returns one line of unmasked words per input line ("" for an empty line)."""
+    (loaded weights_only), greedy or by beam search (beam_width > 1); returns one line of unmasked words per
+    input line ("" for an empty line)."""
     import torch
 
     from tst.device import pick_device
@@ -122,6 +124,7 @@ def transfer_lines(
             batch_size,
             device,
             ck["config"].get("decode_extra", 5),
+            beam_width,
         )
     result = [""] * len(lines)
     for i, words in zip(keep, out):

@@ -440,7 +440,8 @@ def cmd_score(args) -> dict:
 TRANSFER_HELP = """\
 Transfer new sentences with a trained checkpoint: raw text in (one sentence per line), prepared exactly as the
 dataset's text was (its normalize, ner and bpe settings from the config, its bpe.model), transferred by greedy
-decoding, names put back: one line of words out per line in.
+decoding or beam search (--beam, default the config's transfer.beam_width as the workflow's test transfers),
+names put back: one line of words out per line in.
 
 Exit code 2 when the command line is wrong (a missing file, an unknown dataset or style), 1 when a file's
 content is (a byte that is not UTF-8, a checkpoint that cannot be loaded).
@@ -486,6 +487,14 @@ def _add_transfer(sub) -> None:
     )
     p.add_argument("--device", help="cpu, cuda, cuda:1 (default: CUDA when present)")
     p.add_argument("--batch-size", type=int, default=128)
+    p.add_argument(
+        "--beam",
+        type=int,
+        default=None,
+        metavar="WIDTH",
+        help="beam width, 1 = greedy (default: transfer.beam_width of the --config, as the workflow's test "
+        "transfers; 1 without)",
+    )
     p.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
     p.set_defaults(func=cmd_transfer)
 
@@ -494,6 +503,7 @@ def cmd_transfer(args) -> list[str]:
     import yaml
 
     from tst.apply import dataset_settings, merge_configs, style_index, transfer_lines
+    from tst.config import beam_width
     from tst.io import InputError, NotUTF8Error, decode_lines, read_lines, write_lines
 
     _check_files(
@@ -512,8 +522,12 @@ def cmd_transfer(args) -> list[str]:
         for path in args.config:
             with open(path, encoding="utf-8") as f:
                 configs.append(yaml.safe_load(f))
-        ds_cfg, nlp_cfg = dataset_settings(merge_configs(configs), name)
+        merged = merge_configs(configs)
+        ds_cfg, nlp_cfg = dataset_settings(merged, name)
         to_style = style_index(args.to_style, list(ds_cfg.get("styles") or []))
+        beam = args.beam if args.beam is not None else beam_width(merged)
+        if beam < 1:
+            raise ValueError(f"--beam {beam}: the beam width is 1 (greedy) or more")
     except (ValueError, yaml.YAMLError) as e:
         fail("transfer", str(e), 2)
     try:
@@ -534,6 +548,7 @@ def cmd_transfer(args) -> list[str]:
             nlp_cfg=nlp_cfg,
             device=args.device,
             batch_size=args.batch_size,
+            beam_width=beam,
         )
     except (InputError, FileNotFoundError) as e:
         fail("transfer", str(e), 1)

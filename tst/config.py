@@ -10,7 +10,15 @@ from tst.data.sources import corpus_files, data_file, missing_downloads, style_p
 from tst.data.systems import source_templates
 
 # Keys of the `transfer` section that steer the workflow rather than the trainer.
-TRANSFER_WORKFLOW_KEYS = ("variants", "run_variants", "seeds", "test_checkpoints", "resources", "datasets")
+TRANSFER_WORKFLOW_KEYS = (
+    "variants",
+    "run_variants",
+    "seeds",
+    "test_checkpoints",
+    "resources",
+    "datasets",
+    "beam_width",
+)
 # Systems every dataset gets without training (scripts/derived_systems.py, the sanity baselines of tst.baselines).
 DERIVED_SYSTEMS = ("source", "reference", *baselines.BUILT)
 
@@ -145,6 +153,11 @@ def test_checkpoints(config: dict) -> list[str]:
     """Checkpoints whose test transfers are written and scored (transfer.test_checkpoints; default every one,
     which the checkpoint selection of Tables 2/3 and the several checkpoints of Table 6 need)."""
     return list((config.get("transfer") or {}).get("test_checkpoints") or checkpoints(config))
+
+
+def beam_width(config: dict) -> int:
+    """Beam width of the test transfers and of `tst transfer` (transfer.beam_width; 1 = greedy)."""
+    return int((config.get("transfer") or {}).get("beam_width", 1))
 
 
 def trained_datasets(config: dict) -> list[str]:

@@ -61,7 +61,7 @@ def soft_sample(
 
 
 class GRUDecoding(nn.Module):
-    """Teacher forcing, soft decoding and greedy decoding of a GRU decoder; the model supplies embed, drop,
+    """Teacher forcing, soft decoding, greedy and beam decoding of a GRU decoder; the model supplies embed, drop,
     init_state(z, style) and decoder(style) -> (nn.GRU, output nn.Linear). Shared by Fu et al.'s models."""
 
     def teacher_force(self, z: torch.Tensor, style, targets: torch.Tensor):
@@ -110,6 +110,42 @@ class GRUDecoding(nn.Module):
             if bool(done.all()):
                 break
         return torch.stack(out_ids, 1)
+
+    @torch.no_grad()
+    def beam(self, z: torch.Tensor, style, max_len: int, width: int) -> torch.Tensor:
+        """Beam search, batched: per sentence the `width` best prefixes by log p(y_1..y_t | z, style) (a sum,
+        no length normalisation, as Shen et al.'s code/beam_search.py), each extended by its `width` most likely
+        words; a prefix that emits <eos> is finished and carried on unchanged (<pad>, log-probability 0). Shen's
+        code instead decodes every hypothesis for max_len steps and scores the words after <eos> too; we score
+        the sentence the metrics read. -> ids [B, <= max_len] of the best hypothesis, <pad> after its <eos>;
+        width 1 is greedy()."""
+        gru, proj = self.decoder(style)
+        h = self.init_state(z, style)
+        B, H = h.shape
+        h = h.repeat_interleave(width, 0)  # [B * W, H]: beam k of sentence b at row b * W + k
+        scores = torch.full((B, width), float("-inf"), device=z.device)
+        scores[:, 0] = 0.0  # one live prefix (<bos>) to start, so the first step's W words are distinct
+        finished = torch.zeros(B, width, dtype=torch.bool, device=z.device)
+        seqs = torch.zeros(B, width, 0, dtype=torch.long, device=z.device)
+        inp = z.new_full((B * width,), Vocab.bos_id, dtype=torch.long)
+        for _ in range(max_len):
+            h = gru_step(gru, self.drop(self.embed(inp)), h)
+            logp = F.log_softmax(proj(self.drop(h)).float(), dim=-1).view(B, width, -1)
+            V = logp.size(-1)
+            pad_only = torch.full((V,), float("-inf"), device=z.device)
+            pad_only[Vocab.pad_id] = 0.0
+            logp = torch.where(finished.unsqueeze(-1), pad_only, logp)
+            top, flat = (scores.unsqueeze(-1) + logp).view(B, width * V).topk(width, dim=-1)
+            src, tok = flat // V, flat % V  # which prefix each new hypothesis extends, and with which word
+            scores = top
+            seqs = torch.cat([seqs.gather(1, src.unsqueeze(-1).expand_as(seqs)), tok.unsqueeze(-1)], dim=2)
+            finished = finished.gather(1, src) | (tok == Vocab.eos_id)
+            h = h.view(B, width, H).gather(1, src.unsqueeze(-1).expand(B, width, H)).reshape(B * width, H)
+            inp = tok.reshape(-1)
+            if bool(finished.all()):
+                break
+        best = scores.argmax(dim=1)  # finished or cut at max_len, as greedy() cuts
+        return seqs[torch.arange(B, device=z.device), best]
 
 
 class CrossAligned(GRUDecoding):

@@ -1,4 +1,5 @@
-"""Greedy transfer of a corpus with a trained model (dev transfers every half epoch, test transfers)."""
+"""Transfer of a corpus with a trained model: greedy dev transfers every half epoch, test transfers greedy or by
+beam search (transfer.beam_width)."""
 
 from __future__ import annotations
 
@@ -19,9 +20,17 @@ log = logging.getLogger(__name__)
 
 @torch.no_grad()
 def transfer_sentences(
-    model, vocab: Vocab, sentences, style: int, batch_size: int = 128, device=None, extra_len: int = 5
+    model,
+    vocab: Vocab,
+    sentences,
+    style: int,
+    batch_size: int = 128,
+    device=None,
+    extra_len: int = 5,
+    beam_width: int = 1,
 ) -> list[list[str]]:
-    """Rewrite token lists of `style` into style 1 - style (argmax decoding); output order = input order.
+    """Rewrite token lists of `style` into style 1 - style (argmax decoding, or beam search of `beam_width` > 1:
+    the model's beam()); output order = input order.
     A model over BPE pieces (a vocabulary of sentencepiece '▁' pieces) gives word-level outputs, as the
     metrics read words."""
     was_training = model.training
@@ -34,7 +43,13 @@ def transfer_sentences(
         idx = order[b : b + batch_size]
         tokens, lengths, _ = pad_batch([vocab.encode(sentences[i]) for i in idx], device=device)
         z = model.encode(tokens, lengths, style)
-        ids = model.greedy(z, 1 - style, tokens.size(1) + extra_len).cpu().tolist()
+        max_len = tokens.size(1) + extra_len
+        ids = (
+            model.greedy(z, 1 - style, max_len)
+            if beam_width == 1
+            else model.beam(z, 1 - style, max_len, beam_width)
+        )
+        ids = ids.cpu().tolist()
         for i, row in zip(idx, ids):
             out[i] = unbpe(" ".join(vocab.decode(row))).split() if bpe else vocab.decode(row)
     model.train(was_training)
@@ -71,8 +86,9 @@ def transfer_test_files(
     batch_size: int = 128,
     device=None,
     threads: int | None = None,
+    beam_width: int = 1,
 ) -> None:
-    """Greedy test transfers of checkpoints {label: ep{E}.pt}: test = [test.0.txt, test.1.txt] (sources of
+    """Test transfers (greedy, or beam search of beam_width > 1) of checkpoints {label: ep{E}.pt}: test = [test.0.txt, test.1.txt] (sources of
     style 0 and 1), outputs = {label: [out of style 0 -> 1, out of style 1 -> 0]}, line-aligned with test.
     With entities ([test.0.entities.jsonl, test.1.entities.jsonl]) each out.txt also gets out.unmasked.txt
     with the names put back. Each checkpoint is loaded once (weights_only) and decoded with its
@@ -91,7 +107,10 @@ def transfer_test_files(
         model, vocab = model_from_checkpoint(ck, device)
         extra = ck["config"]["decode_extra"]  # the full settings of the run
         for t in (0, 1):
-            out = transfer_sentences(model, vocab, sources[t], t, batch_size, device, extra)
+            out = transfer_sentences(model, vocab, sources[t], t, batch_size, device, extra, beam_width)
             path = outs_of[label][t]
             write_transfers(path, out, ents[t] if ents else None, unmasked_path(path))
-            log.info("%s: %d test sentences of style %d transferred to %s", label, len(out), t, path)
+            how = "greedy" if beam_width == 1 else f"beam {beam_width}"
+            log.info(
+                "%s: %d test sentences of style %d transferred (%s) to %s", label, len(out), t, how, path
+            )
