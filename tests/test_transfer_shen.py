@@ -192,3 +192,42 @@ def test_z_probe():
 
 def test_distinct_share():
     assert distinct_share([[["a", "b"], ["a", "b"]], [["c"], ["a", "b"]]]) == pytest.approx(2 / 4)
+
+
+def test_discriminator_leaky_relu_by_hand():
+    """Shen et al.'s D: leaky ReLU max(0.01 x, x) (code/nn.py cnn); ours ReLU. One filter of width 1 over one
+    dimension, weight 1, bias 0, so the pooled value is the activation of the largest input."""
+    from tst.models.text_cnn import TextCNN
+
+    x = torch.tensor([[[-2.0], [-3.0]]])  # [B=1, T=2, D=1]: every position negative
+    outs = {}
+    for slope in (0.0, 0.01):
+        d = TextCNN(None, 1, (1,), 1, 1, dropout=0.0, negative_slope=slope)
+        with torch.no_grad():
+            d.convs[0].weight.fill_(1.0)
+            d.convs[0].bias.zero_()
+            d.out.weight.fill_(1.0)
+            d.out.bias.zero_()
+        outs[slope] = float(d(x))
+    assert outs[0.0] == 0.0  # relu(-2), relu(-3) -> 0
+    assert outs[0.01] == pytest.approx(-0.02)  # max(0.01 * -2, 0.01 * -3)
+
+
+def test_shen_embedding_init_gives_unit_rows_and_reaches_the_model():
+    from tst.models.registry import build_model
+
+    torch.manual_seed(0)
+    ours = build_model({**DEFAULTS, **SMALL, "emb_dim": 100}, 50, {})
+    shen = build_model(
+        {**DEFAULTS, **SMALL, "emb_dim": 100, "embedding_init": "shen", "disc_negative_slope": 0.01}, 50, {}
+    )
+    norms = shen.embed.weight.norm(dim=1)
+    assert float(norms[0]) == 0.0  # <pad>
+    assert torch.allclose(norms[1:], torch.ones(49), atol=1e-6)
+    # unit rows of distinct uniform draws
+    assert float(shen.embed.weight.abs().max()) <= 1.0 and float(torch.pdist(shen.embed.weight[1:]).min()) > 0
+    # PyTorch's N(0, 1) rows: norm ~ sqrt(100) = 10, the ~10x the issue measured
+    assert 8.5 < float(ours.embed.weight[1:].norm(dim=1).mean()) < 11.5
+    assert [d.negative_slope for d in shen.disc] == [0.01, 0.01] and ours.disc[0].negative_slope == 0.0
+    with pytest.raises(ValueError, match="transfer.embedding_init"):
+        build_model({**DEFAULTS, **SMALL, "embedding_init": "xavier"}, 50, {})

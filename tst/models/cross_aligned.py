@@ -60,6 +60,25 @@ def soft_sample(
     return F.softmax((logits.float() + noise) / gamma, dim=-1).to(logits.dtype)
 
 
+EMBEDDING_INITS = ("torch", "shen")
+
+
+def init_embedding(embed: nn.Embedding, how: str) -> None:
+    """torch: nn.Embedding's N(0, 1) rows (norm ~ sqrt(emb_dim): ~10 at 100 dims). shen: Shen et al.'s
+    code/vocab.py, each row drawn uniform in [-0.5, 0.5) and scaled to unit L2 norm (the <pad> row stays 0, as
+    nn.Embedding keeps it: padding carries no input)."""
+    if how == "torch":
+        return
+    if how != "shen":
+        raise ValueError(f"transfer.embedding_init must be one of {', '.join(EMBEDDING_INITS)}, not {how!r}")
+    with torch.no_grad():
+        w = torch.rand_like(embed.weight) - 0.5
+        w /= w.norm(dim=1, keepdim=True)
+        if embed.padding_idx is not None:
+            w[embed.padding_idx] = 0.0
+        embed.weight.copy_(w)
+
+
 class GRUDecoding(nn.Module):
     """Teacher forcing, soft decoding, greedy and beam decoding of a GRU decoder; the model supplies embed, drop,
     init_state(z, style) and decoder(style) -> (nn.GRU, output nn.Linear). Shared by Fu et al.'s models."""
@@ -163,6 +182,8 @@ class CrossAligned(GRUDecoding):
         disc2_widths=(1, 2, 3),
         use_disc2: bool = False,
         reverse_input: bool = True,
+        disc_negative_slope: float = 0.0,
+        embedding_init: str = "torch",
     ):
         super().__init__()
         self.reverse_input = reverse_input
@@ -170,6 +191,7 @@ class CrossAligned(GRUDecoding):
         hidden = style_dim + content_dim
         self.hidden_dim = hidden
         self.embed = nn.Embedding(vocab_size, emb_dim, padding_idx=Vocab.pad_id)
+        init_embedding(self.embed, embedding_init)
         self.style_enc = nn.Embedding(2, style_dim)  # y in E(x, y)
         self.style_gen = nn.Embedding(2, style_dim)  # y in G(y, z)
         self.encoder = nn.GRU(emb_dim, hidden, batch_first=True)
@@ -178,11 +200,16 @@ class CrossAligned(GRUDecoding):
         self.drop = nn.Dropout(dropout)
         # D_0, D_1 (eq. 3) and, for M6/M7, the WGAN critics D'_0, D'_1 (eq. 7)
         # (Kim 2014 CNNs over hidden-state sequences [B, T, H], one logit / critic score each: [B, 1])
+        slope = disc_negative_slope  # Shen et al.'s D: leaky ReLU, 0.01
         self.disc = nn.ModuleList(
-            TextCNN(None, hidden, disc_widths, disc_filters, 1, dropout) for _ in range(2)
+            TextCNN(None, hidden, disc_widths, disc_filters, 1, dropout, negative_slope=slope)
+            for _ in range(2)
         )
         self.disc2 = (
-            nn.ModuleList(TextCNN(None, hidden, disc2_widths, disc_filters, 1, dropout) for _ in range(2))
+            nn.ModuleList(
+                TextCNN(None, hidden, disc2_widths, disc_filters, 1, dropout, negative_slope=slope)
+                for _ in range(2)
+            )
             if use_disc2
             else None
         )

@@ -21,7 +21,9 @@ def _cross_aligned(s: dict, vocab_size: int, v: dict):
         s["disc2_widths"],
         use_disc2=v["lambda_adv2"] > 0,
         reverse_input=s.get("reverse_encoder", False),
-    )  # False: checkpoints from before the key
+        disc_negative_slope=s.get("disc_negative_slope", 0.0),
+        embedding_init=s.get("embedding_init", "torch"),
+    )  # the defaults: checkpoints from before the key
 
 
 def _multi_decoder(s: dict, vocab_size: int, v: dict):

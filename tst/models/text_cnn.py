@@ -1,7 +1,8 @@
 """Kim (2014) CNN sentence classifier; also the discriminator over hidden-state sequences.
 
 Embed -> parallel 1-d convolutions (widths 3,4,5 x 128 maps) -> ReLU -> max-over-time pooling
--> dropout 0.5 -> linear. Pang & Gimpel (2019, Sec. 5) use it for Acc and for D_t.
+-> dropout 0.5 -> linear. Pang & Gimpel (2019, Sec. 5) use it for Acc and for D_t. negative_slope > 0: leaky ReLU
+max(a x, x) instead, as Shen et al.'s discriminators (code/nn.py: cnn, leaky_relu with a = 0.01).
 """
 
 from __future__ import annotations
@@ -21,9 +22,11 @@ class TextCNN(nn.Module):
         n_out: int = 2,
         dropout: float = 0.5,
         pad_id: int = 0,
+        negative_slope: float = 0.0,
     ):
         super().__init__()
         self.pad_id = pad_id
+        self.negative_slope = float(negative_slope)
         self.widths = tuple(int(w) for w in widths)
         # vocab_size=None: a discriminator that only ever sees already-embedded [B, T, D] input
         self.embedding = nn.Embedding(vocab_size, emb_dim, padding_idx=pad_id) if vocab_size else None
@@ -48,7 +51,8 @@ class TextCNN(nn.Module):
         x = x.transpose(1, 2)  # [B, D, T]
         pooled = []
         for w, conv in zip(self.widths, self.convs):
-            h = F.relu(conv(x))  # [B, F, T - w + 1]
+            h = conv(x)  # [B, F, T - w + 1]
+            h = F.leaky_relu(h, self.negative_slope) if self.negative_slope else F.relu(h)
             # a window is real if it starts inside the sentence and ends by its last token; a sentence
             # shorter than w keeps its first window, so results do not depend on the batch's padding
             start = torch.arange(h.size(2), device=h.device)

@@ -54,6 +54,10 @@ DEFAULTS = {
     "betas": [0.9, 0.999],  # Shen et al.'s code (style_transfer.py: beta1, beta2 = 0.9, 0.999)
     "grad_clip": 30.0,  # max global grad norm per update (Shen et al.'s later code; their 2017 code: none); null: off
     "reverse_encoder": True,  # E reads x reversed (Shen et al.'s utils.get_batch, rev_x); cross_aligned only
+    # cross_aligned: D's activation (0 = ReLU, ours; 0.01 = Shen et al.'s leaky ReLU) and the word embeddings'
+    # initialisation (torch: N(0, 1), ours | shen: unit-norm rows, Shen et al.'s vocab.py)
+    "disc_negative_slope": 0.0,
+    "embedding_init": "torch",
     "gamma_init": 1.0,
     "gamma_decay": 0.5,
     "gamma_min": 0.001,  # soft-decoding temperature (Shen et al.)
