@@ -445,3 +445,40 @@ def test_truncated_latest_checkpoint_is_set_aside_and_the_one_before_resumed(tmp
     rows = read_lines(tmp_path / "b" / "losses.csv")
     assert [r.split(",")[0] for r in rows[1:]] == ["1", "2", "3", "4"]
     assert rows == read_lines(tmp_path / "a" / "losses.csv")
+
+
+@pytest.mark.parametrize("epoch", [0, 1])
+def test_step_total_is_the_lambda_weighted_sum_of_its_terms(epoch):
+    """L_total = lambda_rec rec + lambda_adv adv + lambda_adv2 adv2_decay^epoch adv2 + lambda_cyc cyc + lambda_para
+    para + lambda_lm lm (Pang & Gimpel eq. 8 with eq. 7's decay), recomputed here from the terms the step
+    returns; a term whose lambda is 0 is not computed at all."""
+    from tst.models.registry import build_model
+    from tst.train.trainer import DEFAULTS, G_TERMS, train_step
+    from tst.variants import resolve
+
+    vocab, train_s, _, para = setup()
+    cfg = {**DEFAULTS, **CFG, "adv_threshold": None}  # the adversarial term always on
+    para_ids = [[(vocab.encode(u), vocab.encode(v)) for u, v in para[t]] for t in (0, 1)]
+    b0, b1 = ([vocab.encode(s) for s in train_s[t][:8]] for t in (0, 1))
+    for variant in (M7, {}, {"lambda_cyc": 2, "lambda_lm": 0.5}):
+        lam = resolve(variant)
+        torch.manual_seed(0)
+        model = build_model(cfg, len(vocab), lam)
+        opt_g = torch.optim.Adam(model.generator_parameters(), lr=1e-3)
+        opt_d = torch.optim.Adam(model.discriminator_parameters(), lr=1e-3)
+        lms = [TinyLM(len(vocab)), TinyLM(len(vocab))]
+        terms = train_step(
+            model, opt_g, opt_d, b0, b1, lam, cfg, epoch, 1, 3, para_ids, lms, torch.device("cpu")
+        )
+        weight = {
+            "adv": lam["lambda_adv"],
+            "adv2": lam["lambda_adv2"] * cfg["adv2_decay"] ** epoch,
+            "cyc": lam["lambda_cyc"],
+            "para": lam["lambda_para"],
+            "lm": lam["lambda_lm"],
+            "attr": lam["lambda_attr"],
+        }
+        assert set(weight) == set(G_TERMS)
+        assert {k for k in G_TERMS if k in terms} == {k for k, w in weight.items() if w > 0}, variant
+        by_hand = lam["lambda_rec"] * terms["rec"] + sum(w * terms[k] for k, w in weight.items() if w > 0)
+        assert terms["total"] == pytest.approx(by_hand, rel=1e-5), variant

@@ -15,6 +15,7 @@ import csv
 import logging
 import math
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -147,6 +148,143 @@ def _check_finite(step: int, terms: dict) -> None:
         )
 
 
+@dataclass
+class Step:
+    """What the loss terms of one update read: the model, the padded two-style batch, what the forward pass
+    computed (z, teacher-forced and soft-decoded hidden states, the transfers' logits and probabilities), the
+    discriminator losses of this step, and the variant, settings and extra inputs."""
+
+    model: torch.nn.Module
+    batch: list  # per style: (tokens, lengths, targets)
+    lam: dict
+    cfg: dict
+    epoch: int
+    step: int
+    seed: int
+    device: object
+    fu: bool  # Fu et al.: the adversary reads the content c, not hidden states
+    paraphrase: list | None
+    lms: list | None
+    attrs: list | None
+    cyc_scale: float
+    zs: list = field(default_factory=lambda: [None, None])
+    h_real: list = field(default_factory=lambda: [None, None])
+    h_fake: list = field(default_factory=lambda: [None, None])
+    f_logits: list = field(default_factory=lambda: [None, None])
+    f_probs: list = field(default_factory=lambda: [None, None])
+    d_terms: dict = field(default_factory=dict)
+
+    @property
+    def lambda_adv2(self) -> float:  # eq. 7's lambda_6, decayed per epoch
+        return self.lam["lambda_adv2"] * self.cfg["adv2_decay"] ** self.epoch
+
+
+# ---- the discriminators' terms (update 1): name -> loss, one function each; {} when the term is off ----
+def d_adv(s: Step) -> dict:
+    """eq. 3: D_t separates h_t from h~_{1-t}; Fu et al. eq. 8: the classifier learns the style of c."""
+    if s.lam["lambda_adv"] <= 0:
+        return {}
+    if s.fu:
+        return {f"d{t}": L.classifier_loss(s.model.classify(s.zs[t].detach()), t) for t in (0, 1)}
+    disc = s.model.disc
+    return {
+        f"d{t}": L.gan_d_loss(disc[t](s.h_real[t].detach()), disc[t](s.h_fake[1 - t].detach()))
+        for t in (0, 1)
+    }
+
+
+def d_adv2(s: Step) -> dict:
+    """eq. 7: the WGAN-GP critics D'_t."""
+    if s.lambda_adv2 <= 0:
+        return {}
+    return {
+        f"d2_{t}": L.wgan_critic_loss(
+            s.model.disc2[t], s.h_real[t].detach(), s.h_fake[1 - t].detach(), s.cfg["gp_xi"], s.cfg["gp_at"]
+        )
+        for t in (0, 1)
+    }
+
+
+# ---- the terms of L_total (update 2), one function each: (value, weight) with weight None when the value is
+# only logged this step, or None when the term is off (its lambda is 0) ----
+def g_adv(s: Step):
+    """eq. 3: -(L_adv0 + L_adv1), added only while both D losses are below adv_threshold (Shen et al.);
+    Fu et al. eq. 9: the encoder maximizes the classifier's entropy."""
+    lam = s.lam["lambda_adv"]
+    if lam <= 0:
+        return None
+    if s.fu:
+        return sum(L.negative_entropy(s.model.classify(s.zs[t])) for t in (0, 1)), lam
+    disc = s.model.disc
+    adv = sum(L.gan_g_loss(disc[t](s.h_real[t]), disc[t](s.h_fake[1 - t])) for t in (0, 1))
+    thr = s.cfg["adv_threshold"]
+    on = thr is None or all(float(s.d_terms[f"d{t}"].detach()) < thr for t in (0, 1))
+    return adv, (lam if on else None)
+
+
+def g_adv2(s: Step):
+    """eq. 7: the generator's side of the WGAN-GP pair."""
+    if s.lambda_adv2 <= 0:
+        return None
+    return sum(L.wgan_g_loss(s.model.disc2[t], s.h_real[t], s.h_fake[1 - t]) for t in (0, 1)), s.lambda_adv2
+
+
+def g_cyc(s: Step):
+    """eq. 4: x_t -> style 1-t -> back to x_t (sum / 2k), lambda_cyc times the warm-up factor."""
+    if s.lam["lambda_cyc"] <= 0 or s.cyc_scale <= 0:
+        return None
+    b = s.batch
+    cyc = sum(L.cyclic_loss(s.model, *b[t], t, b[t][2].size(1)) for t in (0, 1)) / 2
+    return cyc, s.cyc_scale * s.lam["lambda_cyc"]
+
+
+def g_para(s: Step):
+    """eq. 5: a random batch of same-style paraphrase pairs per style (sum / 2k)."""
+    if s.lam["lambda_para"] <= 0:
+        return None
+    rng = np.random.default_rng([s.seed, 1, s.step])
+    para = 0.0
+    for t in (0, 1):
+        pairs = s.paraphrase[t]
+        idx = rng.integers(0, len(pairs), s.cfg["para_batch_size"])
+        u_tok, u_len, _ = pad_batch([pairs[i][0] for i in idx], device=s.device)
+        _, _, v_tgt = pad_batch([pairs[i][1] for i in idx], device=s.device)
+        para = para + L.paraphrase_loss(s.model, u_tok, u_len, v_tgt, t)
+    return para / 2, s.lam["lambda_para"]
+
+
+def g_lm(s: Step):
+    """eq. 6: the LM of the target style 1-t along the soft transfer of x_t."""
+    if s.lam["lambda_lm"] <= 0:
+        return None
+    return sum(L.lm_loss(s.f_logits[t], s.f_probs[t], s.lms[1 - t]) for t in (0, 1)), s.lam["lambda_lm"]
+
+
+def g_attr(s: Step):
+    """Yu et al. §5.2 on the (soft) transfer of x_t; attrs[t]: (independent, dependent) ids per sentence."""
+    if s.lam["lambda_attr"] <= 0:
+        return None
+    attr = sum(attribute_term(s.model.embed.weight, s.f_probs[t], s.attrs[t]) for t in (0, 1))
+    return attr, s.lam["lambda_attr"]
+
+
+# A variant's step: the reconstruction (eq. 2) plus these terms, in this order (the order of the sum); a new loss
+# term is one function above and one entry here (its lambda in tst.variants).
+D_TERMS = (d_adv, d_adv2)
+G_TERMS = {"adv": g_adv, "adv2": g_adv2, "cyc": g_cyc, "para": g_para, "lm": g_lm, "attr": g_attr}
+
+
+def needs_transfer(s: Step) -> bool:
+    """Whether a term reads the soft-decoded transfers (h~, their logits and probabilities)."""
+    lam = s.lam
+    return (
+        (lam["lambda_adv"] > 0 and not s.fu)
+        or s.lambda_adv2 > 0
+        or lam["lambda_lm"] > 0
+        or lam["lambda_attr"] > 0
+    )
+
+
 def train_step(
     model,
     opt_g,
@@ -171,90 +309,60 @@ def train_step(
     loss_g (reduce_sum / batch_size). Returns every loss term as float."""
     model.train()
     gamma = max(cfg["gamma_min"], cfg["gamma_init"] * cfg["gamma_decay"] ** epoch)
-    l_adv2 = lam["lambda_adv2"] * cfg["adv2_decay"] ** epoch
     L_ = max(max(len(s) for s in b0), max(len(s) for s in b1))
     batch = [pad_batch(b0, L_, device), pad_batch(b1, L_, device)]  # tokens, lengths, targets per style
     autocast = torch.autocast(device.type if device is not None else "cpu", dtype=torch.bfloat16, enabled=amp)
-    fu = hasattr(model, "classify")  # Fu et al.: the adversary reads the content c, not hidden states
-    need_fake = (
-        (lam["lambda_adv"] > 0 and not fu) or l_adv2 > 0 or lam["lambda_lm"] > 0 or lam["lambda_attr"] > 0
+    s = Step(
+        model,
+        batch,
+        lam,
+        cfg,
+        epoch,
+        step,
+        seed,
+        device,
+        hasattr(model, "classify"),
+        paraphrase,
+        lms,
+        attrs,
+        cyc_scale,
     )
     terms: dict[str, torch.Tensor] = {}
     with autocast:
-        h_real, h_fake, f_logits, f_probs, zs = [None, None], [None, None], [None, None], [None, None], [0, 0]
         rec = []
         for t in (0, 1):
             tokens, lengths, targets = batch[t]
-            z = zs[t] = model.encode(tokens, lengths, t)
-            h_real[t], logits = model.teacher_force(z, t, targets)
+            z = s.zs[t] = model.encode(tokens, lengths, t)
+            s.h_real[t], logits = model.teacher_force(z, t, targets)
             rec.append(L.nll(logits, targets))  # eq. 2
-            if need_fake:  # x_t transferred to style 1-t, soft-decoded for as many steps as the real one
-                h_fake[t], f_logits[t], f_probs[t] = model.soft_decode(
+            if needs_transfer(
+                s
+            ):  # x_t transferred to style 1-t, soft-decoded for as many steps as the real one
+                s.h_fake[t], s.f_logits[t], s.f_probs[t] = model.soft_decode(
                     z, 1 - t, targets.size(1), gamma, cfg["soft_decoding"]
                 )
         rec = terms["rec"] = torch.cat(rec).mean()  # sum / 2k
-
-        # (1) discriminators: D_t separates h_t from h~_{1-t} (eq. 3); D'_t likewise as WGAN-GP (eq. 7)
-        d_terms = {}
-        if lam["lambda_adv"] > 0 and fu:  # Fu et al. eq. 8: the classifier learns the style of c
-            for t in (0, 1):
-                d_terms[f"d{t}"] = L.classifier_loss(model.classify(zs[t].detach()), t)
-        elif lam["lambda_adv"] > 0:
-            for t in (0, 1):
-                d_terms[f"d{t}"] = L.gan_d_loss(
-                    model.disc[t](h_real[t].detach()), model.disc[t](h_fake[1 - t].detach())
-                )
-        if l_adv2 > 0:
-            for t in (0, 1):
-                d_terms[f"d2_{t}"] = L.wgan_critic_loss(
-                    model.disc2[t], h_real[t].detach(), h_fake[1 - t].detach(), cfg["gp_xi"], cfg["gp_at"]
-                )
-    if d_terms:
-        _check_finite(step, {**terms, **d_terms})
+        # (1) the discriminators, on detached inputs
+        for d_term in D_TERMS:
+            s.d_terms.update(d_term(s))
+    if s.d_terms:
+        _check_finite(step, {**terms, **s.d_terms})
         opt_d.zero_grad(set_to_none=True)
-        sum(d_terms.values()).backward()
+        sum(s.d_terms.values()).backward()
         clip_gradients(opt_d.param_groups[0]["params"], cfg["grad_clip"])
         opt_d.step()
-    terms.update(d_terms)
+    terms.update(s.d_terms)
 
-    # (2) encoder + generator on L_total, against the just-updated discriminators
+    # (2) encoder + generator on L_total = sum of lambda x term, against the just-updated discriminators
     with autocast:
         total = lam["lambda_rec"] * rec
-        if lam["lambda_adv"] > 0 and fu:  # eq. 9: the encoder maximizes the classifier's entropy
-            terms["adv"] = sum(L.negative_entropy(model.classify(zs[t])) for t in (0, 1))
-            total = total + lam["lambda_adv"] * terms["adv"]
-        elif lam["lambda_adv"] > 0:
-            terms["adv"] = sum(
-                L.gan_g_loss(model.disc[t](h_real[t]), model.disc[t](h_fake[1 - t])) for t in (0, 1)
-            )  # -(L_adv0 + L_adv1)
-            thr = cfg["adv_threshold"]
-            if thr is None or all(float(d_terms[f"d{t}"].detach()) < thr for t in (0, 1)):
-                total = total + lam["lambda_adv"] * terms["adv"]
-        if l_adv2 > 0:
-            terms["adv2"] = sum(L.wgan_g_loss(model.disc2[t], h_real[t], h_fake[1 - t]) for t in (0, 1))
-            total = total + l_adv2 * terms["adv2"]
-        if lam["lambda_cyc"] > 0 and cyc_scale > 0:  # eq. 4 (sum / 2k)
-            terms["cyc"] = sum(L.cyclic_loss(model, *batch[t], t, batch[t][2].size(1)) for t in (0, 1)) / 2
-            total = total + cyc_scale * lam["lambda_cyc"] * terms["cyc"]
-        if lam["lambda_para"] > 0:  # eq. 5: a random batch of same-style pairs per style
-            rng = np.random.default_rng([seed, 1, step])
-            para = 0.0
-            for t in (0, 1):
-                pairs = paraphrase[t]
-                idx = rng.integers(0, len(pairs), cfg["para_batch_size"])
-                u_tok, u_len, _ = pad_batch([pairs[i][0] for i in idx], device=device)
-                _, _, v_tgt = pad_batch([pairs[i][1] for i in idx], device=device)
-                para = para + L.paraphrase_loss(model, u_tok, u_len, v_tgt, t)
-            terms["para"] = para = para / 2  # sum / 2k
-            total = total + lam["lambda_para"] * para
-        if lam["lambda_lm"] > 0:  # eq. 6: LM of the target style 1-t along the soft transfer of x_t
-            terms["lm"] = sum(L.lm_loss(f_logits[t], f_probs[t], lms[1 - t]) for t in (0, 1))
-            total = total + lam["lambda_lm"] * terms["lm"]
-        if lam["lambda_attr"] > 0:  # Yu et al. §5.2 on the (soft) transfer of x_t; attrs[t]: (indep, dep) ids
-            attr = terms["attr"] = sum(
-                attribute_term(model.embed.weight, f_probs[t], attrs[t]) for t in (0, 1)
-            )
-            total = total + lam["lambda_attr"] * attr
+        for name, g_term in G_TERMS.items():
+            out = g_term(s)
+            if out is None:
+                continue
+            terms[name], weight = out
+            if weight is not None:
+                total = total + weight * terms[name]
     terms["total"] = total
     _check_finite(step, terms)
     opt_g.zero_grad(set_to_none=True)
