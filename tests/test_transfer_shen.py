@@ -231,3 +231,39 @@ def test_shen_embedding_init_gives_unit_rows_and_reaches_the_model():
     assert [d.negative_slope for d in shen.disc] == [0.01, 0.01] and ours.disc[0].negative_slope == 0.0
     with pytest.raises(ValueError, match="transfer.embedding_init"):
         build_model({**DEFAULTS, **SMALL, "embedding_init": "xavier"}, 50, {})
+
+
+def test_clip_scope_shen_clips_only_the_update_with_the_adversarial_term():
+    """Shen et al.'s final code (@f078a9d style_transfer.py): grad clipped to 30 in optimize_tot (rec + rho adv)
+    only; optimize_rec and the discriminators' updates unclipped. Ours (all): every update."""
+    from tst.train.trainer import clip_generator
+
+    assert clip_generator("all", []) and clip_generator("all", ["cyc"])
+    assert clip_generator("shen", ["adv", "cyc"]) and not clip_generator("shen", ["cyc"])
+    assert not clip_generator("shen", [])  # the adversarial term gated off by adv_threshold: rec-only update
+    with pytest.raises(ValueError, match="transfer.grad_clip_scope"):
+        clip_generator("both", ["adv"])
+
+
+def test_clip_scope_decides_which_updates_are_clipped(monkeypatch):
+    """train_step clips D's update and E/G's under scope all; under scope shen, E/G's only when the adversarial
+    term is in L_total (both D losses below adv_threshold), D's never."""
+    from tst.train import trainer
+
+    calls = []
+    monkeypatch.setattr(trainer, "clip_gradients", lambda params, limit: calls.append(len(params)))
+    torch.manual_seed(0)
+    model = CrossAligned(12, **SMALL)
+    n_d, n_g = len(model.discriminator_parameters()), len(model.generator_parameters())
+    b0, b1 = [[4, 5, 6], [5, 6]], [[7, 8], [9, 10, 11]]
+    for scope, thr, expected in (
+        ("all", None, [n_d, n_g]),
+        ("shen", None, [n_g]),  # the adversarial term on: E/G clipped, D not
+        ("shen", 0.0, []),  # gated off (no D loss is below 0): the rec-only update, unclipped
+    ):
+        calls.clear()
+        cfg = {**DEFAULTS, **SMALL, "grad_clip_scope": scope, "adv_threshold": thr}
+        opt_g = torch.optim.Adam(model.generator_parameters(), lr=1e-3)
+        opt_d = torch.optim.Adam(model.discriminator_parameters(), lr=1e-3)
+        train_step(model, opt_g, opt_d, b0, b1, resolve({}), cfg, 0, 1, 0)
+        assert calls == expected, (scope, thr)

@@ -52,8 +52,14 @@ DEFAULTS = {
     "batch_size": 64,
     "epochs": 20,
     "lr": 1e-4,
-    "betas": [0.9, 0.999],  # Shen et al.'s code (style_transfer.py: beta1, beta2 = 0.9, 0.999)
-    "grad_clip": 30.0,  # max global grad norm per update (Shen et al.'s later code; their 2017 code: none); null: off
+    # Shen et al.'s code in two versions (shentianxiao/language-style-transfer code/style_transfer.py): @17a214a
+    # Adam betas (0.9, 0.999), no clipping; the final @f078a9d betas (0.5, 0.999) and the E/G gradient's global
+    # norm clipped to 30 in the update with the adversarial term only (not the rec-only update, not D's)
+    "betas": [0.9, 0.999],  # @17a214a
+    "grad_clip": 30.0,  # max global grad norm per update (@f078a9d's value); null: off
+    # which updates are clipped: all (ours: D's and E/G's, every step) | shen (@f078a9d: E/G's, when its
+    # adversarial term is on)
+    "grad_clip_scope": "all",
     "reverse_encoder": True,  # E reads x reversed (Shen et al.'s utils.get_batch, rev_x); cross_aligned only
     # cross_aligned: D's activation (0 = ReLU, ours; 0.01 = Shen et al.'s leaky ReLU) and the word embeddings'
     # initialisation (torch: N(0, 1), ours | shen: unit-norm rows, Shen et al.'s vocab.py)
@@ -274,6 +280,17 @@ D_TERMS = (d_adv, d_adv2)
 G_TERMS = {"adv": g_adv, "adv2": g_adv2, "cyc": g_cyc, "para": g_para, "lm": g_lm, "attr": g_attr}
 
 
+CLIP_SCOPES = ("all", "shen")
+
+
+def clip_generator(scope: str, added: list[str]) -> bool:
+    """Whether the E/G update is clipped: always (scope all), or, as Shen et al.'s final code, when the
+    adversarial term is in L_total this step (scope shen; `added`: the terms summed into it)."""
+    if scope not in CLIP_SCOPES:
+        raise ValueError(f"transfer.grad_clip_scope must be one of {', '.join(CLIP_SCOPES)}, not {scope!r}")
+    return scope == "all" or "adv" in added
+
+
 def needs_transfer(s: Step) -> bool:
     """Whether a term reads the soft-decoded transfers (h~, their logits and probabilities)."""
     lam = s.lam
@@ -349,13 +366,15 @@ def train_step(
         _check_finite(step, {**terms, **s.d_terms})
         opt_d.zero_grad(set_to_none=True)
         sum(s.d_terms.values()).backward()
-        clip_gradients(opt_d.param_groups[0]["params"], cfg["grad_clip"])
+        if cfg["grad_clip_scope"] == "all":
+            clip_gradients(opt_d.param_groups[0]["params"], cfg["grad_clip"])
         opt_d.step()
     terms.update(s.d_terms)
 
     # (2) encoder + generator on L_total = sum of lambda x term, against the just-updated discriminators
     with autocast:
         total = lam["lambda_rec"] * rec
+        added = []
         for name, g_term in G_TERMS.items():
             out = g_term(s)
             if out is None:
@@ -363,11 +382,13 @@ def train_step(
             terms[name], weight = out
             if weight is not None:
                 total = total + weight * terms[name]
+                added.append(name)
     terms["total"] = total
     _check_finite(step, terms)
     opt_g.zero_grad(set_to_none=True)
     total.backward()
-    clip_gradients(opt_g.param_groups[0]["params"], cfg["grad_clip"])
+    if clip_generator(cfg["grad_clip_scope"], added):
+        clip_gradients(opt_g.param_groups[0]["params"], cfg["grad_clip"])
     opt_g.step()
     return {k: float(v.detach()) if torch.is_tensor(v) else float(v) for k, v in terms.items()}
 
