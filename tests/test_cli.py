@@ -323,3 +323,12 @@ def test_score_prints_bootstrap_intervals(tmp_path, capsys):
     # defaults: the config's score.bootstrap (none here), then tst.bootstrap.DEFAULTS; flags override
     args = argparse.Namespace(ci=True, ci_resamples=None, ci_seed=5, config=None)
     assert _ci(args, "ds") == {"n_resamples": 1000, "seed": 5}
+
+
+def test_an_unknown_option_is_the_subcommands_command_line_mistake(capsys):
+    from tst.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["score", "--dataset-dir", "x", "--sources", "a.0", "--outputs", "b.1", "--bogus"])
+    assert e.value.code == 2
+    assert capsys.readouterr().err.startswith("tst score: error: unrecognized arguments: --bogus")

@@ -253,6 +253,8 @@ def test_out_of_memory_errors_are_recognised():
         np.empty(10**13)  # 80 TB
     assert is_out_of_memory(e.value)
     assert not is_out_of_memory(RuntimeError("size mismatch"))
+    # what torch's GRU kernel raised under a 2.2 GB address-space limit with a 1 MB line uncut (issue 25 audit)
+    assert is_out_of_memory(RuntimeError("std::bad_alloc"))
 
 
 SOURCES = ["the food was good", "the service was bad"]

@@ -586,7 +586,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> None:
-    args = build_parser().parse_args(argv)
+    args, extra = build_parser().parse_known_args(argv)
+    if extra:  # an unknown option is the subcommand's command-line mistake: its prefix, exit 2
+        fail(args.command, f"unrecognized arguments: {' '.join(extra)} (see tst {args.command} --help)", 2)
     logging.basicConfig(
         level=logging.INFO if getattr(args, "verbose", False) else logging.ERROR,
         format="%(levelname)s %(name)s: %(message)s",

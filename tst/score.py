@@ -300,8 +300,9 @@ def score_system(
 
 # What a failed allocation says: torch's CPU allocator raises a plain RuntimeError ("DefaultCPUAllocator:
 # can't allocate memory: you tried to allocate N bytes"), CUDA a torch.OutOfMemoryError ("CUDA out of
-# memory").
-OOM_MESSAGES = ("can't allocate memory", "not enough memory", "out of memory")
+# memory"), and a C++ kernel whose own allocation fails a RuntimeError "std::bad_alloc" (seen in the GRU under
+# an address-space limit).
+OOM_MESSAGES = ("can't allocate memory", "not enough memory", "out of memory", "std::bad_alloc")
 
 
 def is_out_of_memory(error: BaseException) -> bool:
