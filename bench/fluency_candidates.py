@@ -1,7 +1,7 @@
 """Fluency candidates vs Li et al.'s grammaticality ratings (issue 22 item 7; not a test).
 
 python bench/fluency_candidates.py --results RESULTS_DIR [--work /tmp/fluency_bench] [--threads 1]
-    [--acceptability NAME ...]
+    [--acceptability NAME ...] [--ensemble NAME ...] [--lm joint target]
 
 RESULTS_DIR is a Yelp run's results/yelp (data/, evaluators/lm_joint.pt); Li et al.'s outputs are imported from
 --data-dir as rule import_system does.
@@ -20,7 +20,9 @@ Candidates (higher = more fluent unless marked lower-is-better):
   log-probability;
 - *_target: the same under the LM of each output's target style (lm_style{0,1}.pt, that style's unigrams);
 - acceptability_<name>: P(real) of a real-vs-corrupted classifier trained on the training text
-  (tst.evaluators.acceptability), one per configuration in ACCEPTABILITY; trained once into --work, timed.
+  (tst.evaluators.acceptability), one per configuration in ACCEPTABILITY; trained once into --work, timed;
+- acceptability_<ensemble> (--ensemble): the mean P(real) of the classifiers ENSEMBLES names (each trained as
+  above and reported as a candidate of its own).
 """
 
 from __future__ import annotations
@@ -85,6 +87,30 @@ ACCEPTABILITY = {
         {"max_epochs": 10},
     ),
 }
+# Stop 22 (declared in docs/fluency.md before measuring): the default configuration (lstm_6kinds_lm50_ep6) with
+# seed k and corruption seed k (members of a k-seed ensemble), and trained to convergence (15 epochs, patience 2).
+DEFAULT = "lstm_6kinds_lm50_ep6"
+CONV = {"max_epochs": 15, "patience": 2}
+
+
+def seeded(name: str, seed: int, train: dict | None = None) -> tuple:
+    """ACCEPTABILITY[name] with training seed and corruption seed `seed` and the training settings `train` on
+    top of its own."""
+    kind, model_cfg, corruption, strip, *more = ACCEPTABILITY[name]
+    train_cfg = {**(more[0] if more else {}), **(train or {}), "seed": seed}
+    return kind, model_cfg, {**corruption, "seed": seed}, strip, train_cfg
+
+
+for _k in (2, 3):
+    ACCEPTABILITY[f"{DEFAULT}_seed{_k}"] = seeded(DEFAULT, _k)
+ACCEPTABILITY[f"{DEFAULT}_conv"] = seeded(DEFAULT, 1, CONV)
+for _k in (2, 3):
+    ACCEPTABILITY[f"{DEFAULT}_conv_seed{_k}"] = seeded(DEFAULT, _k, CONV)
+# name: the ACCEPTABILITY members whose P(real) is averaged per sentence (acceptability_<name>)
+ENSEMBLES = {
+    "ens3": [DEFAULT, f"{DEFAULT}_seed2", f"{DEFAULT}_seed3"],
+    "ens3_conv": [f"{DEFAULT}_conv", f"{DEFAULT}_conv_seed2", f"{DEFAULT}_conv_seed3"],
+}
 LOWER_IS_BETTER = {"pp_joint", "pp_no_eos", "pp_joint_target", "pp_no_eos_target"}
 
 
@@ -140,7 +166,14 @@ def main() -> None:
     ap.add_argument("--li-outputs", default=None, type=Path)
     ap.add_argument("--data-dir", default=DATA, type=Path, help="released corpora (TST_DATA_DIR)")
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--acceptability", nargs="*", default=list(ACCEPTABILITY))
+    ap.add_argument("--acceptability", nargs="*", default=list(ACCEPTABILITY), choices=list(ACCEPTABILITY))
+    ap.add_argument(
+        "--ensemble",
+        nargs="*",
+        default=[],
+        choices=list(ENSEMBLES),
+        help="mean P(real) of ENSEMBLES' members",
+    )
     ap.add_argument("--sample-lm", default="lm_joint.pt", help="LM file continuing sentences (lm_share)")
     ap.add_argument("--lm", nargs="*", default=["joint", "target"], choices=["joint", "target"])
     args = ap.parse_args()
@@ -169,7 +202,8 @@ def main() -> None:
             for s in SYSTEMS:
                 for k, v in lm_candidates(outputs[s][rows], lm, ulp, eos_lp).items():
                     values[s].setdefault(f"{k}_target", []).extend(v)
-    for name in args.acceptability:
+    members = [m for e in args.ensemble for m in ENSEMBLES[e]]
+    for name in dict.fromkeys([*args.acceptability, *members]):  # an ensemble's members are candidates too
         kind, model_cfg, corruption, strip, *more = ACCEPTABILITY[name]
         train_cfg = {**TRAIN, **(more[0] if more else {})}
         path = args.work / f"acceptability_{name}.pt"
@@ -193,6 +227,11 @@ def main() -> None:
         model = load_acceptability(path, torch.device("cpu"))
         for s in SYSTEMS:
             values[s][f"acceptability_{name}"] = model.p_real(outputs[s]).tolist()
+    for name in args.ensemble:
+        info[name] = {"members": ENSEMBLES[name]}
+        for s in SYSTEMS:
+            p = [values[s][f"acceptability_{m}"] for m in ENSEMBLES[name]]
+            values[s][f"acceptability_{name}"] = np.mean(p, axis=0).tolist()
     store = args.work / "values.json"  # every candidate measured so far (runs add to it)
     saved = json.loads(store.read_text()) if store.exists() else {"values": {}, "info": {}}
     for s in SYSTEMS:
