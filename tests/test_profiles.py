@@ -123,31 +123,12 @@ def test_a_job_larger_than_the_profile_node_stops_the_run_naming_the_setting(rep
 
 @pytest.fixture(scope="module")
 def paper_dry_run(repo_root, shared_data, tmp_path_factory):
-    workdir = tmp_path_factory.mktemp("paper")
-    shutil.copy(repo_root / "config.yaml", workdir / "config.yaml")
-    result = subprocess.run(
-        [
-            SNAKEMAKE,
-            "-s",
-            str(repo_root / "Snakefile"),
-            "-n",
-            "--profile",
-            str(repo_root / "profiles" / "slurm"),
-            "--cores",
-            "8",
-            "--resources",
-            "gpu=1",
-            "mem_mb=64000",
-            "--configfile",
-            str(repo_root / "configs" / "yelp.yaml"),
-            str(repo_root / "configs" / "paper_dimensions.yaml"),
-        ],
-        cwd=workdir,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-        env={**os.environ, "TST_DATA_DIR": str(shared_data)},
+    overlays = [str(repo_root / "configs" / name) for name in ("yelp.yaml", "paper_dimensions.yaml")]
+    result = slurm_dry_run(
+        repo_root,
+        tmp_path_factory.mktemp("paper"),
+        *("--cores", "8", "--resources", "gpu=1", "mem_mb=64000", "--configfile", *overlays),
+        env={"TST_DATA_DIR": str(shared_data)},
     )
     assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
     return result.stdout
