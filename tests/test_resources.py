@@ -10,12 +10,12 @@ from tst.config import ConfigError
 from tst.resources import check_fits_node, job_resources, node_size, oversized
 
 MEM_32000_ON_16000 = (
-    "transfer.resources.mem_mb asks 32000 MB per job, more than one node has: 16000 MB "
+    "transfer.resources.mem_mb asks 32000 MB per job, more than one submission may: 16000 MB "
     "(the profile's `resources: mem_mb`, or --resources mem_mb=N)"
 )
 
 GPU_1_ON_0 = (
-    "transfer.resources.gpu asks 1 GPUs per job, more than one node has: 0 GPUs "
+    "transfer.resources.gpu asks 1 GPUs per job, more than one submission may: 0 GPUs "
     "(the profile's `resources: gpu`, or --resources gpu=N)"
 )
 
@@ -58,7 +58,7 @@ def test_a_job_larger_than_the_node_is_named_with_the_setting_to_change():
     config = {"evaluators": {"threads": 4}, "transfer": {"resources": {"mem_mb": 32000, "gpu": 1}}}
     node = {"cores": 2, "mem_mb": 16000, "gpu": 0}
     assert oversized(config, node) == [
-        "evaluators.threads asks 4 CPUs per job, more than one node has: 2 CPUs (the profile's `cores`, or --cores N)",
+        "evaluators.threads asks 4 CPUs per job, more than one submission may: 2 CPUs (the profile's `cores`, or --cores N)",
         MEM_32000_ON_16000,
         GPU_1_ON_0,
     ]
@@ -66,7 +66,8 @@ def test_a_job_larger_than_the_node_is_named_with_the_setting_to_change():
     assert oversized(config, {"cores": 4, "mem_mb": 32000, "gpu": 1}) == []
     assert oversized(config, {"cores": None, "mem_mb": None}) == []
     with pytest.raises(
-        ConfigError, match=r"(?s)larger than the node size.*transfer\.resources\.mem_mb.*sinfo"
+        ConfigError,
+        match=r"(?s)larger than what the profile lets one submission ask for.*transfer\.resources\.mem_mb.*sinfo",
     ):
         check_fits_node(config, node)
 
@@ -80,9 +81,9 @@ def test_node_size_reads_numbers_or_snakemake_resources():
 
 def test_the_profile_node_fits_the_demo_but_not_paper_scale(repo_root):
     node = profile_node(repo_root)
-    assert node == {"cores": 2, "mem_mb": 16000, "gpu": 1}  # a small node: the demo runs on any cluster
+    assert node == {"cores": 1, "mem_mb": 16000, "gpu": 1}  # a small node: the demo runs on any cluster
     check_fits_node(load(repo_root, "config.yaml"), node)  # no error
     paper = load(repo_root, "config.yaml", "configs/paper_dimensions.yaml")
     assert oversized(paper, node) == [MEM_32000_ON_16000]
-    # the paper-scale node the profile's comment names fits it
-    assert oversized(paper, {"cores": 8, "mem_mb": 64000, "gpu": 1}) == []
+    # the paper-scale limits the profile's comment names fit it
+    assert oversized(paper, {"cores": 1, "mem_mb": 32000, "gpu": 1}) == []

@@ -64,7 +64,7 @@ def oversized(config: dict, node: dict) -> list[str]:
             limit = node.get(limit_name)
             if limit is not None and asked[resource] > limit:
                 problems.append(
-                    f"{keys[resource]} asks {asked[resource]} {unit} per job, more than one node has: "
+                    f"{keys[resource]} asks {asked[resource]} {unit} per job, more than one submission may: "
                     f"{limit} {unit} (the profile's `{profile_key}`, or {flag})"
                 )
     return problems
@@ -75,7 +75,8 @@ def check_fits_node(config: dict, node: dict, profile: str = "profiles/slurm/con
     problems = oversized(config, node)
     if problems:
         raise ConfigError(
-            "a job is larger than the node size the profile states, so SLURM could not run it as asked:\n  "
+            "a job is larger than what the profile lets one submission ask for (the node size), so it could not run as "
+            "asked:\n  "
             + "\n  ".join(problems)
             + f"\nSet the node size in {profile} to your nodes' (sinfo -N -o '%N %c %m %G' lists their CPUs, "
             "MB and GPUs), or lower the config key named above."

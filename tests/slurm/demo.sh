@@ -49,8 +49,12 @@ fi
 
 status=0
 for folder in "${COMPARED[@]}"; do
-    differing="$(diff -r -q "$local_run/results/demo/$folder" "$WORK/slurm/results/demo/$folder" || true)"
-    files=$(find "$local_run/results/demo/$folder" -type f | wc -l)
+    if [ -d "$local_run/results/demo/$folder" ] && [ -d "$WORK/slurm/results/demo/$folder" ]; then
+        differing="$(diff -r -q "$local_run/results/demo/$folder" "$WORK/slurm/results/demo/$folder" || true)"
+        files=$(find "$local_run/results/demo/$folder" -type f | wc -l)
+    else
+        differing="results/demo/$folder is missing from one of the runs"
+    fi
     if [ -z "$differing" ]; then
         log "results/demo/$folder: $files files, byte-identical"
     else
