@@ -14,6 +14,10 @@ MEM_32000_ON_16000 = (
     "(the profile's `resources: mem_mb`, or --resources mem_mb=N)"
 )
 
+THREADS_4_ON_2 = (
+    "evaluators.threads asks 4 CPUs per job, more than one submission may: 2 CPUs "
+    "(the profile's `cores`, or --cores N)"
+)
 GPU_1_ON_0 = (
     "transfer.resources.gpu asks 1 GPUs per job, more than one submission may: 0 GPUs "
     "(the profile's `resources: gpu`, or --resources gpu=N)"
@@ -58,7 +62,7 @@ def test_a_job_larger_than_the_node_is_named_with_the_setting_to_change():
     config = {"evaluators": {"threads": 4}, "transfer": {"resources": {"mem_mb": 32000, "gpu": 1}}}
     node = {"cores": 2, "mem_mb": 16000, "gpu": 0}
     assert oversized(config, node) == [
-        "evaluators.threads asks 4 CPUs per job, more than one submission may: 2 CPUs (the profile's `cores`, or --cores N)",
+        THREADS_4_ON_2,
         MEM_32000_ON_16000,
         GPU_1_ON_0,
     ]
@@ -67,7 +71,8 @@ def test_a_job_larger_than_the_node_is_named_with_the_setting_to_change():
     assert oversized(config, {"cores": None, "mem_mb": None}) == []
     with pytest.raises(
         ConfigError,
-        match=r"(?s)larger than what the profile lets one submission ask for.*transfer\.resources\.mem_mb.*sinfo",
+        match=r"(?s)larger than what the profile lets one submission ask for.*transfer\.resources\.mem_mb"
+        r".*sinfo",
     ):
         check_fits_node(config, node)
 

@@ -1,23 +1,23 @@
 """What one training job asks for (threads, GPUs, memory, runtime), and whether it fits one node.
 
-The config's `evaluators.resources` (+ `evaluators.threads`) and `transfer.resources` are the one place per-rule
-resources are set; the rules read them through `job_resources`. On a cluster every SLURM submission runs on one
-node, whose size the profile states with Snakemake's own per-submission limits (profiles/slurm: `cores` and
-`resources: mem_mb / gpu`). Snakemake packs group jobs into layers that fit those limits, but a single job that
-asks for more is silently cut down to them (or, without limits, waits in the queue forever), so
-`check_fits_node` stops the run first, naming the setting to change.
+The config's `evaluators.resources` (+ `evaluators.threads`) and `transfer.resources` are the one place
+per-rule resources are set; the rules read them through `job_resources`. On a cluster every SLURM submission
+runs on one node; the profile states what one submission may ask for with Snakemake's own limits
+(profiles/slurm: `cores` and `resources: mem_mb / gpu`). Snakemake packs group jobs into layers that fit
+those limits, but a single job that asks for more is silently cut down to them (or, without limits, waits in
+the queue forever), so `check_fits_node` stops the run first, naming the setting to change.
 """
 
 from __future__ import annotations
 
 from tst.config import ConfigError
 
-# Per-job defaults of the training rules when the config leaves a key out. No GPU unless the config asks for one.
+# Per-job defaults of the training rules where the config leaves a key out. No GPU unless the config asks.
 DEFAULTS = {
     "evaluators": {"threads": 1, "gpu": 0, "mem_mb": 4000, "runtime": 120},
     "transfer": {"threads": 1, "gpu": 0, "mem_mb": 8000, "runtime": 240},
 }
-# node resource -> (what a job asks for, unit, the profile key and the command-line flag that state the node size)
+# limit -> (what a job asks for, unit, the profile key and the command-line flag that set the limit)
 NODE_SETTINGS = {
     "cores": ("threads", "CPUs", "cores", "--cores N"),
     "mem_mb": ("mem_mb", "MB", "resources: mem_mb", "--resources mem_mb=N"),
@@ -45,7 +45,8 @@ def config_keys(section: str) -> dict[str, str]:
 
 def node_size(limits) -> dict:
     """The node size a run states, from its per-submission limits: `_cores` (--cores), mem_mb and gpu
-    (--resources), as numbers or as Snakemake's Resource objects (the number in `.value`); None: not stated."""
+    (--resources), as numbers or as Snakemake's Resource objects (the number in `.value`); None: not
+    stated."""
     size = {}
     for name, key in (("cores", "_cores"), ("mem_mb", "mem_mb"), ("gpu", "gpu")):
         limit = limits.get(key)
@@ -56,7 +57,8 @@ def node_size(limits) -> dict:
 def oversized(config: dict, node: dict) -> list[str]:
     """One line per (config key, node resource) where a single job asks for more than a node has.
 
-    `node` maps cores / mem_mb / gpu to the per-submission limit (None or missing: not stated, not checked)."""
+    `node` maps cores / mem_mb / gpu to the per-submission limit (None or missing: not stated, not
+    checked)."""
     problems = []
     for section in DEFAULTS:
         asked, keys = job_resources(config, section), config_keys(section)
@@ -75,8 +77,8 @@ def check_fits_node(config: dict, node: dict, profile: str = "profiles/slurm/con
     problems = oversized(config, node)
     if problems:
         raise ConfigError(
-            "a job is larger than what the profile lets one submission ask for (the node size), so it could not run as "
-            "asked:\n  "
+            "a job is larger than what the profile lets one submission ask for (the node size), "
+            "so it could not run as asked:\n  "
             + "\n  ".join(problems)
             + f"\nSet the node size in {profile} to your nodes' (sinfo -N -o '%N %c %m %G' lists their CPUs, "
             "MB and GPUs), or lower the config key named above."
