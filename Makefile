@@ -2,12 +2,14 @@
 #   make run   -> snakemake --cores all on config.yaml (the demo corpus, offline)
 #   make test  -> the test suite (it includes the checks of make lint: tests/test_style.py)
 #   make lint  -> ruff check, ruff format --check, snakefmt --check, snakemake --lint
+#   make test-slurm -> the demo through a single-node SLURM (profiles/slurm, installed and started here with
+#                  apt-get when missing: needs root) vs a local run: scores and tables byte-identical
 #   make format -> ruff format, snakefmt (then commit the formatting alone)
 VENV ?= .venv
 PY := $(VENV)/bin/python
 SNAKEMAKE_ARGS ?=
 
-.PHONY: run test install lint format
+.PHONY: run test test-slurm install lint format
 
 install: $(VENV)/.installed
 
@@ -22,6 +24,9 @@ run: install
 
 test: install
 	"$(VENV)/bin/pytest" -q
+
+test-slurm: install
+	tests/slurm/demo.sh
 
 lint: install
 	"$(VENV)/bin/ruff" check .

@@ -12,6 +12,7 @@ from tst.data.sources import data_file, resolve_data_dir
 from tst.human.outputs import system_output_files
 from tst.metrics.registry import evaluator_files
 from tst.report.contents import PLOTS, TABLE_FORMATS, TABLES
+from tst.resources import check_fits_node, job_resources, node_size
 
 validate(config, schema="../schemas/config.schema.yaml")
 settings.check_config(config)
@@ -26,8 +27,10 @@ TABLE = settings.lookup_tables(config)
 CHECKPOINTS = settings.checkpoints(config)
 OUR_RUNS = settings.our_runs(config)  # (split, checkpoint) scored per model of ours
 EXTERNAL_RUNS = [("test", names.FINAL)]
-EV_RESOURCES = config["evaluators"].get("resources") or {}
-TRANSFER_RESOURCES = TRANSFER.get("resources") or {}
+# threads, gpu, mem_mb, runtime of one job; in a cluster run (--jobs) each must fit a node
+EV_JOB, TRANSFER_JOB = (job_resources(config, s) for s in ("evaluators", "transfer"))
+if workflow.is_main_process and workflow.nodes:
+    check_fits_node(config, node_size(workflow.global_resources))
 
 DATA = "results/{dataset}/data"
 EVALUATORS = "results/{dataset}/evaluators"
@@ -125,7 +128,7 @@ def naturalness_cross_fit(wildcards):
 
 
 def naturalness_gpu(wildcards):
-    return EV_RESOURCES.get("gpu", 0) if wildcards.kind == "nn" else 0
+    return EV_JOB["gpu"] if wildcards.kind == "nn" else 0
 
 
 # ---- transfer ----

@@ -16,9 +16,11 @@ rule train_classifier:
         kind="cnn|lstm",
     conda:
         env("evaluators")
-    threads: config["evaluators"].get("threads", 1)
+    threads: EV_JOB["threads"]
     resources:
-        **EV_RESOURCES,
+        gpu=EV_JOB["gpu"],
+        mem_mb=EV_JOB["mem_mb"],
+        runtime=EV_JOB["runtime"],
     params:
         settings=lookup(dpath="evaluators/{dataset}/{kind}", within=TABLE),
         code=code("train_classifier.py"),
@@ -39,9 +41,11 @@ rule train_lm:
         lm="joint|style0|style1",
     conda:
         env("evaluators")
-    threads: config["evaluators"].get("threads", 1)
+    threads: EV_JOB["threads"]
     resources:
-        **EV_RESOURCES,
+        gpu=EV_JOB["gpu"],
+        mem_mb=EV_JOB["mem_mb"],
+        runtime=EV_JOB["runtime"],
     params:
         settings=lookup(dpath="evaluators/{dataset}/lm", within=TABLE),
         code=code("train_lm.py"),
@@ -65,7 +69,7 @@ rule build_embeddings:
     conda:
         env("evaluators")
     resources:
-        mem_mb=EV_RESOURCES.get("mem_mb", 4000),
+        mem_mb=EV_JOB["mem_mb"],
     params:
         settings=lookup(dpath="embeddings/{emb}", within=TABLE),
         code=code("build_embeddings.py"),
@@ -101,7 +105,7 @@ rule build_style_lexicon:
     conda:
         env("evaluators")
     resources:
-        mem_mb=EV_RESOURCES.get("mem_mb", 4000),
+        mem_mb=EV_JOB["mem_mb"],
     params:
         lexicon=config["evaluators"].get("style_lexicon") or {},
         content_mask=content_mask_settings(),
@@ -128,7 +132,7 @@ rule train_naturalness:
         env("evaluators")
     resources:
         gpu=naturalness_gpu,
-        mem_mb=EV_RESOURCES.get("mem_mb", 4000),
+        mem_mb=EV_JOB["mem_mb"],
     params:
         settings=lookup(dpath="naturalness/{kind}", within=TABLE),
         cross_fit=naturalness_cross_fit,
@@ -151,9 +155,11 @@ rule train_acceptability:
         "benchmarks/train_acceptability/{dataset}.tsv"
     conda:
         env("evaluators")
-    threads: config["evaluators"].get("threads", 1)
+    threads: EV_JOB["threads"]
     resources:
-        **EV_RESOURCES,
+        gpu=EV_JOB["gpu"],
+        mem_mb=EV_JOB["mem_mb"],
+        runtime=EV_JOB["runtime"],
     params:
         settings=lookup(dpath="evaluators/{dataset}/acceptability", within=TABLE),
         code=code("train_acceptability.py"),

@@ -22,11 +22,11 @@ rule train_transfer:
         "benchmarks/train_transfer/{dataset}/{variant}.seed{seed}.tsv"
     conda:
         env("transfer")
-    threads: TRANSFER_RESOURCES.get("threads", 1)
+    threads: TRANSFER_JOB["threads"]
     resources:
-        gpu=TRANSFER_RESOURCES.get("gpu", 1),
-        mem_mb=TRANSFER_RESOURCES.get("mem_mb", 8000),
-        runtime=TRANSFER_RESOURCES.get("runtime", 240),
+        gpu=TRANSFER_JOB["gpu"],
+        mem_mb=TRANSFER_JOB["mem_mb"],
+        runtime=TRANSFER_JOB["runtime"],
     params:
         settings=lambda w: settings.transfer_settings(
             config, TABLE["variants"][w.variant]
@@ -62,9 +62,9 @@ rule transfer_test:
         "logs/transfer_test/{dataset}/{variant}.seed{seed}.log",
     conda:
         env("transfer")
-    threads: TRANSFER_RESOURCES.get("threads", 1)
+    threads: TRANSFER_JOB["threads"]
     resources:
-        gpu=TRANSFER_RESOURCES.get("gpu", 1),
+        gpu=TRANSFER_JOB["gpu"],
     params:
         checkpoints=settings.test_checkpoints(config),
         beam_width=settings.beam_width(config),

@@ -57,8 +57,11 @@ def test_slurm_profile_settings_take_effect(repo_root, monkeypatch):
     assert args.groups == slurm["groups"]
     assert args.group_components == slurm["group-components"]
     assert args.set_resource_scopes == {"gpu": "local"}  # at most one GPU per submission, not per cluster
-    assert args.resources["gpu"].value == 1
+    # what one submission may ask for: 1 CPU (a group runs its members one at a time), 16 GB, 1 GPU
+    assert (args.cores, args.resources["mem_mb"].value, args.resources["gpu"].value) == (1, 16000, 1)
     assert args.default_resources["runtime"].value == slurm["default-resources"]["runtime"]
+    # job states from squeue: sacct sees nothing on a cluster without an accounting database
+    assert args.slurm_status_command == "squeue"
 
 
 def test_default_profile_alone_leaves_site_settings_to_snakemake(repo_root, monkeypatch):
@@ -74,14 +77,10 @@ def test_resources_have_one_source(repo_root):
         assert "set-threads" not in profile(repo_root, name)
 
 
-# ---- the paper-scale run: configs/yelp.yaml + configs/paper_dimensions.yaml under the slurm profile ----
-
-
-@pytest.fixture(scope="module")
-def paper_dry_run(repo_root, shared_data, tmp_path_factory):
-    workdir = tmp_path_factory.mktemp("paper")
+def slurm_dry_run(repo_root, workdir, *argv, env=None):
+    """`snakemake -n --profile profiles/slurm ...` on the demo config in workdir."""
     shutil.copy(repo_root / "config.yaml", workdir / "config.yaml")
-    result = subprocess.run(
+    return subprocess.run(
         [
             SNAKEMAKE,
             "-s",
@@ -89,16 +88,47 @@ def paper_dry_run(repo_root, shared_data, tmp_path_factory):
             "-n",
             "--profile",
             str(repo_root / "profiles" / "slurm"),
-            "--configfile",
-            str(repo_root / "configs" / "yelp.yaml"),
-            str(repo_root / "configs" / "paper_dimensions.yaml"),
+            *argv,
         ],
         cwd=workdir,
         capture_output=True,
         text=True,
         timeout=600,
         check=False,
-        env={**os.environ, "TST_DATA_DIR": str(shared_data)},
+        env={**os.environ, **(env or {})},
+    )
+
+
+def test_demo_fits_the_profile_node(repo_root, tmp_path):
+    result = slurm_dry_run(repo_root, tmp_path)
+    assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
+    assert "gpu=1" not in result.stdout  # the CPU demo asks no GPU (a cluster without one rejects gpu: 1)
+
+
+def test_a_job_larger_than_the_profile_node_stops_the_run_naming_the_setting(repo_root, tmp_path):
+    # paper scale asks 32000 MB per model; the profile states a 16000 MB node
+    result = slurm_dry_run(
+        repo_root, tmp_path, "--configfile", str(repo_root / "configs" / "paper_dimensions.yaml")
+    )
+    assert result.returncode != 0
+    out = result.stdout + result.stderr
+    assert "transfer.resources.mem_mb asks 32000 MB per job, more than one submission may: 16000 MB" in out
+    assert "the profile's `resources: mem_mb`, or --resources mem_mb=N" in out
+    assert "Group job" not in out  # stopped before planning (or submitting) anything
+
+
+# ---- the paper-scale run: configs/yelp.yaml + configs/paper_dimensions.yaml under the slurm profile ----
+# with the limits the profile's comment names for it (1 GPU, 32000 MB per submission)
+
+
+@pytest.fixture(scope="module")
+def paper_dry_run(repo_root, shared_data, tmp_path_factory):
+    overlays = [str(repo_root / "configs" / name) for name in ("yelp.yaml", "paper_dimensions.yaml")]
+    result = slurm_dry_run(
+        repo_root,
+        tmp_path_factory.mktemp("paper"),
+        *("--resources", "gpu=1", "mem_mb=32000", "--configfile", *overlays),
+        env={"TST_DATA_DIR": str(shared_data)},
     )
     assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
     return result.stdout

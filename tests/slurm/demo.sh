@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# make test-slurm: the demo (config.yaml) through a single-node SLURM with `snakemake --profile profiles/slurm` and
+# no other flag, then locally (`snakemake --cores 2`), each in its own folder; the scores and tables of the two
+# runs must be byte-identical (the evaluators are compared too). Prints the SLURM run's wall time, its number of
+# submissions (sbatch calls) and rule jobs, and every differing file.
+#   TST_SLURM_WORK=dir     where the two runs go (default: a new /tmp/tst-slurm-demo.* folder, kept)
+#   TST_LOCAL_RUN=dir      reuse a finished local demo run in dir (its results/demo) instead of running one
+#   TST_SLURM_TIMEOUT=s    stop the SLURM run after s seconds (default 3600): a run that cannot see its jobs'
+#                          states waits forever
+set -euo pipefail
+
+REPO="$(cd "$(dirname "$0")/../.." && pwd)"
+SNAKEMAKE="$REPO/.venv/bin/snakemake"
+WORK="${TST_SLURM_WORK:-$(mktemp -d /tmp/tst-slurm-demo.XXXXXX)}"
+COMPARED=(scores tables evaluators)
+REQUIRED=(scores tables)
+
+log() { printf '%s\n' "demo.sh: $*" >&2; }
+
+"$REPO/tests/slurm/cluster.sh" start
+mkdir -p "$WORK/slurm" "$WORK/local"
+log "runs in $WORK"
+
+cp "$REPO/config.yaml" "$WORK/slurm/config.yaml"
+start=$(date +%s)
+if ! (cd "$WORK/slurm" && timeout "${TST_SLURM_TIMEOUT:-3600}" \
+    "$SNAKEMAKE" -s "$REPO/Snakefile" --profile "$REPO/profiles/slurm") >"$WORK/slurm.log" 2>&1; then
+    tail -n 40 "$WORK/slurm.log" >&2
+    log "the SLURM run failed or timed out; its log: $WORK/slurm.log"
+    exit 1
+fi
+seconds=$(($(date +%s) - start))
+submissions=$(grep -c 'has been submitted with SLURM jobid' "$WORK/slurm.log" || true)
+steps=$(grep -o '[0-9]* of [0-9]* steps (100%) done' "$WORK/slurm.log" | tail -n 1 | cut -d' ' -f1)
+account_warnings=$(grep -c 'No SLURM account given' "$WORK/slurm.log" || true)
+
+if [ -n "${TST_LOCAL_RUN:-}" ]; then
+    local_run="$TST_LOCAL_RUN"
+else
+    local_run="$WORK/local"
+    cp "$REPO/config.yaml" "$local_run/config.yaml"
+    log "local run"
+    if ! (cd "$local_run" && "$SNAKEMAKE" -s "$REPO/Snakefile" --cores 2) >"$WORK/local.log" 2>&1; then
+        tail -n 40 "$WORK/local.log" >&2
+        log "the local run failed; its log: $WORK/local.log"
+        exit 1
+    fi
+fi
+
+status=0
+for folder in "${COMPARED[@]}"; do
+    if [ -d "$local_run/results/demo/$folder" ] && [ -d "$WORK/slurm/results/demo/$folder" ]; then
+        differing="$(diff -r -q "$local_run/results/demo/$folder" "$WORK/slurm/results/demo/$folder" || true)"
+        files=$(find "$local_run/results/demo/$folder" -type f | wc -l)
+    else
+        differing="results/demo/$folder is missing from one of the runs"
+    fi
+    if [ -z "$differing" ]; then
+        log "results/demo/$folder: $files files, byte-identical"
+    else
+        log "results/demo/$folder differs:"
+        printf '%s\n' "$differing" >&2
+        if [[ " ${REQUIRED[*]} " == *" $folder "* ]]; then
+            status=1
+        fi
+    fi
+done
+log "SLURM run: $((seconds / 60)) min $((seconds % 60)) s, $submissions submissions for $steps jobs," \
+    "$account_warnings account warning(s); logs in $WORK"
+exit "$status"
