@@ -15,13 +15,12 @@ from tst.report.contents import PLOTS, TABLE_FORMATS, TABLES
 from tst.resources import check_fits_node, job_resources, node_size
 
 validate(config, schema="../schemas/config.schema.yaml")
-settings.check_config(config)
+DATA_DIR = str(resolve_data_dir(config.get("data_dir")).resolve())
+settings.check_config(config, DATA_DIR)
 
 DATASETS = list(config["run"])
 STYLES = ["0", "1"]
 SPLITS = ["train", "dev", "test"]
-DATA_DIR = str(resolve_data_dir(config.get("data_dir")).resolve())
-settings.check_paraphrases(config, DATA_DIR)
 TRANSFER = config["transfer"]
 TABLE = settings.lookup_tables(config)
 CHECKPOINTS = settings.checkpoints(config)

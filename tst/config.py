@@ -36,8 +36,9 @@ def _name(value, key: str) -> str:
     return value
 
 
-def check_config(config: dict) -> None:
-    """Raise ConfigError naming the key and what is allowed (run after snakemake.utils.validate)."""
+def check_config(config: dict, data_dir=None) -> None:
+    """Raise ConfigError naming the key and what is allowed (run after snakemake.utils.validate); with the
+    data_dir, also that every paraphrase variant has pairs to read (check_paraphrases)."""
     datasets = config.get("datasets") or {}
     for name, ds in datasets.items():
         _name(name, f"datasets.{name}")
@@ -72,6 +73,8 @@ def check_config(config: dict) -> None:
                 f"Define it under datasets: or pass its overlay, e.g. --configfile configs/{name}.yaml"
             )
     _check_transfer(config.get("transfer") or {}, datasets, config.get("run", []))
+    if data_dir is not None:
+        check_paraphrases(config, data_dir)
     score = config.get("score") or {}
     for kind, ext in (score.get("naturalness") or {}).items():
         if names.NATURALNESS_KINDS.get(kind) != ext:
