@@ -11,7 +11,8 @@ from tst.data.prepare import expected_outputs
 from tst.data.sources import data_file, resolve_data_dir
 from tst.human.outputs import system_output_files
 from tst.metrics.registry import evaluator_files
-from tst.report.contents import PLOTS, TABLE_FORMATS, TABLES
+from tst.report import landing
+from tst.report.contents import PLOTS, TABLE_FORMATS, TABLES, TITLES
 
 validate(config, schema="../schemas/config.schema.yaml")
 settings.check_config(config)
@@ -210,6 +211,11 @@ def report_scores(wildcards):
         f"{SCORES}/{s}/test.final.json" for s in settings.external_systems(config, ds)
     ]
     return [f.format(dataset=ds) for f in files]
+
+
+def report_about(wildcards):
+    """What ran on the dataset, for the report's landing page (report/workflow.rst reads this param)."""
+    return landing.about(config, wildcards.dataset)
 
 
 def report_score_tsvs(wildcards):

@@ -6,6 +6,7 @@ import logging
 from pathlib import Path
 
 from tst.io import read_json
+from tst.metrics.registry import GM_CONTENT
 from tst.report import leaderboard, plots, tables, validity
 from tst.report.contents import PLOTS, TABLE_FORMATS, TABLES  # noqa: F401 (build.TABLES etc.: the names)
 from tst.report.scores import load_scores, variant_order
@@ -129,13 +130,17 @@ def build_plots(
     calibration: dict | None = None,
 ) -> list[Path]:
     """Write results/{dataset}/plots/{name}.{png,svg} for every name in PLOTS (gm_t, calibration: as
-    build_tables)."""
+    build_tables). tradeoff_leaderboard: the leaderboard's systems, Acc against the default GM's content
+    score (Sim when it was not scored)."""
     s = settings(report_config)
     frame, info = load_scores(score_paths, gm_t, calibration)
     given = list(variants or [])
     colors = plots.variant_colors(given + [v for v in variant_order(frame) if v not in given])
     out_dir = Path(out_dir)
+    systems, _ = leaderboard.leaderboard_systems(frame, s["target_acc"], s["tolerance"], s["acc_key"])
+    content = GM_CONTENT if GM_CONTENT in info else s["sim_key"]
     figs = {
+        "tradeoff_leaderboard": plots.leaderboard_figure(systems, info, colors, s["acc_key"], content),
         "trajectories": plots.trajectory_figure(
             frame, info, colors, variants, s["acc_key"], s["sim_key"], s["pp_key"], target_acc=s["target_acc"]
         ),

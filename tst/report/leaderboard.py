@@ -153,7 +153,8 @@ def system_samples(json_path, options: dict, gm_t=None, calibration=None) -> dic
     return {"samples": samples, "skipped": skipped, "styles": styles}
 
 
-def _value(row, key) -> float | None:
+def cell_value(row, key) -> float | None:
+    """A frame row's value of `key` as a float, None when absent or NaN."""
     v = row.get(key) if key in row else None
     return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
 
@@ -209,7 +210,7 @@ def leaderboard_table(
     others = [r["label"] for g in groups.values() if g is not paired for r in g]
     observed, samples = {}, {}
     for r in paired:
-        obs = {k: _value(r["row"], k) for k in keys}
+        obs = {k: cell_value(r["row"], k) for k in keys}
         if r["kind"] == "references":  # BLEU of the references against themselves: not ranked
             obs[s["bleu_key"]] = None
         observed[r["label"]] = obs
@@ -220,7 +221,7 @@ def leaderboard_table(
         rec = {c: r.get(c) for c in meta[1:]}
         rec["system"] = r["label"]
         for k in keys:
-            v = _value(r["row"], k)
+            v = cell_value(r["row"], k)
             ci = (ranked.get(k, {}).get(r["label"]) or {}).get("ci95")
             if ci is None and k in r["samples"] and r["label"] not in observed:
                 ci = percentile_interval(r["samples"][k])
