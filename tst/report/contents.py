@@ -3,6 +3,10 @@
 A light module: the workflow plans the report's jobs from these names without importing pandas or matplotlib
 (tst.report.build, which makes them, does)."""
 
+# The human references as a system: `reference` (the dataset's own references) or a configured `human` system.
+# BLEU against the references would score them against themselves; the landing page names them once.
+REFERENCE_SYSTEMS = ("human", "reference")
+
 TABLE_FORMATS = (
     "csv",
     "md",

@@ -8,7 +8,8 @@ and report/workflow.rst prints it for each dataset of the report."""
 from __future__ import annotations
 
 from tst import baselines
-from tst.config import external_systems, has_references, our_models, trained_datasets
+from tst.config import external_systems, our_models, trained_datasets
+from tst.report.contents import REFERENCE_SYSTEMS
 
 
 def _code(names) -> str:
@@ -59,11 +60,11 @@ def models(config: dict, dataset: str) -> str:
 def systems(config: dict, dataset: str) -> str:
     """The systems scored beside ours: published outputs, human references, the copy and the sanity baselines."""
     ext = external_systems(config, dataset)
-    published = [s for s in ext if s not in baselines.BASELINES and s not in ("source", "reference", "human")]
+    published = [s for s in ext if s not in baselines.BASELINES and s not in REFERENCE_SYSTEMS]
     base = [s for s in ext if s in baselines.BASELINES and s != "source"]
     parts = [
         f"{_count(len(published), 'published system')} ({_code(published)})" if published else "",
-        "the human references" if has_references(config, dataset) else "",
+        "the human references" if any(s in ext for s in REFERENCE_SYSTEMS) else "",
         "the untransferred input (``source``, also the copy baseline)",
         f"{_count(len(base), 'sanity baseline')} that need no training ({_code(base)})" if base else "",
     ]

@@ -23,12 +23,9 @@ from pathlib import Path
 import pandas as pd
 
 from tst import baselines
-from tst.report.contents import TABLE_FORMATS
+from tst.report.contents import REFERENCE_SYSTEMS, TABLE_FORMATS
 from tst.report.scores import COVERAGE, LABELS, MetricInfo, digits, external, variant_order
 from tst.report.select import mean_sd_over_seeds, select_checkpoints, selected_rows
-
-# The human references as a system: BLEU against the references would score them against themselves.
-REFERENCE_SYSTEMS = ("human", "reference")
 
 
 @dataclass
