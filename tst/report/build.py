@@ -67,13 +67,16 @@ def build_tables(
     variant -> the epoch up to which its lambda_cyc is 0 (tst.config.cycle_warmups), marked ‡ in the tables;
     calibration: the calibrated GM's thresholds (validity/gm_thresholds.json); checks: validity/checks.json;
     honest: the external systems a valid metric must rank above every sanity baseline (with our models);
-    rated: human/ratings_with_metrics.tsv (each GM's system-level Spearman with the human ratings);
+    rated: human/ratings_with_metrics.tsv (the leaderboard's human columns; each metric's system-level Spearman
+    with the human ratings);
     bootstrap: the leaderboard's resampling options (tst.config.bootstrap_options), which reads the per-sentence
     TSV beside each score JSON."""
     s = settings(report_config)
     frame, info = load_scores(score_paths, gm_t, calibration)
     out = [
-        leaderboard.leaderboard_table(frame, info, score_paths, s, bootstrap, gm_t, calibration, warmups),
+        leaderboard.leaderboard_table(
+            frame, info, score_paths, s, bootstrap, gm_t, calibration, warmups, rated=rated
+        ),
         tables.pang_gimpel_table(
             frame,
             info,

@@ -137,12 +137,11 @@ def gm_vs_human(frame: pd.DataFrame, rated) -> dict | None:
 
     from scipy import stats
 
-    from tst.human.ratings import overall_score
+    from tst.human.ratings import system_means
 
     if not rated or not Path(rated).exists():
         return None
-    joined = pd.read_csv(rated, sep="\t")
-    human = joined.assign(overall=overall_score(joined)).groupby("system")["overall"].mean()
+    human = system_means(pd.read_csv(rated, sep="\t"))["overall"]
     ext = external(frame)
     ext = ext[ext["split"] == "test"].set_index("system")
     out = {"n_systems": 0, "systems": sorted(set(human.index) & set(ext.index))}
