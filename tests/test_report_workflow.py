@@ -230,6 +230,7 @@ def test_report_in_browser(toy_report, browser, tmp_path):
     # the leaderboard, from its link on the landing page: a row per system of the score files
     page.get_by_role("link", name="the leaderboard").click()
     board = page.frame_locator("iframe")
+    board.locator("tbody tr").first.wait_for()  # all_text_contents does not wait for the frame
     systems = [s.split(" ")[0] for s in board.locator("tbody tr td:first-child").all_text_contents()]
     ours = [f"{v}.seed{s}" for v, s in DEV_ACC]
     assert sorted(systems) == sorted([*ours, *(s if s != "source" else "untransferred" for s in EXTERNAL)])
@@ -262,6 +263,7 @@ def test_report_in_browser(toy_report, browser, tmp_path):
     menu = page.locator("nav").first
     for step in ("Results", "toy", "Tables"):
         menu.get_by_text(step, exact=True).click()
+    menu.locator("tbody tr").first.wait_for()
     rows = menu.locator("tbody tr").all_text_contents()
     assert len(rows) == len(build.TABLES)
     assert any(r.startswith("leaderboard") and "95% intervals" in r for r in rows)

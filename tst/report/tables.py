@@ -144,7 +144,7 @@ def _latex(t: Table) -> str:
 
 
 _CSS = (
-    "body{font-family:sans-serif;font-size:13px;margin:8px}caption{font-weight:bold;text-align:left;"
+    "body{font-family:sans-serif;font-size:13px;margin:34px 8px 8px}caption{font-weight:bold;text-align:left;"
     "padding-bottom:6px}table{border-collapse:collapse}th,td{padding:3px 8px;text-align:right;"
     "border-bottom:1px solid #ddd}th{border-bottom:2px solid #333}th:first-child,td:first-child"
     "{text-align:left}ol{font-size:12px;color:#333;padding-left:18px}.downloads{font-size:12px}"
