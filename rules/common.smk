@@ -213,11 +213,6 @@ def report_scores(wildcards):
     return [f.format(dataset=ds) for f in files]
 
 
-def report_about(wildcards):
-    """What ran on the dataset, for the report's landing page (report/workflow.rst reads this param)."""
-    return landing.about(config, wildcards.dataset)
-
-
 def report_score_tsvs(wildcards):
     """The per-sentence TSVs of the test-split score files of report_scores (the leaderboard resamples them)."""
     return [

@@ -41,7 +41,7 @@ rule report_tables:
         warmups=settings.cycle_warmups(config),
         honest=lambda w: settings.honest_systems(config, w.dataset),
         bootstrap=settings.bootstrap_options(config),
-        about=report_about,
+        about=lambda w: landing.about(config, w.dataset),
         code=code("report_tables.py"),
     script:
         "../scripts/report_tables.py"
