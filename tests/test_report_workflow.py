@@ -235,12 +235,15 @@ def test_report_in_browser(toy_report, browser, tmp_path):
     ours = [f"{v}.seed{s}" for v, s in DEV_ACC]
     assert sorted(systems) == sorted([*ours, *(s if s != "source" else "untransferred" for s in EXTERNAL)])
     page.screenshot(path=tmp_path / "leaderboard.png")
-    # sorting: a click on Acc orders the rows by it, one way and then the other
-    board.locator("thead th", has_text="Acc").click()
-    first = [float(c.split()[0]) for c in column(board, "Acc")]
-    board.locator("thead th", has_text="Acc").click()
-    second = [float(c.split()[0]) for c in column(board, "Acc")]
-    assert first == sorted(first) and second == sorted(second, reverse=True) and first != second
+    # sorting: a click on a header orders the rows by it, best first (Acc ↑: highest; PP ↓: lowest), a second
+    # click reverses
+    for header, best_first in (("Acc", True), ("PP", False)):
+        cells = board.locator("thead th", has_text=header)
+        cells.click()
+        first = [float(c.split()[0]) for c in column(board, header)]
+        cells.click()
+        second = [float(c.split()[0]) for c in column(board, header)]
+        assert first == sorted(first, reverse=best_first) and second == first[::-1] and first != second
     # the CSV link downloads the table's tidy data as written beside the html
     with page.expect_download() as dl:
         board.get_by_role("link", name="CSV (tidy data)").click()

@@ -154,11 +154,12 @@ _CSS = (
 
 
 # Sortable html tables: a click on a header sorts by that column, by the number a cell starts with (text when
-# none; blank cells last), a second click reverses.
+# none; blank cells last): best first on the first click (descending under ↑, ascending otherwise), a second
+# click reverses.
 _SORT = (
     "<script>document.querySelectorAll('table.sortable th').forEach((th,i)=>{th.style.cursor='pointer';"
-    "th.title='sort';th.onclick=()=>{const b=th.closest('table').tBodies[0],d=th.dataset.d=th.dataset.d==='1'"
-    "?'-1':'1',v=r=>{const t=r.cells[i].textContent.trim(),n=parseFloat(t);return t===''?null:isNaN(n)?t:n};"
+    "th.title='sort';th.onclick=()=>{const b=th.closest('table').tBodies[0],d=th.dataset.d=th.dataset.d?"
+    "String(-th.dataset.d):th.textContent.includes('\u2191')?'-1':'1',v=r=>{const t=r.cells[i].textContent.trim(),n=parseFloat(t);return t===''?null:isNaN(n)?t:n};"
     "[...b.rows].sort((x,y)=>{const p=v(x),q=v(y);if(p===null||q===null)return (p===null)-(q===null);"
     "return (p<q?-1:p>q?1:0)*d}).forEach(r=>b.appendChild(r))}})</script>"
 )
