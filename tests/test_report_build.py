@@ -396,8 +396,10 @@ def test_leaderboard_plot_labels_every_system(score_files):
     labels = sorted(t.get_text() for t in ax.texts)
     ours = [f"{v}.seed{s}" for v, s in DEV_ACC]
     assert labels == sorted([*ours, "mit", "multi_decoder", "human", "untransferred"])
-    # no two labels overlap (the placement tries other offsets first)
+    # no two labels overlap, and no label covers a point (the placement tries other offsets first)
     boxes = [t.get_window_extent(fig.canvas.get_renderer()) for t in ax.texts]
     assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
+    xy = ax.transData.transform([p for c in ax.collections for p in c.get_offsets().tolist()])
+    assert not any(b.contains(x, y) for b in boxes for x, y in xy)
     assert ax.get_xlabel().startswith("Acc ↑") and ax.get_ylabel().startswith("Sim ↑")
     plots.plt.close(fig)

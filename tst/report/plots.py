@@ -20,6 +20,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.transforms import Bbox
 
 from tst import baselines
 from tst.report.leaderboard import cell_value
@@ -394,21 +395,26 @@ def tradeoff_figure(
 
 # The leaderboard plot's marker per kind of system (tst.report.tables._kind; ours: a circle in its variant's
 # colour), drawn in this order.
-KIND_STYLE = {
-    "published": ("s", "0.15", "published systems"),
-    "references": ("*", "tab:green", "human references"),
+KIND_STYLE = {  # greys and black: the variants take the colours (variant_colors)
+    "published": ("s", "0.3", "published systems"),
+    "references": ("*", "black", "human references"),
     "untransferred": ("D", "0.55", "untransferred"),
-    "baseline": ("v", "0.65", "sanity baselines ◦"),
+    "baseline": ("v", "0.65", "sanity baselines"),
 }
 
 
 def _place_labels(ax, points: list[tuple[float, float, str]], color_of: dict[str, object]) -> list:
-    """Label every point with its name, each at the first of a few offsets whose text overlaps no label placed
-    before (greedy, in display space); the last offset when none is free. Returns the Text objects."""
+    """Label every point with its name, each at the first of a few offsets whose text overlaps no marker and no
+    label placed before (greedy, in display space); the last offset when none is free. Returns the Texts."""
     fig = ax.figure
     renderer = fig.canvas.get_renderer()
     offsets = [(4, 3), (4, -9), (-4, 3), (-4, -9), (4, 10), (-4, 10), (4, -16), (-4, -16)]
-    placed, texts = [], []
+    r = 3.5  # a marker's half size in display pixels (about 24 pt^2 at 130 dpi)
+    placed = [
+        Bbox.from_extents(u - r, v - r, u + r, v + r)
+        for u, v in ax.transData.transform([p[:2] for p in points])
+    ]
+    texts = []
     for x, y, name in sorted(points, key=lambda p: (-p[1], p[0], p[2])):
         for dx, dy in offsets:
             t = ax.annotate(
