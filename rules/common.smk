@@ -11,7 +11,7 @@ from tst.data.prepare import expected_outputs
 from tst.data.sources import data_file, resolve_data_dir
 from tst.human.outputs import system_output_files
 from tst.metrics.registry import evaluator_files
-from tst.report.contents import PLOTS, TABLE_FORMATS, TABLES
+from tst.report.contents import PLOTS, TABLE_FORMATS, TABLES, TITLES
 from tst.resources import check_fits_node, job_resources, node_size
 
 validate(config, schema="../schemas/config.schema.yaml")

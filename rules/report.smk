@@ -1,5 +1,7 @@
 # Reports: the papers' tables and figures of one dataset, pure functions of its score files.
-# Every output is a report() item: `snakemake --report report.html` gives one browsable page.
+# `snakemake --report report.html` gives one browsable page: each table once (its html, which links its csv,
+# md and tex), each plot once (png, svg a toggle). params.about: what ran, printed by report/workflow.rst.
+from tst.report import landing
 
 
 rule report_tables:
@@ -15,14 +17,19 @@ rule report_tables:
     output:
         [
             report(
-                f"results/{{dataset}}/tables/{name}.{ext}",
+                f"results/{{dataset}}/tables/{name}.html",
                 caption=f"../report/{name}.rst",
                 category="{dataset}",
                 subcategory="Tables",
-                labels={"table": name, "format": ext},
+                labels={"table": name, "shows": TITLES[name]},
             )
             for name in TABLES
+        ],
+        [
+            f"results/{{dataset}}/tables/{name}.{ext}"
+            for name in TABLES
             for ext in TABLE_FORMATS
+            if ext != "html"
         ],
     log:
         "logs/report_tables/{dataset}.log",
@@ -35,6 +42,7 @@ rule report_tables:
         warmups=settings.cycle_warmups(config),
         honest=lambda w: settings.honest_systems(config, w.dataset),
         bootstrap=settings.bootstrap_options(config),
+        about=lambda w: landing.about(config, w.dataset),
         code=code("report_tables.py"),
     script:
         "../scripts/report_tables.py"
@@ -55,7 +63,7 @@ rule report_plots:
                 caption=f"../report/{name}.rst",
                 category="{dataset}",
                 subcategory="Plots",
-                labels={"plot": name, "format": ext},
+                labels={"plot": name, "shows": TITLES[name], "format": ext},
             )
             for name in PLOTS
             for ext in ("png", "svg")

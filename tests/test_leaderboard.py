@@ -250,3 +250,38 @@ def test_a_tsv_from_another_run_is_an_error_naming_both_files(tmp_path):
         InputError, match=r"test.final.tsv: 199 sentences, but .*test.final.json says n_sentences 200"
     ):
         system_samples(path, {"n_resamples": 10})
+
+
+def test_human_columns_and_their_agreement_with_the_metrics(tmp_path):
+    """With human ratings: per rated system the mean of each aspect and overall (the mean of the three per
+    rewrite), worked out here; unrated systems blank; a system rated but not on the leaderboard ignored; and
+    each metric's system-level Spearman with the overall rating."""
+    paths = [write(tmp_path / "scores", n, "test", "final", results(s)) for n, s in SYSTEMS.items()]
+    rated = tmp_path / "ratings_with_metrics.tsv"
+    rows = [
+        ("good", 4, 4, 4),
+        ("good", 2, 4, 3),  # good: grammaticality 3, sentiment 4, topic 3.5; overall (4 + 3) / 2 = 3.5
+        ("mid", 3, 2, 1),  # overall 2
+        ("human", 5, 5, 5),
+        ("human", 5, 4, 3),  # overall (5 + 4) / 2 = 4.5
+        ("source", 5, 1, 5),  # overall 11 / 3
+        ("elsewhere", 1, 1, 1),  # not a leaderboard system
+    ]
+    rated.write_text(
+        "system\tgrammaticality\tsentiment\ttopic\n" + "".join("\t".join(map(str, r)) + "\n" for r in rows)
+    )
+    out = tmp_path / "tables"
+    build.build_tables(paths, out, checks={}, bootstrap={"n_resamples": 20, "seed": 0}, rated=rated)
+    t = pd.read_csv(out / "leaderboard.csv").set_index("system")
+    assert list(t.loc["good", ["human_grammaticality", "human_sentiment", "human_topic"]]) == [3, 4, 3.5]
+    assert t.loc["good", "human_overall"] == 3.5 and t.loc["good", "human_n"] == 2
+    assert t.loc["untransferred", "human_overall"] == pytest.approx(11 / 3)
+    assert t.loc[["good_twin", "random_target"], "human_overall"].isna().all() and "elsewhere" not in t.index
+    # Acc over the four rated systems: untransferred 0.02, mid 0.60, good 0.95, human 1.0 (ranks 1-4); overall
+    # 3.667, 2, 3.5, 4.5 (ranks 3, 1, 2, 4): sum d^2 = 4 + 1 + 1 + 0 = 6, rho = 1 - 6 x 6 / (4 x 15) = 0.4
+    md = (out / "leaderboard.md").read_text()
+    assert "Acc ↑ ρ = 0.40" in md and "over the 4 rated systems here" in md
+    header = next(line for line in md.splitlines() if line.startswith("| System"))
+    assert header.endswith("| Human grammaticality ↑ | Human sentiment ↑ | Human topic ↑ | Human overall ↑ |")
+    good = next(line for line in md.splitlines() if line.startswith("| good |"))
+    assert good.endswith("| 3.00 | 4.00 | 3.50 | 3.50 |")

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tst.report import build, plots, tables
+from tst.report import build, leaderboard, plots, tables
 from tst.report.scores import load_scores
 from tst.report.select import select_checkpoints
 
@@ -377,4 +377,29 @@ def test_plot_marks_band_and_caveat(score_files):
     # naturalness comes from a classifier per system: the axis says the values are not comparable
     fig = plots.tradeoff_figure(frame, info, colors, "sti", "naturalness_nn", ["M0", "M2"])
     assert "not comparable" in fig.axes[0].get_ylabel() and "not comparable" not in fig.axes[0].get_xlabel()
+    plots.plt.close(fig)
+
+
+def test_leaderboard_plot_labels_every_system(score_files):
+    """tradeoff_leaderboard: one labelled point per leaderboard row. Ours sit at their selected checkpoints
+    (target 0.80 +- 0.02): M0 seed1 ep1.5 (dev Acc 0.79 -> test Acc 0.80, Sim 1 - 0.5 x 0.79 = 0.605), M0 seed2
+    ep1.0 (dev 0.78 -> 0.79, Sim 0.61); the external systems at their EXTERNAL scores."""
+    frame, info = load_scores(score_files)
+    systems, _ = leaderboard.leaderboard_systems(frame, 0.80, 0.02)
+    fig = plots.leaderboard_figure(systems, info, plots.variant_colors(["M0", "M2"]), "acc", "sim")
+    ax = fig.axes[0]
+    points = {c.get_gid(): [p for xy in c.get_offsets().tolist() for p in xy] for c in ax.collections}
+    assert points["series-M0"] == pytest.approx([0.80, 0.605, 0.79, 0.61])  # (x, y) of seed 1, then seed 2
+    assert points["kind-published"] == pytest.approx([0.75, 0.70, 0.50, 0.72])  # mit, multi_decoder
+    assert points["kind-references"] == pytest.approx([0.80, 0.80])
+    assert points["kind-untransferred"] == pytest.approx([0.02, 1.0])
+    labels = sorted(t.get_text() for t in ax.texts)
+    ours = [f"{v}.seed{s}" for v, s in DEV_ACC]
+    assert labels == sorted([*ours, "mit", "multi_decoder", "human", "untransferred"])
+    # no two labels overlap, and no label covers a point (the placement tries other offsets first)
+    boxes = [t.get_window_extent(fig.canvas.get_renderer()) for t in ax.texts]
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
+    xy = ax.transData.transform([p for c in ax.collections for p in c.get_offsets().tolist()])
+    assert not any(b.contains(x, y) for b in boxes for x, y in xy)
+    assert ax.get_xlabel().startswith("Acc ↑") and ax.get_ylabel().startswith("Sim ↑")
     plots.plt.close(fig)

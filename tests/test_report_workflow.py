@@ -1,11 +1,14 @@
 """rules/report.smk end to end on score files written by the test: every table and plot, then the
-HTML report (snakemake --report) with each of them as a captioned item."""
+HTML report (snakemake --report) with each of them as a captioned item, opened in Chromium as a reader would
+(test_report_in_browser; skipped without Chromium or Playwright)."""
 
 from __future__ import annotations
 
 import csv
 import json
 import math
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -58,8 +61,11 @@ def write_tsv(json_path: Path) -> None:
     json_path.with_suffix(".tsv").write_text("\n".join(rows) + "\n")
 
 
-@pytest.mark.slow
-def test_report_rules(tmp_path):
+@pytest.fixture(scope="module")
+def toy_report(tmp_path_factory):
+    """The toy dataset's score files, the report rules run on them, then `snakemake --report report.html`:
+    (the folder, the targets' run, the report run)."""
+    tmp_path = tmp_path_factory.mktemp("toy_report")
     scores = tmp_path / "results" / "toy" / "scores"
     for (v, seed), accs in DEV_ACC.items():
         for ep, a in zip(EPOCHS, accs):
@@ -110,7 +116,23 @@ def test_report_rules(tmp_path):
         "report_tables",
         "report_plots",
     ]
-    run = subprocess.run(smk, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
+    rules = subprocess.run(smk, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
+    page = None
+    if rules.returncode == 0:
+        page = subprocess.run(
+            smk + ["--report", "report.html"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+    return tmp_path, rules, page
+
+
+@pytest.mark.slow
+def test_report_rules(toy_report):
+    tmp_path, run, report = toy_report
     assert run.returncode == 0, run.stderr[-3000:]
     toy = tmp_path / "results" / "toy"
     for name in build.TABLES:
@@ -130,18 +152,122 @@ def test_report_rules(tmp_path):
     assert lo == pytest.approx(0.75 - 0.085, abs=0.02) and hi == pytest.approx(0.75 + 0.085, abs=0.02)
     assert board["human"]["acc_cluster"] == "1" and len(board) == 8
 
-    run = subprocess.run(
-        smk + ["--report", "report.html"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert run.returncode == 0, run.stderr[-3000:]
-    log = run.stdout + run.stderr
-    for name in build.TABLES + build.PLOTS:
-        assert f"Adding {name}." in log
+    assert report.returncode == 0, report.stderr[-3000:]
+    log = report.stdout + report.stderr
+    # each table once (its html, which links the other formats), each plot as png and svg (a toggle)
+    added = sorted(line.split()[1] for line in log.splitlines() if line.startswith("Adding "))
+    expected = [f"{n}.html" for n in build.TABLES] + [f"{n}.{x}" for n in build.PLOTS for x in ("png", "svg")]
+    assert added == sorted(expected)
     page = (tmp_path / "report.html").read_text()
     assert len(page) > 100_000
-    assert "Where to look" in page  # the landing page report/workflow.rst
+
+
+# ---- the report as a reader sees it: Chromium (Debian's) driven by Playwright --------------------------------
+
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def chromium_path() -> str | None:
+    """$TST_CHROMIUM, else the Debian package's binary, else `chromium` on PATH."""
+    for path in (os.environ.get("TST_CHROMIUM"), "/usr/bin/chromium", shutil.which("chromium")):
+        if path and Path(path).is_file():
+            return path
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')"
+    )
+    path = chromium_path()
+    if path is None:
+        pytest.skip("no Chromium: apt-get install chromium (Debian), or set TST_CHROMIUM to its binary")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def column(frame, header: str) -> list[str]:
+    """The text of every body cell under the header that starts with `header`."""
+    heads = frame.locator("thead th").all_text_contents()
+    i = next(i for i, h in enumerate(heads) if h.startswith(header))
+    return frame.locator(f"tbody tr td:nth-child({i + 1})").all_text_contents()
+
+
+@pytest.mark.slow
+def test_report_in_browser(toy_report, browser, tmp_path):
+    """Open the report as a reader would: the landing page says what ran on this toy dataset (2 variants x 2
+    seeds on a demo-kind corpus, human ratings), has no broken link, and its links open the leaderboard (one
+    row per system; a click on a header sorts by it, a second click reverses) and the labelled trade-off plot;
+    the menu lists each table once, by name and description; the table's CSV link downloads the CSV."""
+    root, _, report = toy_report
+    assert report is not None and report.returncode == 0
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto((root / "report.html").as_uri())
+    landing = page.locator("#app")
+    landing.get_by_text("What ran.").wait_for()
+    text = landing.inner_text()
+    assert "toy — the demo corpus, generated by the pipeline itself" in text
+    assert "Transfer models trained: 2 variants (M0, M2) × 2 seeds (1, 2), 2 epochs each" in text
+    assert "2 published systems (mit, multi_decoder)" in text and "Human ratings: yes" in text
+    assert "No transfer models" not in text
+    assert "System Message" not in text and "Unknown target" not in text  # every link resolved
+    page.screenshot(path=tmp_path / "landing.png", full_page=True)
+
+    # the leaderboard, from its link on the landing page: a row per system of the score files
+    page.get_by_role("link", name="the leaderboard").click()
+    board = page.frame_locator("iframe")
+    board.locator("tbody tr").first.wait_for()  # all_text_contents does not wait for the frame
+    systems = [s.split(" ")[0] for s in board.locator("tbody tr td:first-child").all_text_contents()]
+    ours = [f"{v}.seed{s}" for v, s in DEV_ACC]
+    assert sorted(systems) == sorted([*ours, *(s if s != "source" else "untransferred" for s in EXTERNAL)])
+    page.screenshot(path=tmp_path / "leaderboard.png")
+    # sorting: a click on a header orders the rows by it, best first (Acc ↑: highest; PP ↓: lowest), a second
+    # click reverses
+    for header, best_first in (("Acc", True), ("PP", False)):
+        cells = board.locator("thead th", has_text=header)
+        cells.click()
+        first = [float(c.split()[0]) for c in column(board, header)]
+        cells.click()
+        second = [float(c.split()[0]) for c in column(board, header)]
+        assert first == sorted(first, reverse=best_first) and second == first[::-1] and first != second
+    # the CSV link downloads the table's tidy data as written beside the html
+    with page.expect_download() as dl:
+        board.get_by_role("link", name="CSV (tidy data)").click()
+    assert Path(dl.value.path()).read_bytes() == (root / "results/toy/tables/leaderboard.csv").read_bytes()
+
+    # the trade-off plot: shown as an image, its description beside it, every system a label in the svg
+    page.goto((root / "report.html").as_uri())
+    page.get_by_role("link", name="its trade-off plot").click()
+    img = page.locator("img[src^='data:image/png']")
+    img.wait_for()
+    assert img.evaluate("i => i.naturalWidth") > 300
+    assert "Every system of the leaderboard" in page.locator("nav").first.inner_text()
+    svg = (root / "results/toy/plots/tradeoff_leaderboard.svg").read_text()
+    for name in [*ours, "mit", "multi_decoder", "human", "untransferred"]:
+        assert f'id="label-{name}"' in svg
+    page.screenshot(path=tmp_path / "plot.png")
+
+    # the menu: each table once, by name and what it shows
+    page.goto((root / "report.html").as_uri())
+    menu = page.locator("nav").first
+    for step in ("Results", "toy", "Tables"):
+        menu.get_by_text(step, exact=True).click()
+    menu.locator("tbody tr").first.wait_for()
+    rows = menu.locator("tbody tr").all_text_contents()
+    assert len(rows) == len(build.TABLES)
+    assert any(r.startswith("leaderboard") and "95% intervals" in r for r in rows)
+    assert errors == []

@@ -4,6 +4,7 @@ dev Acc): every expected number is worked out by hand in the comments."""
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import shutil
@@ -257,6 +258,21 @@ def test_write_table_escapes(tmp_path):
     assert r"PP $\downarrow$ [50\% LM]" in tex and r"1.0 $\pm$ 0.1 \\" in tex
     assert r"\caption{a \& b\_c}" in tex and r"\label{tab:x-y}" in tex and "note\\par" in tex
     assert "<td>M|1</td>" in html_p.read_text() and "a &amp; b_c" in html_p.read_text()
+
+
+def test_html_links_the_other_formats(tmp_path):
+    """The html (the report shows only it) downloads the csv, md and tex as written beside it: each link's data
+    URI decodes to that file's bytes, under the file's name."""
+    t = tables.Table(
+        "x_y", "cap", pd.DataFrame({"model": ["M0"], "pp": [1.5]}), ["Model", "PP ↓"], [["M0", "1.5"]]
+    )
+    paths = {p.suffix: p for p in tables.write_table(t, tmp_path)}
+    page = paths[".html"].read_text()
+    links = dict(re.findall(r'<a download="([^"]+)" href="data:[^;]+;charset=utf-8;base64,([^"]+)"', page))
+    assert sorted(links) == ["x_y.csv", "x_y.md", "x_y.tex"]
+    for name, data in links.items():
+        assert base64.b64decode(data) == (tmp_path / name).read_bytes()
+    assert "class=sortable" not in page and "Click a column header" not in page  # only sortable tables say so
 
 
 def tex_rows(tex: str) -> list[str]:

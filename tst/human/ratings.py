@@ -161,6 +161,14 @@ def overall_score(table: pd.DataFrame) -> pd.Series:
     return table[list(ASPECTS)].mean(axis=1)
 
 
+def system_means(table: pd.DataFrame) -> pd.DataFrame:
+    """Per system (the index): the mean of each aspect and of overall_score over its rated rewrites, and their
+    number `n` (table: one row per rated rewrite, with `system` and the ASPECTS columns)."""
+    rated = table.assign(overall=overall_score(table))
+    groups = rated.groupby("system")
+    return groups[[*ASPECTS, "overall"]].mean().assign(n=groups.size())
+
+
 def held_out_source(source: str, held_out: float = 0.3, salt: str = "") -> bool:
     """Deterministic split by source: sha256(salt + source) mapped to [0, 1) below `held_out`."""
     h = int(hashlib.sha256((salt + source).encode("utf-8")).hexdigest()[:12], 16)

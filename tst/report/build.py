@@ -6,6 +6,7 @@ import logging
 from pathlib import Path
 
 from tst.io import read_json
+from tst.metrics.registry import GM_CONTENT
 from tst.report import leaderboard, plots, tables, validity
 from tst.report.contents import PLOTS, TABLE_FORMATS, TABLES  # noqa: F401 (build.TABLES etc.: the names)
 from tst.report.scores import load_scores, variant_order
@@ -66,13 +67,16 @@ def build_tables(
     variant -> the epoch up to which its lambda_cyc is 0 (tst.config.cycle_warmups), marked ‡ in the tables;
     calibration: the calibrated GM's thresholds (validity/gm_thresholds.json); checks: validity/checks.json;
     honest: the external systems a valid metric must rank above every sanity baseline (with our models);
-    rated: human/ratings_with_metrics.tsv (each GM's system-level Spearman with the human ratings);
+    rated: human/ratings_with_metrics.tsv (the leaderboard's human columns; each metric's system-level Spearman
+    with the human ratings);
     bootstrap: the leaderboard's resampling options (tst.config.bootstrap_options), which reads the per-sentence
     TSV beside each score JSON."""
     s = settings(report_config)
     frame, info = load_scores(score_paths, gm_t, calibration)
     out = [
-        leaderboard.leaderboard_table(frame, info, score_paths, s, bootstrap, gm_t, calibration, warmups),
+        leaderboard.leaderboard_table(
+            frame, info, score_paths, s, bootstrap, gm_t, calibration, warmups, rated=rated
+        ),
         tables.pang_gimpel_table(
             frame,
             info,
@@ -129,13 +133,17 @@ def build_plots(
     calibration: dict | None = None,
 ) -> list[Path]:
     """Write results/{dataset}/plots/{name}.{png,svg} for every name in PLOTS (gm_t, calibration: as
-    build_tables)."""
+    build_tables). tradeoff_leaderboard: the leaderboard's systems, Acc against the default GM's content
+    score (Sim when it was not scored)."""
     s = settings(report_config)
     frame, info = load_scores(score_paths, gm_t, calibration)
     given = list(variants or [])
     colors = plots.variant_colors(given + [v for v in variant_order(frame) if v not in given])
     out_dir = Path(out_dir)
+    systems, _ = leaderboard.leaderboard_systems(frame, s["target_acc"], s["tolerance"], s["acc_key"])
+    content = GM_CONTENT if GM_CONTENT in info else s["sim_key"]
     figs = {
+        "tradeoff_leaderboard": plots.leaderboard_figure(systems, info, colors, s["acc_key"], content),
         "trajectories": plots.trajectory_figure(
             frame, info, colors, variants, s["acc_key"], s["sim_key"], s["pp_key"], target_acc=s["target_acc"]
         ),

@@ -32,6 +32,7 @@ from tst.bootstrap import (
     results_from_tsv,
     significance,
 )
+from tst.human.ratings import system_means
 from tst.io import InputError, read_json, read_lines
 from tst.metrics.registry import GM_CONTENT
 from tst.report.scores import MetricInfo, digits, external
@@ -153,9 +154,62 @@ def system_samples(json_path, options: dict, gm_t=None, calibration=None) -> dic
     return {"samples": samples, "skipped": skipped, "styles": styles}
 
 
-def _value(row, key) -> float | None:
+def cell_value(row, key) -> float | None:
+    """A frame row's value of `key` as a float, None when absent or NaN."""
     v = row.get(key) if key in row else None
     return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
+
+
+HUMAN = "human_"  # CSV column prefix of the human ratings
+
+
+def human_columns(rated) -> pd.DataFrame | None:
+    """Per rated system (the index): the mean human rating of each aspect and overall over its rated rewrites,
+    and their number `n` (tst.human.ratings.system_means of human/ratings_with_metrics.tsv); None without a
+    ratings file."""
+    if not rated or not Path(rated).exists():
+        return None
+    return system_means(pd.read_csv(rated, sep="\t"))
+
+
+def human_correlations(
+    records: list[dict], keys: list[str], bleu_key: str | None = None
+) -> tuple[dict[str, float], list[str]]:
+    """Each metric's system-level Spearman with the overall human rating, over the leaderboard rows that have
+    both (at least 3 systems, else no value; the references left out of bleu_key, BLEU against themselves);
+    also the rated systems."""
+    from scipy import stats
+
+    both = [r for r in records if r.get(f"{HUMAN}overall") is not None]
+    out = {}
+    for k in keys:
+        rows = [r for r in both if r[k] is not None and not (k == bleu_key and r["kind"] == "references")]
+        if len(rows) >= 3:
+            out[k] = float(
+                stats.spearmanr([r[k] for r in rows], [r[f"{HUMAN}overall"] for r in rows]).statistic
+            )
+    return out, [r["system"] for r in both]
+
+
+def human_notes(
+    human: pd.DataFrame, records: list[dict], info: dict[str, MetricInfo], keys: list[str], bleu_key: str
+) -> list[str]:
+    """The footnotes of the human columns: what they are, and each metric's agreement with them."""
+    rho, systems = human_correlations(records, keys, bleu_key)
+    aspects = [a for a in human.columns if a not in ("overall", "n")]
+    note = (
+        f"Human ↑: the mean human rating (1–5) of a system's rated rewrites per aspect ({', '.join(aspects)}); "
+        f"overall = the mean of the {len(aspects)}; {int(human['n'].min())}–{int(human['n'].max())} rated "
+        "rewrites per system; blank: not rated."
+    )
+    notes = [note]
+    if rho:
+        parts = "; ".join(f"{_header(info, k)} ρ = {v:.2f}" for k, v in rho.items())
+        notes.append(
+            f"Agreement with people: system-level Spearman of each metric with the overall human rating over the "
+            f"{len(systems)} rated systems here ({', '.join(systems)}): {parts} (a ↓ metric should be negative)."
+        )
+    return notes
 
 
 def leaderboard_table(
@@ -168,22 +222,31 @@ def leaderboard_table(
     calibration: dict | None = None,
     warmups: dict[str, float] | None = None,
     name: str = "leaderboard",
+    rated=None,
 ) -> Table:
     """The leaderboard (module docstring). frame, info: load_scores of score_paths (GM recomputed with gm_t
     and calibration, as the resamples are); s: the report settings (tst.report.build.settings); bootstrap: the
-    resampling options (tst.config.bootstrap_options; None: tst.bootstrap.DEFAULTS). CSV: a row per system
-    with, per metric, `{key}`, `{key}_lo`, `{key}_hi` (the interval) and `{key}_cluster`."""
+    resampling options (tst.config.bootstrap_options; None: tst.bootstrap.DEFAULTS); rated: the human ratings
+    joined with the metrics (human/ratings_with_metrics.tsv), when the dataset has them: columns `human_{aspect}`,
+    `human_overall`, `human_n` (human_columns) and a note with each metric's system-level Spearman with the
+    overall rating (human_correlations). CSV: a row per system with, per metric, `{key}`, `{key}_lo`, `{key}_hi`
+    (the interval) and `{key}_cluster`."""
     opt = resolve(bootstrap)
     keys = headline_keys(info, s)
     by = sort_key(info, s)
     meta = ["rank_by", "system", "kind", "seed", "checkpoint", "off_target", "before_cycle"]
     cols = meta + [f"{k}{x}" for k in keys for x in ("", "_lo", "_hi", "_cluster")]
+    human = human_columns(rated)
+    if human is not None:
+        cols += [f"{HUMAN}{c}" for c in human.columns]
     table = Table(
         name,
         f"Leaderboard on the test set: every system, sorted by {_header(info, by) if by else 'name'}; each "
         "cell: score [95% confidence interval] (significance cluster, 1 = best).",
         pd.DataFrame(columns=cols),
-        ["System", "kind", "checkpoint"] + [_header(info, k) for k in keys],
+        ["System", "kind", "checkpoint"]
+        + [_header(info, k) for k in keys]
+        + ([f"Human {a} ↑" for a in human.columns if a != "n"] if human is not None else []),
         sortable=True,
     )
     systems, missing = leaderboard_systems(frame, s["target_acc"], s["tolerance"], s["acc_key"], warmups)
@@ -209,7 +272,7 @@ def leaderboard_table(
     others = [r["label"] for g in groups.values() if g is not paired for r in g]
     observed, samples = {}, {}
     for r in paired:
-        obs = {k: _value(r["row"], k) for k in keys}
+        obs = {k: cell_value(r["row"], k) for k in keys}
         if r["kind"] == "references":  # BLEU of the references against themselves: not ranked
             obs[s["bleu_key"]] = None
         observed[r["label"]] = obs
@@ -220,7 +283,7 @@ def leaderboard_table(
         rec = {c: r.get(c) for c in meta[1:]}
         rec["system"] = r["label"]
         for k in keys:
-            v = _value(r["row"], k)
+            v = cell_value(r["row"], k)
             ci = (ranked.get(k, {}).get(r["label"]) or {}).get("ci95")
             if ci is None and k in r["samples"] and r["label"] not in observed:
                 ci = percentile_interval(r["samples"][k])
@@ -229,6 +292,9 @@ def leaderboard_table(
             rec[f"{k}_lo"], rec[f"{k}_hi"] = ci if ci else (None, None)
             rec[f"{k}_cluster"] = cl
         rec["rank_by"] = by
+        if human is not None:
+            got = human.loc[r["system"]] if r["system"] in human.index else None
+            rec.update({f"{HUMAN}{c}": None if got is None else got[c] for c in human.columns})
         records.append(rec)
     if by:
         higher = info[by].higher_is_better
@@ -250,8 +316,12 @@ def leaderboard_table(
             if rec[f"{k}_cluster"] is not None:
                 cell += f" ({rec[f'{k}_cluster']})"
             cells.append(cell)
+        if human is not None:
+            cells += [fmt(rec[f"{HUMAN}{a}"], 2) for a in human.columns if a != "n"]
         table.rows.append(cells)
     table.notes = definitions(info, keys)
+    if human is not None:
+        table.notes += human_notes(human, records, info, keys, s["bleu_key"])
     table.notes.append(
         "Interval and clusters: "
         + METHOD.format(**opt)

@@ -3,6 +3,7 @@
 - trajectory_figure: Pang & Gimpel Fig. 1 (Sim vs 1 - Acc, PP vs Sim; a marker per half epoch)
 - robust_figure: Yu et al. Fig. 2a (PP bins; per bin the best Acc / content preservation of any checkpoint)
 - tradeoff_figure: Fu et al. Fig. 2 and Mir et al. (one metric against another; external systems labelled)
+- leaderboard_figure: every leaderboard system as one labelled point (Acc against content)
 A panel whose metric no score file has is drawn empty with the reason written on it (and logged).
 """
 
@@ -19,8 +20,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.transforms import Bbox
 
 from tst import baselines
+from tst.report.leaderboard import cell_value
 from tst.report.scores import MetricInfo, external, ours, variant_order
 
 log = logging.getLogger(__name__)
@@ -387,4 +390,107 @@ def tradeoff_figure(
             if k in info
         ),
     )
+    return fig
+
+
+# The leaderboard plot's marker per kind of system (tst.report.tables._kind; ours: a circle in its variant's
+# colour), drawn in this order.
+KIND_STYLE = {  # greys and black: the variants take the colours (variant_colors)
+    "published": ("s", "0.3", "published systems"),
+    "references": ("*", "black", "human references"),
+    "untransferred": ("D", "0.55", "untransferred"),
+    "baseline": ("v", "0.65", "sanity baselines"),
+}
+
+
+def _place_labels(ax, points: list[tuple[float, float, str]], color_of: dict[str, object]) -> list:
+    """Label every point with its name, each at the first of a few offsets whose text overlaps no marker and no
+    label placed before (greedy, in display space); the last offset when none is free. Returns the Texts."""
+    fig = ax.figure
+    renderer = fig.canvas.get_renderer()
+    offsets = [(4, 3), (4, -9), (-4, 3), (-4, -9), (4, 10), (-4, 10), (4, -16), (-4, -16)]
+    r = 3.5  # a marker's half size in display pixels (about 24 pt^2 at 130 dpi)
+    placed = [
+        Bbox.from_extents(u - r, v - r, u + r, v + r)
+        for u, v in ax.transData.transform([p[:2] for p in points])
+    ]
+    texts = []
+    for x, y, name in sorted(points, key=lambda p: (-p[1], p[0], p[2])):
+        for dx, dy in offsets:
+            t = ax.annotate(
+                name,
+                (x, y),
+                textcoords="offset points",
+                xytext=(dx, dy),
+                ha="left" if dx > 0 else "right",
+                fontsize=7,
+                color=color_of.get(name, "0.2"),
+                gid=f"label-{name}",
+            )
+            box = t.get_window_extent(renderer)
+            if not any(box.overlaps(b) for b in placed) or (dx, dy) == offsets[-1]:
+                placed.append(box)
+                texts.append(t)
+                break
+            t.remove()
+    return texts
+
+
+def leaderboard_figure(
+    systems: list[dict],
+    info: dict[str, MetricInfo],
+    colors: dict,
+    x_key: str,
+    y_key: str,
+) -> plt.Figure:
+    """Every leaderboard system (tst.report.leaderboard.leaderboard_systems: published, references, the
+    untransferred source, baselines, each seed of ours at its selected checkpoint) as one point, x_key against
+    y_key on the test set, each labelled with its leaderboard name."""
+    fig, ax = plt.subplots(figsize=(7, 5.5))
+    ax.set_title("Every leaderboard system, test set", fontsize=10)
+    rows = [
+        r
+        for r in systems
+        if cell_value(r["row"], x_key) is not None and cell_value(r["row"], y_key) is not None
+    ]
+    if not rows:
+        _absent(ax, f"no test scores for {x_key} and {y_key}")
+        return fig
+    color_of = {}
+    for kind, (marker, color, label) in KIND_STYLE.items():
+        part = [r for r in rows if r["kind"] == kind]
+        if part:
+            ax.scatter(
+                [cell_value(r["row"], x_key) for r in part],
+                [cell_value(r["row"], y_key) for r in part],
+                marker=marker,
+                s=40 if marker == "*" else 24,
+                color=color,
+                zorder=3,
+                label=label,
+                gid=f"kind-{kind}",
+            )
+            color_of.update({r["label"]: color for r in part})
+    for v in dict.fromkeys(r["variant"] for r in rows if r["kind"] == "ours"):
+        part = [r for r in rows if r["kind"] == "ours" and r["variant"] == v]
+        ax.scatter(
+            [cell_value(r["row"], x_key) for r in part],
+            [cell_value(r["row"], y_key) for r in part],
+            marker="o",
+            s=24,
+            color=colors.get(v),
+            zorder=3,
+            label=f"{v} (ours, selected checkpoint)",
+            gid=f"series-{v}",
+        )
+        color_of.update({r["label"]: colors.get(v) for r in part})
+    ax.set_xlabel(_label(info, x_key), fontsize=8)
+    ax.set_ylabel(_label(info, y_key), fontsize=8)
+    ax.margins(0.12)
+    ax.legend(fontsize=7, loc="best")
+    fig.tight_layout()
+    _place_labels(
+        ax, [(cell_value(r["row"], x_key), cell_value(r["row"], y_key), r["label"]) for r in rows], color_of
+    )
+    footnote(fig, info, [x_key, y_key])
     return fig

@@ -14,6 +14,7 @@ A table that cannot have rows (e.g. no human ratings) says why in one line (`emp
 
 from __future__ import annotations
 
+import base64
 import html
 import math
 from dataclasses import dataclass, field
@@ -22,12 +23,9 @@ from pathlib import Path
 import pandas as pd
 
 from tst import baselines
-from tst.report.contents import TABLE_FORMATS
+from tst.report.contents import REFERENCE_SYSTEMS, TABLE_FORMATS
 from tst.report.scores import COVERAGE, LABELS, MetricInfo, digits, external, variant_order
 from tst.report.select import mean_sd_over_seeds, select_checkpoints, selected_rows
-
-# The human references as a system: BLEU against the references would score them against themselves.
-REFERENCE_SYSTEMS = ("human", "reference")
 
 
 @dataclass
@@ -146,31 +144,58 @@ def _latex(t: Table) -> str:
 
 
 _CSS = (
-    "body{font-family:sans-serif;font-size:13px;margin:8px}caption{font-weight:bold;text-align:left;"
+    "body{font-family:sans-serif;font-size:13px;margin:34px 8px 8px}caption{font-weight:bold;text-align:left;"
     "padding-bottom:6px}table{border-collapse:collapse}th,td{padding:3px 8px;text-align:right;"
     "border-bottom:1px solid #ddd}th{border-bottom:2px solid #333}th:first-child,td:first-child"
-    "{text-align:left}ol{font-size:12px;color:#333;padding-left:18px}"
+    "{text-align:left}ol{font-size:12px;color:#333;padding-left:18px}.downloads{font-size:12px}"
+    "table.sortable th{cursor:pointer;white-space:nowrap}table.sortable td{white-space:nowrap}table.sortable th::after{content:' \\21C5';color:#999}"
+    ".hint{font-weight:normal;color:#555}"
 )
 
 
 # Sortable html tables: a click on a header sorts by that column, by the number a cell starts with (text when
-# none; blank cells last), a second click reverses.
+# none; blank cells last): best first on the first click (descending under ↑, ascending otherwise), a second
+# click reverses.
 _SORT = (
     "<script>document.querySelectorAll('table.sortable th').forEach((th,i)=>{th.style.cursor='pointer';"
-    "th.title='sort';th.onclick=()=>{const b=th.closest('table').tBodies[0],d=th.dataset.d=th.dataset.d==='1'"
-    "?'-1':'1',v=r=>{const t=r.cells[i].textContent.trim(),n=parseFloat(t);return t===''?null:isNaN(n)?t:n};"
+    "th.title='sort';th.onclick=()=>{const b=th.closest('table').tBodies[0],d=th.dataset.d=th.dataset.d?"
+    "String(-th.dataset.d):th.textContent.includes('\u2191')?'-1':'1',v=r=>{const t=r.cells[i].textContent.trim(),n=parseFloat(t);return t===''?null:isNaN(n)?t:n};"
     "[...b.rows].sort((x,y)=>{const p=v(x),q=v(y);if(p===null||q===null)return (p===null)-(q===null);"
     "return (p<q?-1:p>q?1:0)*d}).forEach(r=>b.appendChild(r))}})</script>"
 )
 
 
-def _html(t: Table) -> str:
+# What each download link of an html table is called, and its media type.
+_DOWNLOADS = {
+    "csv": ("CSV (tidy data)", "text/csv"),
+    "md": ("Markdown", "text/markdown"),
+    "tex": ("LaTeX (booktabs)", "text/x-tex"),
+}
+
+
+def _download_links(name: str, files: dict[str, str]) -> str:
+    """A line of links that download the table's other formats (files: extension -> text), each embedded as a
+    data URI so the links work inside the self-contained Snakemake report."""
+    e = html.escape
+    links = [
+        f'<a download="{e(name)}.{ext}" href="data:{_DOWNLOADS[ext][1]};charset=utf-8;base64,'
+        f'{base64.b64encode(text.encode("utf-8")).decode("ascii")}">{_DOWNLOADS[ext][0]}</a>'
+        for ext, text in files.items()
+    ]
+    return f'<p class="downloads">Download: {" · ".join(links)}</p>' if links else ""
+
+
+def _html(t: Table, files: dict[str, str] | None = None) -> str:
+    """The display as an html page (files: the other formats' text by extension, linked for download)."""
     e = html.escape
     body = (
-        [f"<p>{e(t.caption)} <b>{e(t.empty)}</b></p>"]
+        [f"<p>{e(t.caption)} <b>{e(t.empty)}</b></p>", _download_links(t.name, files or {})]
         if t.empty
         else [
-            f"<table{' class=sortable' if t.sortable else ''}><caption>{e(t.caption)}</caption>",
+            _download_links(t.name, files or {}),
+            f"<table{' class=sortable' if t.sortable else ''}><caption>{e(t.caption)}"
+            + (" <span class=hint>Click a column header to sort by it.</span>" if t.sortable else "")
+            + "</caption>",
             "<thead><tr>" + "".join(f"<th>{e(c)}</th>" for c in t.columns) + "</tr></thead><tbody>",
             *("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in row) + "</tr>" for row in t.rows),
             "</tbody></table>",
@@ -193,13 +218,19 @@ EXTENSIONS = TABLE_FORMATS
 
 
 def write_table(table: Table, out_dir: str | Path) -> list[Path]:
-    """Write {name}.csv (table.data), .md, .tex and .html (the display) under out_dir; returns the paths."""
+    """Write {name}.csv (table.data), .md, .tex and .html (the display, with links that download the other
+    three) under out_dir; returns the paths."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / f"{table.name}.{ext}" for ext in EXTENSIONS]
-    table.data.to_csv(paths[0], index=False, lineterminator="\n")
-    for path, text in zip(paths[1:], (_markdown(table), _latex(table), _html(table))):
-        path.write_text(text, encoding="utf-8")
+    files = {
+        "csv": table.data.to_csv(index=False, lineterminator="\n"),
+        "md": _markdown(table),
+        "tex": _latex(table),
+    }
+    texts = {**files, "html": _html(table, files)}
+    for path, ext in zip(paths, EXTENSIONS):
+        path.write_text(texts[ext], encoding="utf-8")
     return paths
 
 

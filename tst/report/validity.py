@@ -20,7 +20,7 @@ from tst.report.tables import Table, _header, _ours_summary, definitions, fmt
 
 _GMS = ("gm", "gm_pg")
 BASELINES_NOTE = (
-    "Baselines (tst.baselines): copy (source) = the source unchanged; random_target = a random target-style "
+    "Baselines (no training): copy (source) = the source unchanged; random_target = a random target-style "
     "training sentence; nearest_target = the target-style training sentence nearest to the source (idf-GloVe "
     "vector of Sim); fixed_target = the most generic target-style training sentence (5+ tokens, the most frequent words) for every input; "
     "shuffled = the source's words in random order; empty = an empty line."
@@ -137,12 +137,11 @@ def gm_vs_human(frame: pd.DataFrame, rated) -> dict | None:
 
     from scipy import stats
 
-    from tst.human.ratings import overall_score
+    from tst.human.ratings import system_means
 
     if not rated or not Path(rated).exists():
         return None
-    joined = pd.read_csv(rated, sep="\t")
-    human = joined.assign(overall=overall_score(joined)).groupby("system")["overall"].mean()
+    human = system_means(pd.read_csv(rated, sep="\t"))["overall"]
     ext = external(frame)
     ext = ext[ext["split"] == "test"].set_index("system")
     out = {"n_systems": 0, "systems": sorted(set(human.index) & set(ext.index))}
