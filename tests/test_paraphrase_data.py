@@ -15,6 +15,7 @@ import yaml
 from conftest import planned_jobs
 
 from tst import config as settings
+from tst.apply import merge_configs
 from tst.data.normalize import normalizer
 from tst.data.paraphrase import filter_and_sample, pair_lines, select_pairs
 from tst.data.prepare import prepare_dataset
@@ -123,19 +124,8 @@ def test_prepare_writes_the_released_pairs_for_both_styles_and_records_their_sou
         prepare_dataset(files_dataset(tmp_path, {"file": "bad.tsv"}), tmp_path, tmp_path / "y", name="toy")
 
 
-def yelp_config(*overlays: str) -> dict:
-    cfg: dict = {}
-
-    def merge(a, b):
-        for k, v in b.items():
-            if isinstance(v, dict) and isinstance(a.get(k), dict):
-                merge(a[k], v)
-            else:
-                a[k] = v
-
-    for f in overlays:
-        merge(cfg, yaml.safe_load(Path(f).read_text()))
-    return cfg
+def yelp_config(*overlays) -> dict:
+    return merge_configs([yaml.safe_load(Path(f).read_text()) for f in overlays])
 
 
 def test_check_paraphrases_names_the_variants_the_dataset_and_the_fix(repo_root, tmp_path):
