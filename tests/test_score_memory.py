@@ -255,6 +255,9 @@ def test_out_of_memory_errors_are_recognised():
     assert not is_out_of_memory(RuntimeError("size mismatch"))
     # what torch's GRU kernel raised under a 2.2 GB address-space limit with a 1 MB line uncut (issue 25 audit)
     assert is_out_of_memory(RuntimeError("std::bad_alloc"))
+    # and the same kernel's allocator message cut short for want of memory (3 of 17 capped runs)
+    assert is_out_of_memory(RuntimeError("[enforce fail a"))
+    assert not is_out_of_memory(RuntimeError("[enforce fail at tensor.cpp:12] ndim == 2. expected a matrix"))
 
 
 SOURCES = ["the food was good", "the service was bad"]

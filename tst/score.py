@@ -301,8 +301,15 @@ def score_system(
 # What a failed allocation says: torch's CPU allocator raises a plain RuntimeError ("DefaultCPUAllocator:
 # can't allocate memory: you tried to allocate N bytes"), CUDA a torch.OutOfMemoryError ("CUDA out of
 # memory"), and a C++ kernel whose own allocation fails a RuntimeError "std::bad_alloc" (seen in the GRU under
-# an address-space limit).
-OOM_MESSAGES = ("can't allocate memory", "not enough memory", "out of memory", "std::bad_alloc")
+# an address-space limit). With no memory left even the allocator's message may be cut short: the GRU raised
+# RuntimeError("[enforce fail a") under a 2.2 GB limit (an enforce message always closes its "[file:line]").
+OOM_MESSAGES = (
+    "can't allocate memory",
+    "not enough memory",
+    "out of memory",
+    "std::bad_alloc",
+    "alloc_cpu.cpp",
+)
 
 
 def is_out_of_memory(error: BaseException) -> bool:
@@ -312,7 +319,12 @@ def is_out_of_memory(error: BaseException) -> bool:
 
     if isinstance(error, (MemoryError, torch.OutOfMemoryError)):
         return True
-    return isinstance(error, RuntimeError) and any(m in str(error) for m in OOM_MESSAGES)
+    if not isinstance(error, RuntimeError):
+        return False
+    message = str(error)
+    return any(m in message for m in OOM_MESSAGES) or (
+        message.startswith("[enforce fail") and "]" not in message
+    )
 
 
 def free_memory() -> None:
