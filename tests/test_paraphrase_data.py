@@ -19,7 +19,7 @@ from tst.apply import merge_configs
 from tst.data.normalize import normalizer
 from tst.data.paraphrase import filter_and_sample, pair_lines, select_pairs
 from tst.data.prepare import prepare_dataset
-from tst.io import InputError, read_json, read_lines, write_jsonl, write_lines
+from tst.io import InputError, NotUTF8Error, read_json, read_lines, write_jsonl, write_lines
 from tst.train import checkpoint
 from tst.train.trainer import train_files
 from tst.vocab import Vocab
@@ -75,6 +75,13 @@ def test_pairs_are_read_from_a_zip_member_as_from_a_plain_file(tmp_path):
     assert list(pair_lines(tmp_path / "pairs.zip", "inner/pairs.txt")) == list(
         pair_lines(tmp_path / "pairs.tsv")
     )
+    assert list(pair_lines(tmp_path / "pairs.tsv")) == PAIRS
+    # streamed, yet a CRLF file, a byte-order mark and a byte that is not UTF-8 are handled as tst.io does
+    (tmp_path / "crlf.tsv").write_bytes(b"\xef\xbb\xbfa b\tc d\r\ne f\tg\r\n")
+    assert list(pair_lines(tmp_path / "crlf.tsv")) == ["a b\tc d", "e f\tg"]
+    (tmp_path / "bad.tsv").write_bytes(b"a\tb\nc \xff\td\n")
+    with pytest.raises(NotUTF8Error, match=r"bad.tsv, line 2: byte 0xff"):
+        list(pair_lines(tmp_path / "bad.tsv"))
 
 
 def files_dataset(tmp_path, paraphrase: dict) -> dict:

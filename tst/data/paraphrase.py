@@ -3,14 +3,14 @@ Gimpel 2018, after dropping pairs where one sentence is a substring of the other
 
 from __future__ import annotations
 
-import io
 import zipfile
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import numpy as np
 
-from tst.io import read_lines
+from tst.io import NotUTF8Error, read_lines
 
 
 def sample_indices(k: int, n: int | None, seed: int) -> list[int]:
@@ -42,13 +42,24 @@ def load_paraphrases(path, n: int | None = None, seed: int = 0) -> list[tuple[li
 
 
 def pair_lines(path: str | Path, member: str | None = None) -> Iterator[str]:
-    """The lines of a pairs file, or of `member` inside a .zip archive (ParaNMT is released zipped)."""
-    if member is None:
-        yield from read_lines(path)
-        return
-    with zipfile.ZipFile(path) as z, z.open(member) as raw:
-        for line in io.TextIOWrapper(raw, encoding="utf-8"):
-            yield line.rstrip("\r\n")
+    """The lines of a pairs file, or of `member` inside a .zip archive (ParaNMT is released zipped), without
+    their line ending, streamed: a 5M-pair release is read line by line, never whole. A byte that is not UTF-8
+    raises NotUTF8Error naming the file and the line."""
+    where = f"{path} ({member})" if member else str(path)
+    with ExitStack() as stack:
+        if member is None:
+            raw = stack.enter_context(open(path, "rb"))
+        else:
+            raw = stack.enter_context(stack.enter_context(zipfile.ZipFile(path)).open(member))
+        for i, line in enumerate(raw, 1):
+            try:
+                text = line.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise NotUTF8Error(
+                    f"{where}, line {i}: byte 0x{line[e.start]:02x} is not UTF-8 ({e.reason}); re-encode the "
+                    f"file as UTF-8"
+                ) from None
+            yield (text.removeprefix("\ufeff") if i == 1 else text).rstrip("\r\n")
 
 
 def select_pairs(
