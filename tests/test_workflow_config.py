@@ -74,6 +74,10 @@ def test_slurm_profile_dry_run(repo_root, tmp_path):
         ("transfer:\n  run_variants: [M9]\n", "transfer.run_variants[0]"),
         ("transfer:\n  variants: {X: {model: multi_decoder, lambda_adv2: 1}}\n", "lambda_adv2"),
         ("transfer:\n  model: multi_decoder\n", "transfer.variants.<name>.model"),
+        # a family and a lambda are checked against tst.models.registry / tst.variants, not a schema list
+        ("transfer:\n  variants: {X: {model: gpt}}\n", "model 'gpt' is not one of cross_aligned"),
+        ("transfer:\n  variants: {X: {model: cross_aligned, lambda_typo: 1}}\n", "['lambda_typo']"),
+        ("transfer:\n  variants: {X: {model: cross_aligned, lambda_cyc: -1}}\n", "lambda_cyc"),
         ("transfer:\n  epochs: 0.5\n", "0.5"),
         ("transfer:\n  test_checkpoints: [ep9.0]\n  epochs: 1\n", "transfer.test_checkpoints[0]"),
         ("score:\n  naturalness: {lr: json, nm: pt}\n", "score.naturalness.nm"),

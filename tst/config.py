@@ -89,7 +89,7 @@ def _check_transfer(tr: dict, datasets: dict, run: list) -> None:
     if "model" in tr:
         raise ConfigError(
             "config key transfer.model: the model is now part of each variant; move it into "
-            "transfer.variants.<name>.model (cross_aligned | multi_decoder | style_embedding)"
+            f"transfer.variants.<name>.model ({' | '.join(variants.MODELS)})"
         )
     defined = tr.get("variants") or {}
     for name, variant in defined.items():

@@ -1,14 +1,22 @@
 """Transfer-model variants are data: `{model: cross_aligned | multi_decoder | style_embedding, lambda_...}`.
 
-Decided once, here (torch-free): which models exist, the weight of each loss term when a variant leaves it
-out, and which extra inputs a term needs when its weight is > 0. rules/common.smk (input functions), the
-config checks and tst.train.trainer all read these.
+Decided once, here (torch-free): the weight of each loss term when a variant leaves it out, and which extra
+inputs a term needs when its weight is > 0; the model families are tst.models.registry.FAMILIES.
+rules/common.smk (input functions), the config checks and tst.train.trainer all read these. A job resolves its
+variant once into a Variant (Variant.of) and passes that down.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+
+from tst.models.registry import FAMILIES
+
 # Pang & Gimpel 2019 §4 (M0-M7 use Shen et al.'s cross-aligned autoencoder); Fu et al. 2018 §3.1 / §3.2.
-MODELS = ("cross_aligned", "multi_decoder", "style_embedding")
+MODELS = tuple(FAMILIES)
 
 # Weights of L_total (P&G §4.6); a variant lists the ones it changes.
 LAMBDAS = {
@@ -39,48 +47,87 @@ GATED_SETTINGS = {
 }
 
 
-def resolve(variant: dict) -> dict:
-    """The variant with every lambda filled in and its model named (default cross_aligned)."""
-    unknown = set(variant) - set(LAMBDAS) - {"model"}
-    if unknown:
-        raise ValueError(f"unknown variant keys {sorted(unknown)}; allowed: model, {', '.join(LAMBDAS)}")
-    out = {"model": variant.get("model", "cross_aligned"), **LAMBDAS}
-    out.update({k: float(v) for k, v in variant.items() if k in LAMBDAS})
-    return out
+@dataclass(frozen=True)
+class Variant:
+    """A resolved variant, made once per job (Variant.of) and passed down: its model family, every lambda
+    (LAMBDAS order, floats) and the training settings of the job (read-only; empty when only the variant
+    matters, e.g. the config checks). v["lambda_cyc"], v["model"] read it as the resolved dict did."""
+
+    model: str
+    lambdas: tuple[tuple[str, float], ...]
+    settings: Mapping = field(default_factory=lambda: MappingProxyType({}))
+
+    @classmethod
+    def of(cls, variant: Mapping | Variant, settings: Mapping | None = None) -> Variant:
+        """`variant` ({model, lambda_...}, missing lambdas from LAMBDAS, model default cross_aligned) resolved;
+        a Variant is returned as it is (with `settings`, when given, in place of its own). ValueError for a
+        key that is neither `model` nor a lambda."""
+        if isinstance(variant, Variant):
+            return (
+                variant if settings is None else replace(variant, settings=MappingProxyType(dict(settings)))
+            )
+        unknown = set(variant) - set(LAMBDAS) - {"model"}
+        if unknown:
+            raise ValueError(f"unknown variant keys {sorted(unknown)}; allowed: model, {', '.join(LAMBDAS)}")
+        lambdas = {**LAMBDAS, **{k: float(v) for k, v in variant.items() if k in LAMBDAS}}
+        return cls(
+            variant.get("model", "cross_aligned"),
+            tuple(lambdas.items()),
+            MappingProxyType(dict(settings or {})),
+        )
+
+    def __getitem__(self, key: str):
+        return self.model if key == "model" else dict(self.lambdas)[key]
+
+    def __hash__(self) -> int:
+        return hash((self.model, self.lambdas, json.dumps(dict(self.settings), sort_keys=True)))
+
+    def as_dict(self) -> dict:
+        """{"model": ..., every lambda}: what checkpoints, train.done.json and run signatures hold."""
+        return {"model": self.model, **dict(self.lambdas)}
 
 
-def settings_read(settings: dict, variant: dict) -> dict:
+def resolve(variant: Mapping | Variant) -> dict:
+    """The variant with every lambda filled in and its model named (default cross_aligned), as a dict."""
+    return Variant.of(variant).as_dict()
+
+
+def settings_read(settings: dict, variant: Mapping | Variant) -> dict:
     """The training settings a variant reads: `settings` minus the GATED_SETTINGS of its zero-weight terms."""
-    v = resolve(variant)
+    v = Variant.of(variant)
     unread = {k for lam, keys in GATED_SETTINGS.items() if v[lam] == 0 for k in keys}
     return {k: val for k, val in settings.items() if k not in unread}
 
 
-def cycle_off_until(settings: dict, variant: dict) -> float | None:
+def cycle_off_until(settings: dict, variant: Mapping | Variant) -> float | None:
     """The epoch up to which a variant's lambda_cyc is still 0 (the warm-up): a checkpoint at or before it was
     trained without eq. 4, as its variant minus the cyclic term. None for a variant without the cyclic term."""
-    if resolve(variant)["lambda_cyc"] == 0:
+    if Variant.of(variant)["lambda_cyc"] == 0:
         return None
     return float(settings.get("cyc_start", CYC_WARMUP_DEFAULTS["cyc_start"]))
 
 
-def needs(variant: dict) -> list[str]:
+def needs(variant: Mapping | Variant) -> list[str]:
     """Extra inputs of a variant, in a fixed order: a subset of ["paraphrase", "lm", "attributes"]."""
-    v = resolve(variant)
+    v = Variant.of(variant)
     return [need for key, need in NEEDS.items() if v[key] > 0]
 
 
-def problems(variant: dict) -> list[str]:
-    """What is wrong with a variant (empty when it can be trained)."""
+def problems(variant: Mapping | Variant) -> list[str]:
+    """What is wrong with a variant (empty when it can be trained): an unknown key or model, a term its model
+    family cannot train (tst.models.registry.Family.without), lambda_rec 0."""
     try:
-        v = resolve(variant)
+        v = Variant.of(variant)
     except ValueError as e:
         return [str(e)]
     out = []
-    if v["model"] not in MODELS:
-        out.append(f"model {v['model']!r} is not one of {', '.join(MODELS)}")
-    elif v["lambda_adv2"] > 0 and v["model"] != "cross_aligned":
-        out.append("lambda_adv2 (the WGAN-GP discriminators D' of P&G eq. 7) needs model cross_aligned")
+    if v.model not in MODELS:
+        out.append(f"model {v.model!r} is not one of {', '.join(MODELS)}")
+    else:
+        for lam, why in FAMILIES[v.model].without.items():
+            if v[lam] > 0:
+                able = [m for m, f in FAMILIES.items() if lam not in f.without]
+                out.append(f"{lam} ({why}) needs model {' or '.join(able)}")
     if v["lambda_rec"] <= 0:
         out.append("lambda_rec must be > 0 (every model is trained as an autoencoder)")
     return out

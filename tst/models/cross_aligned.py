@@ -14,6 +14,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from tst.models import losses as L
 from tst.models.text_cnn import TextCNN
 from tst.vocab import Vocab
 
@@ -81,7 +82,13 @@ def init_embedding(embed: nn.Embedding, how: str) -> None:
 
 class GRUDecoding(nn.Module):
     """Teacher forcing, soft decoding, greedy and beam decoding of a GRU decoder; the model supplies embed, drop,
-    init_state(z, style) and decoder(style) -> (nn.GRU, output nn.Linear). Shared by Fu et al.'s models."""
+    init_state(z, style), decoder(style) -> (nn.GRU, output nn.Linear) and discriminator_parameters(). Shared
+    by Fu et al.'s models."""
+
+    def generator_parameters(self):
+        """E and G: every parameter that is not the adversary's."""
+        d = {id(p) for p in self.discriminator_parameters()}
+        return [p for p in self.parameters() if id(p) not in d]
 
     def teacher_force(self, z: torch.Tensor, style, targets: torch.Tensor):
         """Feed <bos> + targets[:, :-1]; targets [B, T] end in <eos>. -> (h [B, T+1, H], logits [B, T, V])."""
@@ -170,6 +177,27 @@ class GRUDecoding(nn.Module):
 class CrossAligned(GRUDecoding):
     """Shen et al.'s encoder/generator plus the discriminator pairs D (eq. 3) and D' (eq. 7)."""
 
+    adversary_reads_transfer = True  # D_t reads the soft-decoded transfers h~ (eq. 3)
+
+    @classmethod
+    def from_settings(cls, s: dict, vocab_size: int, variant) -> CrossAligned:
+        """The WGAN critics D' only when the variant's lambda_adv2 > 0; the .get defaults: checkpoints from
+        before the key."""
+        return cls(
+            vocab_size,
+            s["emb_dim"],
+            s["style_dim"],
+            s["content_dim"],
+            s["dropout"],
+            s["disc_widths"],
+            s["disc_filters"],
+            s["disc2_widths"],
+            use_disc2=variant["lambda_adv2"] > 0,
+            reverse_input=s.get("reverse_encoder", False),
+            disc_negative_slope=s.get("disc_negative_slope", 0.0),
+            embedding_init=s.get("embedding_init", "torch"),
+        )
+
     def __init__(
         self,
         vocab_size: int,
@@ -221,9 +249,21 @@ class CrossAligned(GRUDecoding):
             params += list(self.disc2.parameters())
         return params
 
-    def generator_parameters(self):
-        d = {id(p) for p in self.discriminator_parameters()}
-        return [p for p in self.parameters() if id(p) not in d]
+    # ---- the adversarial terms (eq. 3): D_t separates h_t (real, style t) from h~_{1-t} (x_{1-t} transferred
+    # to style t) ----
+    def adversary_loss(self, zs, h_real, h_fake) -> dict:
+        """Update 1: L_adv_t of D_t on detached states."""
+        return {
+            f"d{t}": L.gan_d_loss(self.disc[t](h_real[t].detach()), self.disc[t](h_fake[1 - t].detach()))
+            for t in (0, 1)
+        }
+
+    def adversarial_loss(self, zs, h_real, h_fake, d_losses, threshold):
+        """Update 2: -(L_adv0 + L_adv1), in L_total only while both D losses are below `threshold` (Shen et
+        al.; None: always)."""
+        adv = sum(L.gan_g_loss(self.disc[t](h_real[t]), self.disc[t](h_fake[1 - t])) for t in (0, 1))
+        on = threshold is None or all(float(d_losses[f"d{t}"].detach()) < threshold for t in (0, 1))
+        return adv, on
 
     # ---- E and G ----
     def _style(self, table: nn.Embedding, style, batch: int, device) -> torch.Tensor:

@@ -1,60 +1,43 @@
-"""Transfer models by name: a variant names its model (tst.variants.MODELS); each builder makes it from the
-training settings (the config's `transfer` section over tst.train.trainer.DEFAULTS), the vocabulary size and
-the resolved variant (cross_aligned grows the WGAN critics D' only when lambda_adv2 > 0)."""
+"""Transfer model families by name: a variant names its model (tst.variants.Variant.model); a family is one line
+of FAMILIES: where its class is (imported only when a model is built: this table is torch-free, the config
+checks read it) and the loss terms it cannot train. Its class implements tst.models.base.TransferModel and
+builds itself from the training settings (from_settings)."""
 
 from __future__ import annotations
 
-from tst import variants
+from dataclasses import dataclass, field
+from importlib import import_module
 
 
-def _cross_aligned(s: dict, vocab_size: int, v: dict):
-    from tst.models.cross_aligned import CrossAligned
+@dataclass(frozen=True)
+class Family:
+    cls: str  # "module:Class"
+    without: dict = field(default_factory=dict)  # lambda name -> why the family cannot train that term
 
-    return CrossAligned(
-        vocab_size,
-        s["emb_dim"],
-        s["style_dim"],
-        s["content_dim"],
-        s["dropout"],
-        s["disc_widths"],
-        s["disc_filters"],
-        s["disc2_widths"],
-        use_disc2=v["lambda_adv2"] > 0,
-        reverse_input=s.get("reverse_encoder", False),
-        disc_negative_slope=s.get("disc_negative_slope", 0.0),
-        embedding_init=s.get("embedding_init", "torch"),
-    )  # the defaults: checkpoints from before the key
+    def load(self):
+        module, name = self.cls.split(":")
+        return getattr(import_module(module), name)
 
 
-def _multi_decoder(s: dict, vocab_size: int, v: dict):
-    from tst.models.fu_multi_decoder import MultiDecoder
+NO_DISC2 = {"lambda_adv2": "the WGAN-GP discriminators D' of P&G eq. 7"}  # D' reads G's hidden states
 
-    return MultiDecoder(vocab_size, s["emb_dim"], s["content_dim"], s["dropout"], s["cls_hidden"])
-
-
-def _style_embedding(s: dict, vocab_size: int, v: dict):
-    from tst.models.fu_style_embedding import StyleEmbedding
-
-    return StyleEmbedding(
-        vocab_size, s["emb_dim"], s["content_dim"], s["style_dim"], s["dropout"], s["cls_hidden"]
-    )
-
-
-# model name -> builder(settings, vocab_size, resolved variant); the names are tst.variants.MODELS
-BUILDERS = {
-    "cross_aligned": _cross_aligned,
-    "multi_decoder": _multi_decoder,
-    "style_embedding": _style_embedding,
+# Pang & Gimpel 2019 §4 (M0-M7: Shen et al.'s cross-aligned autoencoder); Fu et al. 2018 §3.1 / §3.2.
+FAMILIES = {
+    "cross_aligned": Family("tst.models.cross_aligned:CrossAligned"),
+    "multi_decoder": Family("tst.models.fu_multi_decoder:MultiDecoder", NO_DISC2),
+    "style_embedding": Family("tst.models.fu_style_embedding:StyleEmbedding", NO_DISC2),
 }
-assert tuple(BUILDERS) == variants.MODELS
 
 
-def build_model(settings: dict, vocab_size: int, variant: dict):
-    """The variant's model (its `model`, default cross_aligned), freshly initialized. `settings` must hold
-    every dimension the model reads (tst.train.trainer.DEFAULTS fills them in); the model never comes from
-    the settings. ValueError for a variant that cannot be trained (tst.variants.problems)."""
-    bad = variants.problems(variant)
+def build_model(settings: dict, vocab_size: int, variant):
+    """The variant's model (its `model`, default cross_aligned), freshly initialized. `variant`: a
+    tst.variants.Variant or its dict; `settings` must hold every dimension the model reads
+    (tst.train.trainer.DEFAULTS fills them in); the model never comes from the settings. ValueError for a
+    variant that cannot be trained (tst.variants.problems)."""
+    from tst.variants import Variant, problems
+
+    v = Variant.of(variant)
+    bad = problems(v)
     if bad:
         raise ValueError(f"transfer variant {variant}: {'; '.join(bad)}")
-    v = variants.resolve(variant)
-    return BUILDERS[v["model"]](settings, vocab_size, v)
+    return FAMILIES[v.model].load().from_settings(settings, vocab_size, v)

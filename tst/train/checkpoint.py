@@ -19,7 +19,7 @@ import torch
 
 from tst.models.registry import build_model
 from tst.names import epoch_label, parse_checkpoint
-from tst.variants import resolve, settings_read
+from tst.variants import Variant, settings_read
 from tst.vocab import Vocab
 
 log = logging.getLogger(__name__)
@@ -28,14 +28,16 @@ log = logging.getLogger(__name__)
 RESUMABLE_CHANGES = ("epochs", "dev_batch_size", "decode_extra")
 
 
-def run_signature(settings: dict, variant: dict, vocab: Vocab, ids, seed: int, code: str = "") -> str:
+def run_signature(settings: dict, variant, vocab: Vocab, ids, seed: int, code: str = "") -> str:
     """What a checkpoint must have been trained with to be resumed from: every other setting, the resolved
     variant (the model and every lambda), the seed, the vocabulary, the training sentences (as ids) and the
     training code (code: its tst.codehash, tst.train.trainer.TRAINING_CODE), as one SHA-256. Settings the variant
     does not read (tst.variants.settings_read) are left out. With the code in it, a job that reruns because its
     code changed trains afresh instead of finishing the old code's run."""
     fixed = {k: v for k, v in settings_read(settings, variant).items() if k not in RESUMABLE_CHANGES}
-    blob = json.dumps([fixed, resolve(variant), seed, list(vocab.itos), ids, code], sort_keys=True)
+    blob = json.dumps(
+        [fixed, Variant.of(variant).as_dict(), seed, list(vocab.itos), ids, code], sort_keys=True
+    )
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
@@ -76,7 +78,7 @@ def save(
     epoch: float,
     vocab: Vocab,
     settings: dict,
-    variant: dict,
+    variant,
     signature: str,
 ) -> None:
     """Write a checkpoint (with the torch RNG state) to a temporary name, then rename it."""
@@ -91,7 +93,7 @@ def save(
         "epoch": epoch,
         "vocab": list(vocab.itos),
         "config": settings,
-        "variant": resolve(variant),
+        "variant": Variant.of(variant).as_dict(),
         "signature": signature,
     }
     tmp = path.with_suffix(".tmp")
@@ -158,18 +160,19 @@ def resume(ckpt_dir, signature: str, model, opt_g, opt_d, device=None) -> int:
     return 0
 
 
-def variant_of(ck: dict) -> dict:
-    """The resolved variant a checkpoint was trained with (checkpoints written before variants named their
-    model kept it in the settings and the lambdas apart)."""
+def variant_of(ck: dict) -> Variant:
+    """The variant a checkpoint was trained with, with its settings (checkpoints written before variants named
+    their model kept it in the settings and the lambdas apart)."""
     if "variant" in ck:
-        return resolve(ck["variant"])
-    return resolve({**ck["lambdas"], "model": ck["config"].get("model", "cross_aligned")})
+        return Variant.of(ck["variant"], ck["config"])
+    return Variant.of({**ck["lambdas"], "model": ck["config"].get("model", "cross_aligned")}, ck["config"])
 
 
 def model_from_checkpoint(ck: dict, device=None):
     """A loaded checkpoint dict -> (its variant's model with the trained weights, in eval mode; Vocab)."""
     vocab = Vocab(ck["vocab"][4:])
-    model = build_model(ck["config"], len(vocab), variant_of(ck))
+    v = variant_of(ck)
+    model = build_model(v.settings, len(vocab), v)
     model.load_state_dict(ck["model"])
     return model.to(device or "cpu").eval(), vocab
 

@@ -34,7 +34,7 @@ from tst.names import epoch_label, whole_epochs
 from tst.train import checkpoint
 from tst.train.batching import epoch_plan, pad_batch, steps_per_epoch
 from tst.train.transfer import per_style, transfer_sentences, unmasked_path, write_transfers
-from tst.variants import CYC_WARMUP_DEFAULTS, NEEDS, needs, problems, resolve
+from tst.variants import CYC_WARMUP_DEFAULTS, NEEDS, Variant, needs, problems
 from tst.vocab import Vocab
 
 log = logging.getLogger(__name__)
@@ -87,7 +87,6 @@ DEFAULTS = {
 # The training code (this module and every tst module it imports, tst.codehash): part of the run signature, so
 # checkpoints written by other code are never resumed from.
 TRAINING_CODE = code_hash(Path(__file__))
-TERMS = ["total", "rec", "adv", "adv2", "cyc", "para", "lm", "attr", "d0", "d1", "d2_0", "d2_1"]
 # Written at the half-epoch checkpoint rows only: the effective lambda_cyc is on every row.
 DIAGNOSTICS = ["dev_distinct", "z_probe"]
 
@@ -111,13 +110,14 @@ def with_defaults(settings: dict) -> dict:
     return cfg
 
 
-def check_variant(variant: dict, **given) -> dict:
-    """The resolved variant; ValueError when it cannot be trained (tst.variants.problems) or when an input it
-    needs (tst.variants.needs: paraphrase, lm, attributes) is missing or empty in `given`."""
-    bad = problems(variant)
+def check_variant(variant, **given) -> Variant:
+    """The resolved variant (tst.variants.Variant; a Variant is returned as it is); ValueError when it cannot
+    be trained (tst.variants.problems) or when an input it needs (tst.variants.needs: paraphrase, lm,
+    attributes) is missing or empty in `given`."""
+    v = Variant.of(variant)
+    bad = problems(v)
     if bad:
         raise ValueError(f"transfer variant {variant}: {'; '.join(bad)}")
-    v = resolve(variant)
     term = {need: key for key, need in NEEDS.items()}
     missing = [f"{term[n]} = {v[term[n]]:g} > 0 needs {n}: {INPUTS[n]}" for n in needs(v) if not given.get(n)]
     if missing:
@@ -156,19 +156,19 @@ def _check_finite(step: int, terms: dict) -> None:
 
 @dataclass
 class Step:
-    """What the loss terms of one update read: the model, the padded two-style batch, what the forward pass
-    computed (z, teacher-forced and soft-decoded hidden states, the transfers' logits and probabilities), the
-    discriminator losses of this step, and the variant, settings and extra inputs."""
+    """What the loss terms of one update read: the model (tst.models.base.TransferModel), the padded two-style
+    batch, what the forward pass computed (z, teacher-forced and soft-decoded hidden states, the transfers'
+    logits and probabilities), the discriminator losses of this step, and the variant, settings and extra
+    inputs."""
 
     model: torch.nn.Module
     batch: list  # per style: (tokens, lengths, targets)
-    lam: dict
+    lam: Variant
     cfg: dict
     epoch: int
     step: int
     seed: int
     device: object
-    fu: bool  # Fu et al.: the adversary reads the content c, not hidden states
     paraphrase: list | None
     lms: list | None
     attrs: list | None
@@ -180,28 +180,61 @@ class Step:
     f_probs: list = field(default_factory=lambda: [None, None])
     d_terms: dict = field(default_factory=dict)
 
-    @property
-    def lambda_adv2(self) -> float:  # eq. 7's lambda_6, decayed per epoch
-        return self.lam["lambda_adv2"] * self.cfg["adv2_decay"] ** self.epoch
+    def weight(self, term: str) -> float:
+        """The weight of a term this step: its lambda (tst.variants.LAMBDAS: lambda_{term}); eq. 7's lambda_6
+        decays per epoch (lambda_adv2 adv2_decay^epoch), lambda_cyc rises over its warm-up (cyc_scale)."""
+        lam = self.lam[f"lambda_{term}"]
+        if term == "adv2":
+            return lam * self.cfg["adv2_decay"] ** self.epoch
+        if term == "cyc":
+            return self.cyc_scale * lam
+        return lam
 
 
-# ---- the discriminators' terms (update 1): name -> loss, one function each; {} when the term is off ----
+# A variant's step: the reconstruction (eq. 2) plus the terms below, each one function registered in the order
+# of definition (the order of the sum and of the losses.csv columns); a new loss term is one function here
+# (and its lambda in tst.variants.LAMBDAS).
+D_TERMS: dict = {}  # update 1, the discriminators: function -> the names of the losses it returns
+G_TERMS: dict = {}  # update 2, L_total: name -> function
+
+
+def d_term(*names: str):
+    """Register a discriminator term (update 1): Step -> {name: loss}, {} when the term is off this step."""
+
+    def add(f):
+        D_TERMS[f] = names
+        return f
+
+    return add
+
+
+def g_term(name: str, reads_transfer=False):
+    """Register a term of L_total (update 2): Step -> (value, weight; None when the value is only logged this
+    step), or None when the term is off (its weight is 0). reads_transfer: whether it reads the soft-decoded
+    transfers (h~, their logits and probabilities), or a function of the model saying so."""
+
+    def add(f):
+        f.reads_transfer = reads_transfer
+        G_TERMS[name] = f
+        return f
+
+    return add
+
+
+# ---- the discriminators' terms (update 1) ----
+@d_term("d0", "d1")
 def d_adv(s: Step) -> dict:
-    """eq. 3: D_t separates h_t from h~_{1-t}; Fu et al. eq. 8: the classifier learns the style of c."""
-    if s.lam["lambda_adv"] <= 0:
+    """The model's adversary: eq. 3, D_t separates h_t from h~_{1-t}; Fu et al. eq. 8, the classifier learns
+    the style of c."""
+    if s.weight("adv") <= 0:
         return {}
-    if s.fu:
-        return {f"d{t}": L.classifier_loss(s.model.classify(s.zs[t].detach()), t) for t in (0, 1)}
-    disc = s.model.disc
-    return {
-        f"d{t}": L.gan_d_loss(disc[t](s.h_real[t].detach()), disc[t](s.h_fake[1 - t].detach()))
-        for t in (0, 1)
-    }
+    return s.model.adversary_loss(s.zs, s.h_real, s.h_fake)
 
 
+@d_term("d2_0", "d2_1")
 def d_adv2(s: Step) -> dict:
-    """eq. 7: the WGAN-GP critics D'_t."""
-    if s.lambda_adv2 <= 0:
+    """eq. 7: the WGAN-GP critics D'_t (cross_aligned: tst.models.registry)."""
+    if s.weight("adv2") <= 0:
         return {}
     return {
         f"d2_{t}": L.wgan_critic_loss(
@@ -211,42 +244,42 @@ def d_adv2(s: Step) -> dict:
     }
 
 
-# ---- the terms of L_total (update 2), one function each: (value, weight) with weight None when the value is
-# only logged this step, or None when the term is off (its lambda is 0) ----
+# ---- the terms of L_total (update 2) ----
+@g_term("adv", reads_transfer=lambda model: model.adversary_reads_transfer)
 def g_adv(s: Step):
-    """eq. 3: -(L_adv0 + L_adv1), added only while both D losses are below adv_threshold (Shen et al.);
-    Fu et al. eq. 9: the encoder maximizes the classifier's entropy."""
-    lam = s.lam["lambda_adv"]
+    """The model's adversarial term: eq. 3, -(L_adv0 + L_adv1), added only while both D losses are below
+    adv_threshold (Shen et al.); Fu et al. eq. 9, the encoder maximizes the classifier's entropy."""
+    lam = s.weight("adv")
     if lam <= 0:
         return None
-    if s.fu:
-        return sum(L.negative_entropy(s.model.classify(s.zs[t])) for t in (0, 1)), lam
-    disc = s.model.disc
-    adv = sum(L.gan_g_loss(disc[t](s.h_real[t]), disc[t](s.h_fake[1 - t])) for t in (0, 1))
-    thr = s.cfg["adv_threshold"]
-    on = thr is None or all(float(s.d_terms[f"d{t}"].detach()) < thr for t in (0, 1))
+    adv, on = s.model.adversarial_loss(s.zs, s.h_real, s.h_fake, s.d_terms, s.cfg["adv_threshold"])
     return adv, (lam if on else None)
 
 
+@g_term("adv2", reads_transfer=True)
 def g_adv2(s: Step):
     """eq. 7: the generator's side of the WGAN-GP pair."""
-    if s.lambda_adv2 <= 0:
+    lam = s.weight("adv2")
+    if lam <= 0:
         return None
-    return sum(L.wgan_g_loss(s.model.disc2[t], s.h_real[t], s.h_fake[1 - t]) for t in (0, 1)), s.lambda_adv2
+    return sum(L.wgan_g_loss(s.model.disc2[t], s.h_real[t], s.h_fake[1 - t]) for t in (0, 1)), lam
 
 
+@g_term("cyc")
 def g_cyc(s: Step):
     """eq. 4: x_t -> style 1-t -> back to x_t (sum / 2k), lambda_cyc times the warm-up factor."""
-    if s.lam["lambda_cyc"] <= 0 or s.cyc_scale <= 0:
+    lam = s.weight("cyc")
+    if lam <= 0:
         return None
     b = s.batch
-    cyc = sum(L.cyclic_loss(s.model, *b[t], t, b[t][2].size(1)) for t in (0, 1)) / 2
-    return cyc, s.cyc_scale * s.lam["lambda_cyc"]
+    return sum(L.cyclic_loss(s.model, *b[t], t, b[t][2].size(1)) for t in (0, 1)) / 2, lam
 
 
+@g_term("para")
 def g_para(s: Step):
     """eq. 5: a random batch of same-style paraphrase pairs per style (sum / 2k)."""
-    if s.lam["lambda_para"] <= 0:
+    lam = s.weight("para")
+    if lam <= 0:
         return None
     rng = np.random.default_rng([s.seed, 1, s.step])
     para = 0.0
@@ -256,28 +289,29 @@ def g_para(s: Step):
         u_tok, u_len, _ = pad_batch([pairs[i][0] for i in idx], device=s.device)
         _, _, v_tgt = pad_batch([pairs[i][1] for i in idx], device=s.device)
         para = para + L.paraphrase_loss(s.model, u_tok, u_len, v_tgt, t)
-    return para / 2, s.lam["lambda_para"]
+    return para / 2, lam
 
 
+@g_term("lm", reads_transfer=True)
 def g_lm(s: Step):
     """eq. 6: the LM of the target style 1-t along the soft transfer of x_t."""
-    if s.lam["lambda_lm"] <= 0:
+    lam = s.weight("lm")
+    if lam <= 0:
         return None
-    return sum(L.lm_loss(s.f_logits[t], s.f_probs[t], s.lms[1 - t]) for t in (0, 1)), s.lam["lambda_lm"]
+    return sum(L.lm_loss(s.f_logits[t], s.f_probs[t], s.lms[1 - t]) for t in (0, 1)), lam
 
 
+@g_term("attr", reads_transfer=True)
 def g_attr(s: Step):
     """Yu et al. §5.2 on the (soft) transfer of x_t; attrs[t]: (independent, dependent) ids per sentence."""
-    if s.lam["lambda_attr"] <= 0:
+    lam = s.weight("attr")
+    if lam <= 0:
         return None
-    attr = sum(attribute_term(s.model.embed.weight, s.f_probs[t], s.attrs[t]) for t in (0, 1))
-    return attr, s.lam["lambda_attr"]
+    return sum(attribute_term(s.model.embed.weight, s.f_probs[t], s.attrs[t]) for t in (0, 1)), lam
 
 
-# A variant's step: the reconstruction (eq. 2) plus these terms, in this order (the order of the sum); a new loss
-# term is one function above and one entry here (its lambda in tst.variants).
-D_TERMS = (d_adv, d_adv2)
-G_TERMS = {"adv": g_adv, "adv2": g_adv2, "cyc": g_cyc, "para": g_para, "lm": g_lm, "attr": g_attr}
+# the losses.csv columns of the terms: L_total, the reconstruction, then every registered term
+TERMS = ["total", "rec", *G_TERMS, *(name for names in D_TERMS.values() for name in names)]
 
 
 CLIP_SCOPES = ("all", "shen")
@@ -292,14 +326,13 @@ def clip_generator(scope: str, added: list[str]) -> bool:
 
 
 def needs_transfer(s: Step) -> bool:
-    """Whether a term reads the soft-decoded transfers (h~, their logits and probabilities)."""
-    lam = s.lam
-    return (
-        (lam["lambda_adv"] > 0 and not s.fu)
-        or s.lambda_adv2 > 0
-        or lam["lambda_lm"] > 0
-        or lam["lambda_attr"] > 0
-    )
+    """Whether a term that is on this step reads the soft-decoded transfers (h~, their logits and
+    probabilities)."""
+    for name, g in G_TERMS.items():
+        reads = g.reads_transfer(s.model) if callable(g.reads_transfer) else g.reads_transfer
+        if reads and s.weight(name) > 0:
+            return True
+    return False
 
 
 def train_step(
@@ -308,7 +341,7 @@ def train_step(
     opt_d,
     b0,
     b1,
-    lam: dict,
+    lam,
     cfg: dict,
     epoch: int,
     step: int,
@@ -320,8 +353,8 @@ def train_step(
     attrs=None,
     cyc_scale: float = 1.0,
 ) -> dict:
-    """One alternating update on a two-style batch (step counts from 1); lam: the resolved variant, cfg: the
-    settings over DEFAULTS; cyc_scale: the warm-up factor of lambda_cyc (cyc_factor). Every NLL term (rec,
+    """One alternating update on a two-style batch (step counts from 1); lam: the variant (tst.variants.Variant,
+    or its dict), cfg: the settings over DEFAULTS; cyc_scale: the warm-up factor of lambda_cyc (cyc_factor). Every NLL term (rec,
     cyc, para) is summed over tokens and divided by the 2k sentences of both styles, as Shen et al.'s
     loss_g (reduce_sum / batch_size). Returns every loss term as float."""
     model.train()
@@ -332,13 +365,12 @@ def train_step(
     s = Step(
         model,
         batch,
-        lam,
+        Variant.of(lam),
         cfg,
         epoch,
         step,
         seed,
         device,
-        hasattr(model, "classify"),
         paraphrase,
         lms,
         attrs,
@@ -373,7 +405,7 @@ def train_step(
 
     # (2) encoder + generator on L_total = sum of lambda x term, against the just-updated discriminators
     with autocast:
-        total = lam["lambda_rec"] * rec
+        total = s.weight("rec") * rec
         added = []
         for name, g_term in G_TERMS.items():
             out = g_term(s)
@@ -419,7 +451,7 @@ def _bag(W: torch.Tensor, lists) -> tuple[torch.Tensor, torch.Tensor]:
 
 def train(
     settings: dict,
-    variant: dict,
+    variant,
     vocab: Vocab,
     train_sents,
     dev_sents,
@@ -433,7 +465,8 @@ def train(
     progress: bool = True,
     attributes=None,
 ):
-    """Train one variant (its model and lambdas, tst.variants) with `settings` (over DEFAULTS).
+    """Train one variant (its model and lambdas: a tst.variants.Variant or its dict) with `settings` (over
+    DEFAULTS).
     train_sents / dev_sents: [style-0 token lists, style-1 token lists];
     paraphrase: [pairs of style 0, pairs of style 1] as (u tokens, v tokens); lms: [LM_0, LM_1] frozen models
     with forward_soft; attributes: per style, (independent word lists, dependent word lists) aligned with
@@ -441,7 +474,7 @@ def train(
     Writes {out}/checkpoints/ep{E}.pt, {out}/transfers/dev.ep{E}.{style}.txt and {out}/losses.csv.
     Returns the trained model."""
     cfg = with_defaults(settings)
-    lam = check_variant(variant, paraphrase=paraphrase, lm=lms, attributes=attributes)
+    lam = Variant.of(check_variant(variant, paraphrase=paraphrase, lm=lms, attributes=attributes), cfg)
     device = pick_device(device)
     amp = use_bf16(cfg["precision"], device)
     out = Path(out_dir)
@@ -450,7 +483,7 @@ def train(
     tr_dir.mkdir(parents=True, exist_ok=True)
 
     torch.manual_seed(seed)
-    model = build_model(cfg, len(vocab), lam).to(device)
+    model = build_model(lam.settings, len(vocab), lam).to(device)
     opt_g = torch.optim.Adam(model.generator_parameters(), lr=cfg["lr"], betas=tuple(cfg["betas"]))
     opt_d = torch.optim.Adam(model.discriminator_parameters(), lr=cfg["lr"], betas=tuple(cfg["betas"]))
     if lms:
@@ -489,7 +522,7 @@ def train(
     plan, plan_epoch = None, -1
     log.info(
         "%s seed %d: %d steps per epoch, %d epochs, starting at step %d",
-        lam.get("model"),
+        lam.model,
         seed,
         spe,
         cfg["epochs"],
@@ -623,7 +656,7 @@ def _backfill_dev_transfers(ckpt_dir, tr_dir, vocab, dev_sents, dev_entities, cf
 
 def train_files(
     settings: dict,
-    variant: dict,
+    variant,
     seed: int,
     out_dir,
     train: list,
@@ -699,7 +732,7 @@ def train_files(
             progress=progress,
             attributes=attrs,
         )
-        done = {"config": settings, "variant": v, "seed": seed}
+        done = {"config": settings, "variant": v.as_dict(), "seed": seed}
         if para is not None:
             files = per_style(paraphrase, "paraphrase")
             done["paraphrase"] = {

@@ -1,0 +1,181 @@
+"""Models behind one protocol (issue 24): every registered family is a TransferModel, Fu et al.'s two models
+share their base class, a job resolves its variant once into a frozen Variant, and the refactor left training
+bit-identical (digests of a few steps computed with the code before it, main at ffcaf18)."""
+
+import dataclasses
+import hashlib
+import tempfile
+from pathlib import Path
+
+import pytest
+import torch
+
+from tst.models.base import TransferModel
+from tst.models.fu import FuModel
+from tst.models.fu_multi_decoder import MultiDecoder
+from tst.models.fu_style_embedding import StyleEmbedding
+from tst.models.registry import FAMILIES, build_model
+from tst.train.trainer import DEFAULTS, G_TERMS, TERMS, train, train_files
+from tst.variants import LAMBDAS, MODELS, Variant
+
+torch.set_num_threads(1)
+
+
+@pytest.mark.parametrize("family", MODELS)
+def test_every_registered_family_is_a_transfer_model(family):
+    from test_transfer_run import TINY
+
+    model = build_model({**DEFAULTS, **TINY}, 12, {"model": family})
+    assert isinstance(model, TransferModel)
+    assert type(model) is FAMILIES[family].load()
+
+
+def test_the_protocol_check_can_fail():
+    class NoAdversary(torch.nn.Module):  # decodes, but has no adversarial terms
+        embed = torch.nn.Embedding(3, 2)
+        adversary_reads_transfer = False
+
+        def encode(self, tokens, lengths, style): ...
+        def teacher_force(self, z, style, targets): ...
+        def soft_decode(self, z, style, steps, gamma, mode): ...
+        def greedy(self, z, style, max_len): ...
+        def beam(self, z, style, max_len, width): ...
+        def generator_parameters(self): ...
+        def discriminator_parameters(self): ...
+
+        @classmethod
+        def from_settings(cls, settings, vocab_size, variant): ...
+
+    assert not isinstance(NoAdversary(), TransferModel)
+    NoAdversary.adversary_loss = NoAdversary.adversarial_loss = lambda self, *a: None
+    assert isinstance(NoAdversary(), TransferModel)
+
+
+def test_fu_models_share_their_base_and_keep_their_parameter_order():
+    for cls in (MultiDecoder, StyleEmbedding):
+        assert issubclass(cls, FuModel)
+        for name in ("encode", "classify", "discriminator_parameters", "adversary_loss", "adversarial_loss"):
+            assert name not in vars(cls), (cls, name)  # written once, in FuModel
+    # the parameters registered in the order of the models before the base class (state_dict keys, init order)
+    gru = ["weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0"]
+    fu = ["embed.weight", *(f"content.gru.{k}" for k in gru)]
+    fu += [f"content.classifier.{i}.{k}" for i in (0, 2) for k in ("weight", "bias")]
+    assert list(StyleEmbedding(10, 4, 3, 2, 0.0, 5).state_dict()) == [
+        *fu,
+        "style_emb.weight",
+        *(f"gru.{k}" for k in gru),
+        "proj.weight",
+        "proj.bias",
+    ]
+    assert list(MultiDecoder(10, 4, 3, 0.0, 5).state_dict()) == [
+        *fu,
+        *(f"decoders.{i}.{k}" for i in (0, 1) for k in gru),
+        *(f"projs.{i}.{k}" for i in (0, 1) for k in ("weight", "bias")),
+    ]
+
+
+def test_variant_is_frozen_hashable_and_resolved():
+    v = Variant.of({"model": "multi_decoder", "lambda_cyc": 5})
+    assert v.as_dict() == {
+        "model": "multi_decoder",
+        "lambda_rec": 1.0,
+        "lambda_para": 0.0,
+        "lambda_cyc": 5.0,
+        "lambda_lm": 0.0,
+        "lambda_adv": 1.0,
+        "lambda_adv2": 0.0,
+        "lambda_attr": 0.0,
+    }
+    assert list(v.as_dict())[1:] == list(LAMBDAS)  # the order checkpoints and train.done.json keep
+    assert v["lambda_cyc"] == 5.0 and v["model"] == "multi_decoder"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        v.model = "cross_aligned"
+    with pytest.raises(TypeError):
+        v.settings["epochs"] = 3  # read-only
+    same = Variant.of({"model": "multi_decoder", "lambda_cyc": 5.0, "lambda_rec": 1})
+    assert same == v and len({v, same}) == 1
+    assert Variant.of(v) is v  # a Variant is not resolved again
+    with_settings = Variant.of(v, {"epochs": 2, "betas": [0.9, 0.999]})
+    assert with_settings != v and hash(with_settings) == hash(
+        Variant.of(v, {"betas": [0.9, 0.999], "epochs": 2})
+    )
+    assert dict(with_settings.settings) == {"epochs": 2, "betas": [0.9, 0.999]}
+
+
+def test_a_train_files_job_resolves_its_variant_once(tmp_path, monkeypatch):
+    from test_transfer_run import TINY, corpus_files
+
+    resolved = []
+    of = Variant.of.__func__
+
+    def counting(cls, variant, settings=None):
+        if not isinstance(variant, Variant):
+            resolved.append(dict(variant))
+        return of(cls, variant, settings)
+
+    monkeypatch.setattr(Variant, "of", classmethod(counting))
+    f = corpus_files(tmp_path)
+    variant = {"model": "cross_aligned", "lambda_cyc": 1}
+    train_files(TINY, variant, 2, tmp_path / "out", f["train"], f["dev"], f["vocab"], 1, device="cpu")
+    assert resolved == [variant]  # main at ffcaf18: variants.resolve ran 12 times (2 checkpoints)
+
+
+def test_terms_name_the_losses_csv_columns():
+    assert list(G_TERMS) == ["adv", "adv2", "cyc", "para", "lm", "attr"]
+    assert TERMS == ["total", "rec", "adv", "adv2", "cyc", "para", "lm", "attr", "d0", "d1", "d2_0", "d2_1"]
+    assert {f"lambda_{t}" for t in ["rec", *G_TERMS]} == set(LAMBDAS)  # every term has its lambda
+
+
+# sha256 of losses.csv, the epoch-1 dev transfers and the final weights after 4 steps (1 epoch), computed with
+# the code before the protocol (main at ffcaf18): the refactor changed no number nor the order of RNG draws
+BEFORE = {
+    "M0": "ff439f64682650309a60526d58c9aaa61bdcbfdb1debaad7a76582a043f375d8",
+    "M7_attr": "d6904ba88b443b1948a4af23f211cd379e8b66fb3aa18d780e3361a0400c3e68",
+    "multi_decoder": "14741e12a4dacbfb15f6f741b65b99d267e7358c5e5486f64eab1a3f0285acd1",
+    "style_embedding": "84965e552fb782527c2f3b9404feac849a2c1d405b302aa9fb984668fab37d55",
+}
+VARIANTS = {
+    "M0": {},
+    "M7_attr": {"lambda_cyc": 5, "lambda_para": 0.2, "lambda_lm": 1e-3, "lambda_adv2": 1, "lambda_attr": 1.0},
+    "multi_decoder": {"model": "multi_decoder", "lambda_cyc": 1, "lambda_lm": 1e-3},
+    "style_embedding": {"model": "style_embedding", "lambda_para": 0.5, "lambda_attr": 1.0},
+}
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_training_is_bit_identical_to_the_code_before_the_protocol(name):
+    from test_transfer_train import CFG, TinyLM, setup
+
+    vocab, train_s, dev, para = setup()
+    pol = {"cold", "bland", "slow", "rude", "warm", "tasty", "fast", "kind"}
+    attrs = [
+        (
+            [[w for w in s if w in {"food", "service"}] for s in train_s[t]],
+            [[w for w in s if w in pol] for s in train_s[t]],
+        )
+        for t in (0, 1)
+    ]
+    cfg = {**CFG, "epochs": 1, "cyc_start": 0.0, "cyc_ramp": 0.5}
+    with tempfile.TemporaryDirectory() as d:
+        lms = [TinyLM(len(vocab)), TinyLM(len(vocab))]
+        model = train(
+            cfg,
+            VARIANTS[name],
+            vocab,
+            train_s,
+            dev,
+            d,
+            seed=3,
+            paraphrase=para,
+            lms=lms,
+            attributes=attrs,
+            device="cpu",
+            progress=False,
+        )
+        h = hashlib.sha256((Path(d) / "losses.csv").read_bytes())
+        for t in (0, 1):
+            h.update((Path(d) / "transfers" / f"dev.ep1.0.{t}.txt").read_bytes())
+    for k, t in model.state_dict().items():
+        h.update(k.encode())
+        h.update(t.numpy().tobytes())
+    assert h.hexdigest() == BEFORE[name]
