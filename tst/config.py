@@ -574,10 +574,10 @@ def score_options(config: dict, dataset: str | None = None) -> dict:
 # makes every batch and pairwise metric as long as it. Default: SCORE_MAX_WORDS_FACTOR x the dataset's
 # length.max_words, so that no normal output is cut (60 words on Yelp, whose published systems' outputs reach
 # 25); the config's score.max_words, or `tst score --max-words`, sets it. LENGTH_MAX_WORDS is the schema's
-# default of datasets.<name>.length.max_words (tests/test_score_memory.py checks they agree): the limit of a
-# dataset that is not known (tst score without --config).
+# default of datasets.<name>.length.max_words, read from it: the limit of a dataset that is not known (tst score
+# without --config).
 SCORE_MAX_WORDS_FACTOR = 4
-LENGTH_MAX_WORDS = 15
+LENGTH_MAX_WORDS = schema_default("datasets", "any", "length", "max_words")
 
 
 def score_max_words(config: dict | None = None, dataset: str | None = None) -> int:
