@@ -37,7 +37,7 @@ rule report_tables:
         env("report")
     params:
         settings=config.get("report") or {},
-        gm_t=config["score"].get("gm_t"),
+        gm_t=config["score"]["gm_t"],
         variants=TRANSFER.get("run_variants") or [],
         warmups=settings.cycle_warmups(config),
         honest=lambda w: settings.honest_systems(config, w.dataset),
@@ -74,7 +74,7 @@ rule report_plots:
         env("report")
     params:
         settings=config.get("report") or {},
-        gm_t=config["score"].get("gm_t"),
+        gm_t=config["score"]["gm_t"],
         variants=TRANSFER.get("run_variants") or [],
         code=code("report_plots.py"),
     script:

@@ -35,9 +35,7 @@ rule train_transfer:
         paraphrase_source=lambda w: settings.paraphrase_source(
             config, w.dataset, TABLE["variants"][w.variant]
         ),
-        min_count=lookup(
-            dpath="datasets/{dataset}/vocab/min_count", within=config, default=1
-        ),
+        min_count=lookup(dpath="vocab/{dataset}/min_count", within=TABLE),
         code=code("train_transfer.py"),
     script:
         "../scripts/train_transfer.py"

@@ -5,7 +5,6 @@ from pathlib import Path
 
 from tst.io import read_json
 from tst.logs import log_to
-from tst.metrics.gm import DEFAULT_T
 from tst.report.build import build_plots
 
 sm = snakemake  # noqa: F821 (set by Snakemake)
@@ -16,6 +15,6 @@ with log_to(sm.log[0]):
         Path(sm.output[0]).parent,
         sm.params.settings,
         sm.params.variants,
-        gm_t=sm.params.gm_t or DEFAULT_T,
+        gm_t=sm.params.gm_t,
         calibration=read_json(calibration) if calibration else None,
     )

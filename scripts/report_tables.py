@@ -6,7 +6,6 @@ from pathlib import Path
 
 from tst.io import read_json
 from tst.logs import log_to
-from tst.metrics.gm import DEFAULT_T
 from tst.report.build import build_tables
 
 sm = snakemake  # noqa: F821 (set by Snakemake)
@@ -19,7 +18,7 @@ with log_to(sm.log[0]):
         sm.params.variants,
         sm.input.get("correlations"),
         sm.input.get("aggregate"),
-        gm_t=sm.params.gm_t or DEFAULT_T,
+        gm_t=sm.params.gm_t,
         warmups=sm.params.warmups,
         calibration=read_json(calibration) if calibration else None,
         checks=read_json(sm.input.checks),

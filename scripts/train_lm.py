@@ -23,7 +23,7 @@ with log_to(sm.log[0]):
     words = read_json(sm.input.content)["words"] if sm.input.get("content") else None
     if words:
         train, dev = mask_content_words(train, words), mask_content_words(dev, words)
-    vocab = Vocab.load(sm.input.vocab, cfg.get("min_count", 1), cfg.get("max_vocab"))
+    vocab = Vocab.load(sm.input.vocab, cfg["min_count"], cfg.get("max_vocab"))
     ckpt = train_lm(
         train,
         dev,

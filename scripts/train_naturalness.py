@@ -46,8 +46,7 @@ def train(kind, human, generated, cfg, seed):
             C=cfg.get("C"),
             dev_fraction=dev_fraction,
             seed=seed,
-            min_count=cfg.get("min_count", 1),
-            **{k: cfg[k] for k in ("C_grid", "cv_folds") if k in cfg},
+            **{k: cfg[k] for k in ("C_grid", "cv_folds", "min_count") if k in cfg},
         )
         return model, model.metrics
     model_keys = ("emb_dim", "hidden_dim", "widths", "n_filters", "dropout")
@@ -61,9 +60,9 @@ def train(kind, human, generated, cfg, seed):
             if k not in model_keys and k not in ("dev_fraction", "min_count", "arch")
         },
         dev_fraction,
-        cfg.get("min_count", 1),
         log=log.info,
         arch=cfg.get("arch", "lstm"),
+        **{k: cfg[k] for k in ("min_count",) if k in cfg},  # none set: the classifier's own default
     )
     return model, {k: v for k, v in model["metrics"].items() if k != "epochs"}
 

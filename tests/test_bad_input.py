@@ -236,7 +236,15 @@ def train_evaluators(tmp_path, folder):
     if not data.exists():
         cfg, raw = toy_dataset(tmp_path, sentences("bad", 40), sentences("good", 40))
         prepare_dataset(cfg, raw, data, None, "toy")
-    common = {"emb_dim": 8, "batch_size": 16, "max_epochs": 2, "patience": 1, "seed": 1, "device": "cpu"}
+    common = {
+        "emb_dim": 8,
+        "batch_size": 16,
+        "max_epochs": 2,
+        "patience": 1,
+        "seed": 1,
+        "device": "cpu",
+        "min_count": 1,
+    }
     inputs = {
         "train": [str(data / f"train.{s}.txt") for s in (0, 1)],
         "dev": [str(data / f"dev.{s}.txt") for s in (0, 1)],

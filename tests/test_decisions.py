@@ -1,6 +1,8 @@
 """The workflow's decisions as plain functions: names, checkpoint labels, variants, settings, the code hash."""
 
+import ast
 import os
+import re
 
 import pytest
 import yaml
@@ -194,3 +196,134 @@ def test_cycle_warm_up_of_each_run_variant():
     # the last update of the ep1.5 checkpoint (steps_per_epoch 10: update 15) has factor 0 under cyc_start 1.5,
     # the first update after it does not
     assert cyc_factor(15, 10, 1.5, 1.5) == 0.0 and cyc_factor(17, 10, 1.5, 1.5) > 0
+
+
+# ---- one default per decision (issue 24): config.yaml, or the schema's `default:`, is the one home ----
+
+WATCHED = ("epochs", "min_count", "cp_lexicon", "cp_seed", "sbert", "pp_count_eos", "tolerance", "target_acc")
+# Literal defaults of watched keys the code may still write, each for a reason: the trainer's table of
+# Pang & Gimpel's values (tst.train.trainer.DEFAULTS, used by code that trains without the config); the
+# signature defaults of library functions whose config key has no value for that evaluator (a vocabulary, the
+# naturalness nn classifier's min_count) or that is always passed; word2vec's own epochs.
+ALLOWED = {
+    ("tst/train/trainer.py", "epochs"),
+    ("tst/evaluators/embeddings.py", "epochs"),
+    ("tst/vocab.py", "min_count"),
+    ("tst/evaluators/naturalness.py", "min_count"),
+    ("tst/evaluators/style_lexicon.py", "min_count"),
+    ("tst/evaluators/content_mask.py", "min_count"),
+}
+
+
+def _literal(node) -> bool:
+    try:
+        return ast.literal_eval(node) is not None
+    except (ValueError, TypeError, SyntaxError):
+        return False
+
+
+def literal_defaults(source: str) -> set[str]:
+    """Watched keys given a literal default in Python source: a dict entry `"key": literal`, a
+    `.get("key", literal)` fallback, or a parameter `key=literal`."""
+    found = set()
+    for n in ast.walk(ast.parse(source)):
+        if isinstance(n, ast.Dict):
+            found |= {
+                k.value for k, v in zip(n.keys, n.values) if isinstance(k, ast.Constant) and _literal(v)
+            }
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "get":
+            if len(n.args) == 2 and isinstance(n.args[0], ast.Constant) and _literal(n.args[1]):
+                found.add(n.args[0].value)
+        elif isinstance(n, ast.FunctionDef):
+            a = n.args
+            pairs = [
+                *zip(a.args[len(a.args) - len(a.defaults) :], a.defaults),
+                *zip(a.kwonlyargs, a.kw_defaults),
+            ]
+            found |= {arg.arg for arg, d in pairs if d is not None and _literal(d)}
+    return found & set(WATCHED)
+
+
+def test_literal_defaults_are_found():
+    code = 'D = {"epochs": 20}\ndef f(tolerance=0.02, target_acc=None):\n    return c.get("min_count", 1)\n'
+    assert literal_defaults(code) == {"epochs", "tolerance", "min_count"}
+    assert literal_defaults('x = c["epochs"]\ny = c.get("sbert")\nz = {"cp_seed": n}\n') == set()
+
+
+def test_each_decision_has_one_default(repo_root):
+    """No second literal default of a tunable in tst/ or scripts/ (beyond ALLOWED), no fallback of one in
+    the rules, and Pang & Gimpel's GM thresholds written only in config.yaml (tst.metrics.gm.DEFAULT_T reads
+    them)."""
+    files = [*sorted((repo_root / "tst").rglob("*.py")), *sorted((repo_root / "scripts").glob("*.py"))]
+    found = {(str(p.relative_to(repo_root)), key) for p in files for key in literal_defaults(p.read_text())}
+    assert found - ALLOWED == set()
+    rules = "\n".join(p.read_text() for p in sorted((repo_root / "rules").glob("*.smk")))
+    assert not re.search(r"lookup\([^)]*default=\s*[-0-9.\"']", rules)  # a literal fallback: a second default
+    assert not re.search(r"\.get\(\"gm_t\"", rules)
+    thresholds = re.compile(r"63(\.0)?,\s*71(\.0)?,\s*97")
+    assert [p.name for p in files if thresholds.search(p.read_text())] == []
+    assert thresholds.search((repo_root / "config.yaml").read_text())
+    assert not re.search(
+        r"or DEFAULT_T\b", "\n".join(p.read_text() for p in files if p.parent.name == "scripts")
+    )
+
+
+def test_defaults_are_config_yamls(repo_root):
+    """The code's defaults are config.yaml's values (the tie tolerance of the report: its 0.05)."""
+    from tst.metrics.gm import DEFAULT_T
+    from tst.metrics.registry import DEFAULT_OPTIONS
+    from tst.report.build import settings as report_settings
+
+    cfg = yaml.safe_load((repo_root / "config.yaml").read_text())
+    assert DEFAULT_T == (63.0, 71.0, 97.0, -37.0) and list(DEFAULT_T) == cfg["score"]["gm_t"]
+    assert report_settings(None)["tolerance"] == cfg["report"]["tolerance"] == 0.05
+    assert {k: DEFAULT_OPTIONS[k] for k in ("cp_lexicon", "cp_seed", "sbert", "pp_count_eos")} == {
+        "cp_lexicon": "vader",
+        "cp_seed": 0,
+        "sbert": True,
+        "pp_count_eos": False,
+    }
+    partial = {"datasets": {"x": {"styles": ["a", "b"]}}, "transfer": {}}
+    assert settings.checkpoints(partial)[-1] == f"ep{cfg['transfer']['epochs']}.0" == "ep4.0"
+    assert settings.vocab_min_count(partial, "x") == 1  # the schema's default
+    assert settings.vocab_min_count({"datasets": {"x": {"vocab": {"min_count": 3}}}}, "x") == 3
+    assert settings.lookup_tables(partial)["vocab"] == {"x": {"min_count": 1}}
+
+
+def _refs(node) -> list[str]:
+    if isinstance(node, dict):
+        return ([node["$ref"]] if "$ref" in node else []) + [r for v in node.values() for r in _refs(v)]
+    return [r for v in node for r in _refs(v)] if isinstance(node, list) else []
+
+
+def test_schema_defs_are_used_and_blocks_not_repeated(repo_root):
+    schema = yaml.safe_load((repo_root / "schemas" / "config.schema.yaml").read_text())
+    refs = _refs(schema)
+    assert {r.removeprefix("#/$defs/") for r in refs} == set(schema["$defs"])
+    assert refs.count("#/$defs/neural_evaluator") == 4  # evaluators.cnn, lstm, lm, naturalness.nn
+
+    def blocks(node):  # every object schema with its own properties
+        if isinstance(node, dict):
+            own = [yaml.safe_dump(node, sort_keys=True)] if len(node.get("properties", {})) > 3 else []
+            return own + [b for v in node.values() for b in blocks(v)]
+        return [b for v in node for b in blocks(v)] if isinstance(node, list) else []
+
+    written = blocks(schema)
+    assert len(written) == len(set(written))
+
+
+def test_one_list_of_model_families(repo_root):
+    """The transfer models are named once, tst.variants.MODELS: the builders are keyed by it, the schema
+    leaves the check to tst.config, whose message lists them."""
+    from tst.models.registry import BUILDERS
+
+    assert tuple(BUILDERS) == variants.MODELS == ("cross_aligned", "multi_decoder", "style_embedding")
+    schema = (repo_root / "schemas" / "config.schema.yaml").read_text()
+    assert "style_embedding" not in schema
+    with pytest.raises(
+        settings.ConfigError, match=re.escape("cross_aligned | multi_decoder | style_embedding")
+    ):
+        settings.check_config({"transfer": {"model": "x"}})
+    assert "model 'gpt' is not one of cross_aligned, multi_decoder, style_embedding" in variants.problems(
+        {"model": "gpt"}
+    )

@@ -44,7 +44,16 @@ def test_train_classifier_and_lm_scripts(tmp_path):
         "dev": [str(p["dev.0"]), str(p["dev.1"])],
         "vocab": str(tmp_path / "vocab.txt"),
     }
-    cfg = {"emb_dim": 8, "n_filters": 4, "hidden_dim": 8, "max_epochs": 8, "lr": 0.02, "batch_size": 8}
+    # min_count: the rules' settings always carry the dataset's (tst.config.evaluator_settings)
+    cfg = {
+        "emb_dim": 8,
+        "n_filters": 4,
+        "hidden_dim": 8,
+        "max_epochs": 8,
+        "lr": 0.02,
+        "batch_size": 8,
+        "min_count": 1,
+    }
     run_script(
         "train_classifier",
         input=io,
@@ -62,7 +71,7 @@ def test_train_classifier_and_lm_scripts(tmp_path):
         "train_lm",
         input={**io, "train": [str(p["train.0"])], "dev": [str(p["dev.0"])]},
         output=[str(tmp_path / "lm.pt")],
-        params={"settings": {"emb_dim": 8, "hidden_dim": 8, "max_epochs": 1}},
+        params={"settings": {"emb_dim": 8, "hidden_dim": 8, "max_epochs": 1, "min_count": 1}},
         wildcards={"lm": "style0"},
         log=[str(tmp_path / "lm.log")],
     )

@@ -53,6 +53,7 @@ def _add_score(sub) -> None:
     from tst.bootstrap import DEFAULTS as BOOTSTRAP
     from tst.config import LENGTH_MAX_WORDS, SCORE_MAX_WORDS_FACTOR
     from tst.io import ENCODING_ERRORS
+    from tst.metrics.gm import DEFAULT_T
     from tst.metrics.registry import CP_LEXICONS, DEFAULT_OPTIONS, SCORE_CHARS_PER_WORD, help_lines
 
     p = sub.add_parser(
@@ -105,13 +106,13 @@ def _add_score(sub) -> None:
         "--cp-lexicon",
         default=DEFAULT_OPTIONS["cp_lexicon"],
         choices=CP_LEXICONS,
-        help="words removed before content preservation (default: vader = VADER sentiment lexicon)",
+        help="words removed before content preservation (default: %(default)s; vader = VADER sentiment lexicon)",
     )
     p.add_argument(
         "--cp-seed",
         type=int,
         default=DEFAULT_OPTIONS["cp_seed"],
-        help="seed of the random pairs of cp_random (default 0)",
+        help="seed of the random pairs of cp_random (default %(default)s)",
     )
     p.add_argument(
         "--gm-t",
@@ -119,7 +120,7 @@ def _add_score(sub) -> None:
         type=float,
         default=None,
         metavar=("T1", "T2", "T3", "T4"),
-        help="GM thresholds (default Pang & Gimpel's 63 71 97 -37)",
+        help=f"GM thresholds (default Pang & Gimpel's {' '.join(f'{x:g}' for x in DEFAULT_T)})",
     )
     p.add_argument(
         "--gm-calibration",
@@ -133,14 +134,14 @@ def _add_score(sub) -> None:
         action=argparse.BooleanOptionalAction,
         default=DEFAULT_OPTIONS["sbert"],
         help="the all-MiniLM-L6-v2 cosine (sbert_all_minilm_l6_v2), the default GM's content score "
-        "(default on; --no-sbert skips it and the default GM)",
+        "(default %(default)s; --no-sbert skips it and the default GM)",
     )
     p.add_argument(
         "--pp-count-eos",
         action=argparse.BooleanOptionalAction,
         default=DEFAULT_OPTIONS["pp_count_eos"],
-        help="PP (pp_joint, pp_target) counts each sentence's final <eos>, a labelled variant (default off: "
-        "not counted, as in Shen et al.'s code, language-style-transfer code/language_model.py)",
+        help="PP (pp_joint, pp_target) counts each sentence's final <eos>, a labelled variant (default "
+        "%(default)s; false: not counted, as in Shen et al.'s code, language-style-transfer code/language_model.py)",
     )
     p.add_argument(
         "--references-release",

@@ -8,6 +8,7 @@ from pathlib import Path
 from tst import baselines, names, variants
 from tst.data.sources import corpus_files, data_file, missing_downloads, style_path, url_for
 from tst.data.systems import source_templates
+from tst.defaults import default, schema_default
 
 # Keys of the `transfer` section that steer the workflow rather than the trainer.
 TRANSFER_WORKFLOW_KEYS = (
@@ -113,15 +114,16 @@ def _check_transfer(tr: dict, datasets: dict, run: list) -> None:
                 f"config key transfer.datasets[{i}]: {name!r} is not in run ({', '.join(run)}), so "
                 f"no model would train on it; add it to run or remove it from transfer.datasets"
             )
+    n_epochs = epochs({"transfer": tr})
     try:
-        labels = names.checkpoint_labels(tr.get("epochs", 20))
+        labels = names.checkpoint_labels(n_epochs)
     except ValueError as e:
         raise ConfigError(str(e)) from None
     for i, label in enumerate(tr.get("test_checkpoints") or []):
         if label not in labels:
             raise ConfigError(
                 f"config key transfer.test_checkpoints[{i}]: {label} is not a checkpoint of a "
-                f"{tr.get('epochs', 20)}-epoch run ({labels[0]} ... {labels[-1]})"
+                f"{n_epochs}-epoch run ({labels[0]} ... {labels[-1]})"
             )
 
 
@@ -147,9 +149,14 @@ def cycle_warmups(config: dict) -> dict[str, float]:
     return out
 
 
+def epochs(config: dict):
+    """Whole epochs our models train (transfer.epochs; default config.yaml's)."""
+    return (config.get("transfer") or {}).get("epochs", default("transfer", "epochs"))
+
+
 def checkpoints(config: dict) -> list[str]:
     """Half-epoch checkpoint labels of our models (config transfer.epochs)."""
-    return names.checkpoint_labels((config.get("transfer") or {}).get("epochs", 20))
+    return names.checkpoint_labels(epochs(config))
 
 
 def test_checkpoints(config: dict) -> list[str]:
@@ -173,15 +180,21 @@ def evaluator_settings(config: dict, section: str, dataset: str) -> dict:
     """Model + training settings of one evaluator section; the vocabulary min_count defaults to the dataset's,
     the device to evaluators.device, the precision to evaluators.precision."""
     ev = config.get("evaluators") or {}
-    ds = (config.get("datasets") or {})[dataset]
     out = {
-        "min_count": (ds.get("vocab") or {}).get("min_count", 1),
+        "min_count": vocab_min_count(config, dataset),
         "precision": ev.get("precision", "auto"),
         **(ev.get(section) or {}),
     }
     if ev.get("device"):
         out["device"] = ev["device"]
     return out
+
+
+def vocab_min_count(config: dict, dataset: str) -> int:
+    """Fewest occurrences of a word in the dataset's vocabulary (datasets.<name>.vocab.min_count; default the
+    schema's), for the transfer models and, unless their block sets their own, the evaluators."""
+    vocab = (config.get("datasets") or {})[dataset].get("vocab") or {}
+    return vocab.get("min_count", schema_default("datasets", dataset, "vocab", "min_count"))
 
 
 def our_models(config: dict, dataset: str) -> list[tuple[str, int]]:
@@ -422,8 +435,8 @@ def human_outputs_dir(config: dict, dataset: str, data_dir) -> Path:
 def lookup_tables(config: dict) -> dict:
     """Per-wildcard settings as nested dicts, for Snakemake's lookup(dpath=..., within=...):
     evaluators/{dataset}/{cnn|lstm|lm|acceptability}, embeddings/{glove|word2vec|word2vec_masked}, naturalness/{lr|nn},
-    variants/{name} (resolved: model and every lambda), score/{dataset} (metric options), corpus/{dataset}
-    (what preparation reads)."""
+    variants/{name} (resolved: model and every lambda), score/{dataset} (metric options), vocab/{dataset}
+    (min_count), corpus/{dataset} (what preparation reads)."""
     ev = config.get("evaluators") or {}
     return {
         "evaluators": {
@@ -438,6 +451,7 @@ def lookup_tables(config: dict) -> dict:
             n: variants.resolve(v) for n, v in ((config.get("transfer") or {}).get("variants") or {}).items()
         },
         "score": {ds: score_options(config, ds) for ds in config.get("datasets") or {}},
+        "vocab": {ds: {"min_count": vocab_min_count(config, ds)} for ds in config.get("datasets") or {}},
         "corpus": {ds: corpus_settings(config, ds) for ds in config.get("datasets") or {}},
     }
 
@@ -544,8 +558,10 @@ def score_options(config: dict, dataset: str | None = None) -> dict:
     cp_lexicon (datasets.<name>.cp_lexicon: Fu et al. filter sentiment words on review data only) replaces the
     score section's, plus references_release (datasets.<name>.references.release, named in the ref-BLEU
     variants) when the dataset records one; gm_t goes to the report, which derives GM."""
+    from tst.metrics.registry import SCORE_OPTIONS
+
     score = config.get("score") or {}
-    out = {k: score[k] for k in ("cp_lexicon", "cp_seed", "sbert", "pp_count_eos") if k in score}
+    out = {k: score[k] for k in SCORE_OPTIONS if k in score}
     block = ((config.get("datasets") or {}).get(dataset) or {}) if dataset else {}
     if block.get("cp_lexicon"):
         out["cp_lexicon"] = block["cp_lexicon"]
@@ -558,10 +574,10 @@ def score_options(config: dict, dataset: str | None = None) -> dict:
 # makes every batch and pairwise metric as long as it. Default: SCORE_MAX_WORDS_FACTOR x the dataset's
 # length.max_words, so that no normal output is cut (60 words on Yelp, whose published systems' outputs reach
 # 25); the config's score.max_words, or `tst score --max-words`, sets it. LENGTH_MAX_WORDS is the schema's
-# default of datasets.<name>.length.max_words (tests/test_score_memory.py checks they agree): the limit of a
-# dataset that is not known (tst score without --config).
+# default of datasets.<name>.length.max_words, read from it: the limit of a dataset that is not known (tst score
+# without --config).
 SCORE_MAX_WORDS_FACTOR = 4
-LENGTH_MAX_WORDS = 15
+LENGTH_MAX_WORDS = schema_default("datasets", "any", "length", "max_words")
 
 
 def score_max_words(config: dict | None = None, dataset: str | None = None) -> int:

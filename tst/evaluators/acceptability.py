@@ -386,7 +386,7 @@ def acceptability_settings(cfg: dict) -> dict:
             "temperature": float(cfg.get("temperature", 1.0)),
         },
         "strip_final": bool(cfg.get("strip_final_punctuation", True)),
-        "min_count": cfg.get("min_count", 1),
+        "min_count": cfg["min_count"],  # tst.config.evaluator_settings sets it
         "max_vocab": cfg.get("max_vocab"),
     }
 

@@ -14,12 +14,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tst.defaults import default
 from tst.metrics.base import MetricResult
 
 if TYPE_CHECKING:  # torch is imported by gm_torch only: the scorer and the report stay torch-free
     import torch
 
-DEFAULT_T = (63.0, 71.0, 97.0, -37.0)  # Pang & Gimpel's t learned from 300 human preferences (Sec. 3.3)
+# Pang & Gimpel's t learned from 300 human preferences (Sec. 3.3), written once: config.yaml score.gm_t
+DEFAULT_T = tuple(float(x) for x in default("score", "gm_t"))
 
 
 def gm(acc: float, sim: float, pp: float, t=DEFAULT_T) -> float:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from tst.defaults import default
 from tst.names import (
     ACCEPTABILITY,
     CLASSIFIERS,
@@ -39,13 +40,9 @@ HUMAN_ASPECT = {"content": "topic", "style": "sentiment", "fluency": "grammatica
 # as in Shen et al.'s code (tst.metrics.perplexity.SHEN_EOS)
 # references_release: the references' release, named in the ref-BLEU variants (the dataset's
 # references.release; `tst score --references-release`); None: not known
-DEFAULT_OPTIONS = {
-    "cp_lexicon": "vader",
-    "cp_seed": 0,
-    "sbert": True,
-    "pp_count_eos": False,
-    "references_release": None,
-}
+# the config's score options; their defaults are config.yaml's score block (tst.defaults)
+SCORE_OPTIONS = ("cp_lexicon", "cp_seed", "sbert", "pp_count_eos")
+DEFAULT_OPTIONS = {**{k: default("score", k) for k in SCORE_OPTIONS}, "references_release": None}
 CP_LEXICONS = ("vader", "style_lexicon", "none")  # words removed before CP: VADER, style_lexicon.json, none
 # tst score cuts a line to its word limit (tst.config.score_max_words) and to SCORE_CHARS_PER_WORD x that many
 # characters (tst.score.cut_words): a 1 MB token without a space is one word but 1,000,000 BPE pieces

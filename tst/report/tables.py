@@ -398,7 +398,7 @@ def bleu_ref_table(
     frame: pd.DataFrame,
     info: dict[str, MetricInfo],
     acc_targets: list[float],
-    tolerance: float = 0.02,
+    tolerance: float,
     variants: list[str] | None = None,
     bleu_key: str = "bleu_ref_corpus",
     acc_key: str = "acc",

@@ -1,0 +1,41 @@
+"""The one home of every tunable's default: config.yaml (the demo run, which Snakemake loads under every
+--configfile overlay) and, for keys config.yaml leaves out, the schema's `default:` (which Snakemake's
+validate fills in). Code that runs without a config (tst score, library calls) reads its defaults here,
+never a literal of its own. Torch-free and import-light: only yaml."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent  # the clone (scripts/tst links to ../tst)
+CONFIG = ROOT / "config.yaml"
+SCHEMA = ROOT / "schemas" / "config.schema.yaml"
+
+
+@cache
+def _load(path: Path) -> dict:
+    with open(path, encoding="utf-8") as f:
+        return yaml.safe_load(f)
+
+
+def default(*keys: str):
+    """config.yaml's value at the path `keys`, e.g. default("score", "gm_t"); KeyError when it has none."""
+    node = _load(CONFIG)
+    for k in keys:
+        node = node[k]
+    return node
+
+
+def schema_default(*keys: str):
+    """The schema's `default:` of the key at the path `keys`; a dataset's keys are under ("datasets", any
+    name), e.g. schema_default("datasets", "demo", "vocab", "min_count"). KeyError when it has none."""
+    schema = _load(SCHEMA)
+    node = schema
+    for k in keys:
+        node = node["properties"][k] if k in node.get("properties", {}) else node["additionalProperties"]
+        if "$ref" in node:
+            node = schema["$defs"][node["$ref"].removeprefix("#/$defs/")]
+    return node["default"]
