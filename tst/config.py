@@ -540,12 +540,14 @@ def check_paraphrases(config: dict, data_dir) -> None:
 
 
 def score_options(config: dict, dataset: str | None = None) -> dict:
-    """The score section's metric options (cp_lexicon, cp_seed, sbert, pp_count_eos) for `dataset`, whose own
-    cp_lexicon (datasets.<name>.cp_lexicon: Fu et al. filter sentiment words on review data only) replaces the
-    score section's, plus references_release (datasets.<name>.references.release, named in the ref-BLEU
+    """The score section's metric options (cp_lexicon, cp_seed, sbert, pp_count_eos, extra_metrics) for
+    `dataset`, whose own cp_lexicon (datasets.<name>.cp_lexicon: Fu et al. filter sentiment words on review
+    data only) replaces the score section's, plus references_release (datasets.<name>.references.release, named in the ref-BLEU
     variants) when the dataset records one; gm_t goes to the report, which derives GM."""
     score = config.get("score") or {}
-    out = {k: score[k] for k in ("cp_lexicon", "cp_seed", "sbert", "pp_count_eos") if k in score}
+    out = {
+        k: score[k] for k in ("cp_lexicon", "cp_seed", "sbert", "pp_count_eos", "extra_metrics") if k in score
+    }
     block = ((config.get("datasets") or {}).get(dataset) or {}) if dataset else {}
     if block.get("cp_lexicon"):
         out["cp_lexicon"] = block["cp_lexicon"]
