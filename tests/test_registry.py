@@ -10,8 +10,17 @@ import pytest
 
 import tst.score as score_mod
 from tst.io import write_json, write_lines
+from tst.metrics.base import Metric
 from tst.metrics.gm import DEFAULT_T
-from tst.metrics.registry import ASPECTS, METRICS, add_derived, evaluator_files, resolve_options
+from tst.metrics.registry import (
+    ASPECTS,
+    METRICS,
+    NOT_METRICS,
+    add_derived,
+    evaluator_files,
+    resolve_options,
+    scored_keys,
+)
 from tst.score import Evaluators, score_files, score_meta, score_system
 
 # Short names as Pang & Gimpel, Fu et al., Mir et al. and Yu et al. print them.
@@ -56,6 +65,65 @@ def test_every_metric_is_fully_described():
         assert (m.compute is None) == m.derived == (m.derive is not None)
     assert METRICS["gm_pg"].derived_from == ("acc", "sim", "pp_joint")
     assert METRICS["pp_joint"].digits == 1 and METRICS["gm_pg"].digits == 2 and METRICS["acc"].digits == 3
+
+
+# The column order of score files, TSVs and tables before the rows moved into their modules (a refactor
+# that must keep every output byte-identical), metrics off by default left out.
+ORDER = [
+    "acc",
+    "acc_prob",
+    "transfer_strength",
+    "sim",
+    "cp",
+    "cp_random",
+    "cp_lower_bound",
+    "pp_joint",
+    "pp_target",
+    "acceptability",
+    "gm",
+    "gm_pg",
+    "sti",
+    "wmd_masked",
+    "wmd_removed",
+    "wmd_unmasked",
+    "naturalness_lr",
+    "naturalness_nn",
+    "naturalness_lr_inputs",
+    "naturalness_nn_inputs",
+    "bleu_self_corpus",
+    "distinct",
+    "bleu_self_sentence",
+    "bleu_ref_corpus",
+    "bleu_ref_sentence",
+    "bleu_self_st",
+    "bleu_ref_st",
+    "attribute_hit",
+    "sbert_all_minilm_l6_v2",
+]
+
+
+def test_rows_are_declared_by_their_modules_in_a_fixed_order():
+    import importlib
+
+    assert [k for k, m in METRICS.items() if m.default] == ORDER
+    for key, m in METRICS.items():
+        fn = m.compute or m.derive
+        module = importlib.import_module(fn.__module__)
+        assert m in module.ROWS, f"{key}: declared outside the module of its function"
+    assert "aggregate" in NOT_METRICS  # torch and pandas: never imported by the registry
+
+
+def test_code_hash_of_the_scorer_covers_every_metric_module(repo_root):
+    """The registry imports the metric modules by listing tst/metrics/, so tst.codehash must list them too:
+    an edit of any metric module reruns the score jobs (and only the modules the registry imports)."""
+    from tst.codehash import DISCOVERS, modules_of
+
+    assert DISCOVERS["tst.metrics.registry"] == ("tst.metrics", NOT_METRICS)
+    hashed = {k for k in modules_of(repo_root / "scripts" / "score.py") if k.startswith("tst.metrics.")}
+    declaring = {m.compute.__module__ if m.compute else m.derive.__module__ for m in METRICS.values()}
+    assert declaring <= hashed and "tst.metrics.aggregate" not in hashed
+    # a script that imports one metric module is not hashed with the registry (its jobs stay put)
+    assert "tst.metrics.registry" not in modules_of(repo_root / "scripts" / "baseline_system.py")
 
 
 def test_human_aspects_follow_li_et_al():
@@ -110,7 +178,13 @@ def test_options_are_checked():
         "sbert": True,
         "pp_count_eos": False,
         "references_release": None,
+        "extra_metrics": (),
     }
+    assert resolve_options({"extra_metrics": ["distinct"]})["extra_metrics"] == ("distinct",)
+    with pytest.raises(TypeError, match="extra_metrics"):
+        resolve_options({"extra_metrics": "distinct"})
+    with pytest.raises(ValueError, match="unknown metric keys"):
+        scored_keys({"extra_metrics": ["chrf3"]})
     with pytest.raises(ValueError, match="references_release"):
         resolve_options({"references_release": 14})
     with pytest.raises(ValueError, match="cp_lexicon"):
@@ -250,6 +324,28 @@ def test_evaluators_load_each_file_once_across_calls(fake_evaluators):
     assert list(first.evaluators) == list(second.evaluators) == ["style_cnn.pt"]
     assert score_system(src, out, [0, 0, 1], ev, only={"bleu_self_corpus"}).evaluators == {}
     assert list(ev.used) == ["style_cnn.pt"]
+
+
+def test_a_metric_off_by_default_is_scored_only_when_named(fake_evaluators, monkeypatch):
+    """A row with default=False stays out of every score (no value, no skip reason) unless the scoring option
+    extra_metrics or `only` names it."""
+    from tst.metrics.base import MetricResult
+
+    def n_words(ctx):
+        per = [float(len(o.split())) for o in ctx.outputs]
+        return MetricResult("n_words", "words per output", sum(per) / len(per), per)
+
+    row = Metric("n_words", "words", "words", "overall", True, 999, (), n_words, default=False)
+    monkeypatch.setitem(METRICS, "n_words", row)
+    d, _ = fake_evaluators
+    src, out = SOURCES[0] + SOURCES[1], OUTPUTS[0] + OUTPUTS[1]  # outputs of 2, 1 and 2 words
+    assert "n_words" not in scored_keys() and scored_keys({"extra_metrics": ["n_words"]})[-1] == "n_words"
+    plain = score_system(src, out, [0, 0, 1], d)
+    assert "n_words" not in plain and "n_words" not in plain.skipped
+    on = score_system(src, out, [0, 0, 1], d, options={"extra_metrics": ["n_words"]})
+    assert on["n_words"].score == pytest.approx(5 / 3) and list(on)[:-1] == list(plain)
+    named = score_system(src, out, [0, 0, 1], d, only={"n_words", "acc"})
+    assert list(named) == ["acc", "n_words"] and named["n_words"].per_sentence == [2.0, 1.0, 2.0]
 
 
 def test_score_files_gm_from_acc_sim_pp(fake_evaluators, tmp_path):

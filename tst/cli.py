@@ -354,7 +354,7 @@ def _config(args, dataset: str) -> dict | None:
 def cmd_score(args) -> dict:
     from tst.io import InputError, NotUTF8Error
     from tst.metrics.gm import DEFAULT_T
-    from tst.metrics.registry import METRICS, check_keys
+    from tst.metrics.registry import METRICS, check_keys, files
     from tst.score import coverage_warnings, score_files, score_meta
 
     dataset_dir = Path(args.dataset_dir)
@@ -388,9 +388,9 @@ def cmd_score(args) -> dict:
     max_words = _max_words(args, args.dataset or dataset_dir.name)
     ci = _ci(args, args.dataset or dataset_dir.name)
     if not evaluators.is_dir():
-        need = [k for k in keys if METRICS[k].files(args.system, options)]
+        need = [k for k in keys if files(k, args.system, options)]
         if need:
-            free = [k for k, m in METRICS.items() if not m.files(args.system or "SYSTEM", options)]
+            free = [k for k in METRICS if not files(k, args.system or "SYSTEM", options)]
             fail(
                 "score",
                 f"no evaluators folder {evaluators} (--dataset-dir {dataset_dir}"

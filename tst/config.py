@@ -554,9 +554,9 @@ def check_paraphrases(config: dict, data_dir) -> None:
 
 
 def score_options(config: dict, dataset: str | None = None) -> dict:
-    """The score section's metric options (cp_lexicon, cp_seed, sbert, pp_count_eos) for `dataset`, whose own
-    cp_lexicon (datasets.<name>.cp_lexicon: Fu et al. filter sentiment words on review data only) replaces the
-    score section's, plus references_release (datasets.<name>.references.release, named in the ref-BLEU
+    """The score section's metric options (cp_lexicon, cp_seed, sbert, pp_count_eos, extra_metrics) for
+    `dataset`, whose own cp_lexicon (datasets.<name>.cp_lexicon: Fu et al. filter sentiment words on review
+    data only) replaces the score section's, plus references_release (datasets.<name>.references.release, named in the ref-BLEU
     variants) when the dataset records one; gm_t goes to the report, which derives GM."""
     from tst.metrics.registry import SCORE_OPTIONS
 

@@ -46,6 +46,7 @@ from tst.metrics.registry import (
     add_derived,
     check_keys,
     resolve_options,
+    scored_keys,
 )
 from tst.names import ACCEPTABILITY, CLASSIFIERS, EMBEDDINGS, LANGUAGE_MODELS, parse_checkpoint, parse_system
 
@@ -222,15 +223,17 @@ def score_system(
     only=None,
     progress: bool = False,
 ) -> Scores:
-    """Every computed (non-derived) metric of the registry whose inputs and evaluator files exist; the rest
-    go to `.skipped` with a reason.
+    """Every computed (non-derived) metric of the registry that is on (by default, or named in the option
+    extra_metrics; tst.metrics.registry.scored_keys) whose inputs and evaluator files exist; the rest go to
+    `.skipped` with a reason.
 
     sources, outputs: aligned lists of tokenized strings; source_styles: the style (0/1) of each source
     (target = 1 - style); evaluators: an Evaluators (reuse one across calls) or the evaluators folder;
     references: per sentence a list of reference strings (None where a sentence has none), or None; lists:
     per-source attribute lists for attribute hit (Yu et al. 2021), or None; system: names the naturalness
     classifiers (tst.names.naturalness_file); options: {"cp_lexicon": "vader" | "style_lexicon" | "none",
-    "cp_seed": int} (tst.metrics.registry.DEFAULT_OPTIONS); only: optional collection of metric keys;
+    "cp_seed": int, ...} (tst.metrics.registry.DEFAULT_OPTIONS); only: optional collection of metric keys
+    (instead of those on, off-by-default ones included);
     progress: a progress bar on stderr (`tst score` on a terminal). An evaluator file that cannot be loaded
     skips the metrics that need it (reason in `.skipped`); the others are computed.
     """
@@ -267,7 +270,10 @@ def score_system(
     )
     from tqdm import tqdm
 
-    keys = [k for k, m in METRICS.items() if not m.derived and (only is None or k in only)]
+    if only is None:
+        keys = scored_keys(ctx.options)
+    else:  # asked for by name: also a metric off by default
+        keys = [k for k, m in METRICS.items() if not m.derived and k in only]
     bar = tqdm(keys, desc="tst score", unit="metric", file=sys.stderr, disable=not progress, leave=False)
     for key in bar:
         metric = METRICS[key]

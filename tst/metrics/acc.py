@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tst.metrics.base import MetricResult
+from tst.metrics.base import Context, Metric, MetricResult
+from tst.names import CLASSIFIERS
 
 
 def _tokens(sentences) -> list[list[str]]:
@@ -79,3 +80,34 @@ def target_probability(
     p = probs[np.arange(len(outputs)), np.asarray(target_styles, dtype=int)]
     details = {"n": len(outputs), "n_empty": int(empty_mask(outputs).sum())}
     return MetricResult(name, f"{variant}; {EMPTY_FAILS}", float(p.mean()), p.tolist(), True, details)
+
+
+# ---- registry rows (tst.metrics.registry) ----
+
+CNN, LSTM = CLASSIFIERS["cnn"], CLASSIFIERS["lstm"]
+
+
+def _acc(ctx: Context):
+    return accuracy(ctx.outputs, ctx.targets, ctx.classifier(CNN))
+
+
+def _acc_prob(ctx: Context):
+    return target_probability(ctx.outputs, ctx.targets, ctx.classifier(CNN))
+
+
+def _transfer_strength(ctx: Context):
+    return accuracy(
+        ctx.outputs,
+        ctx.targets,
+        ctx.load(LSTM),
+        name="transfer_strength",
+        variant="Fu et al. 2018 transfer strength: share of outputs the LSTM-sigmoid puts in the "
+        "target style",
+    )
+
+
+ROWS = [
+    Metric("acc", "Acc", "share of outputs", "style", True, 10, (CNN,), _acc),
+    Metric("acc_prob", "Acc-P", "P(target style)", "style", True, 20, (CNN,), _acc_prob),
+    Metric("transfer_strength", "TS", "share of outputs", "style", True, 30, (LSTM,), _transfer_strength),
+]

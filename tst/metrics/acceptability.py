@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tst.metrics.base import MetricResult
+from tst.metrics.base import Context, Metric, MetricResult
+from tst.names import ACCEPTABILITY
 
 EMPTY_RULE = "an empty output counts as P(real) = 0, the worst value (ours)"
 
@@ -40,3 +41,13 @@ def acceptability(outputs, model, name: str = "acceptability") -> MetricResult:
         "share_above_half": float((p > 0.5).mean()),
     }
     return MetricResult(name, variant, float(p.mean()), p.tolist(), True, details)
+
+
+# ---- registry row (tst.metrics.registry) ----
+
+
+def _acceptability(ctx: Context):
+    return acceptability(ctx.outputs, ctx.load(ACCEPTABILITY))
+
+
+ROWS = [Metric("acceptability", "Accept", "P(real)", "fluency", True, 100, (ACCEPTABILITY,), _acceptability)]

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tst.metrics.base import MetricResult
-from tst.nlp.attributes import stem_tokens
+from tst.metrics.base import Context, Metric, MetricResult
 
 
 def attribute_hit(source_lists: list[list[str]], outputs: list[list[str]]) -> MetricResult:
@@ -19,6 +18,8 @@ def attribute_hit(source_lists: list[list[str]], outputs: list[list[str]]) -> Me
     Sentences whose list is empty have no score (None): they are left out of the corpus mean and counted
     in details["n_empty"]. The score is a fraction in [0, 1] (the paper prints percentages).
     """
+    from tst.nlp.attributes import stem_tokens  # nltk: imported when scoring (tst.metrics.base)
+
     if len(source_lists) != len(outputs):
         raise ValueError(f"{len(source_lists)} source lists but {len(outputs)} outputs")
     per_sentence: list[float | None] = []
@@ -37,3 +38,25 @@ def attribute_hit(source_lists: list[list[str]], outputs: list[list[str]]) -> Me
         higher_is_better=True,
         details={"n_scored": len(scored), "n_empty": len(per_sentence) - len(scored)},
     )
+
+
+# ---- registry row (tst.metrics.registry) ----
+
+
+def _attribute_hit(ctx: Context):
+    return attribute_hit(ctx.lists, [o.split() if isinstance(o, str) else list(o) for o in ctx.outputs])
+
+
+ROWS = [
+    Metric(
+        "attribute_hit",
+        "Hit",
+        "share of attribute words",
+        "content",
+        True,
+        260,
+        (),
+        _attribute_hit,
+        inputs=("lists",),
+    )
+]

@@ -21,13 +21,15 @@ from __future__ import annotations
 
 import functools
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
-from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
-from sacrebleu.metrics import BLEU
 
 from tst.io import InputError, read_lines
-from tst.metrics.base import MetricResult
+from tst.metrics.base import INPUTS, Context, Metric, MetricResult, Skip, with_references
+
+if TYPE_CHECKING:  # nltk and sacrebleu are imported when scoring (tst.metrics.base)
+    from sacrebleu.metrics import BLEU
 
 CORPUS_VARIANT = (
     "corpus BLEU-4, multi-bleu.perl-compatible (sacrebleu tokenize=none force=True, "
@@ -49,6 +51,8 @@ def _check(outputs, references):
 
 
 def _corpus_metric() -> BLEU:
+    from sacrebleu.metrics import BLEU
+
     return BLEU(tokenize="none", force=True, lowercase=False, smooth_method="none")
 
 
@@ -100,6 +104,8 @@ def corpus_bleu(outputs, references, name: str = "bleu_ref_corpus") -> MetricRes
 
 
 def _sentence(output, refs, fn) -> float:
+    from nltk.translate.bleu_score import sentence_bleu
+
     hyp = _line(output).split()
     if not hyp:
         return 0.0
@@ -115,6 +121,8 @@ def sentence_bleu_mean(
     numerators); smoothing="none": nltk's default method0, as in fastnlp/style-transformer
     evaluator/evaluator.py, which passes no smoothing function.
     """
+    from nltk.translate.bleu_score import SmoothingFunction
+
     _check(outputs, references)
     if smoothing == "method1":
         fn = SmoothingFunction().method1
@@ -140,6 +148,7 @@ def _st_tokens(text: str) -> tuple[str, ...]:
 
 def style_transformer_bleu(outputs, references, name: str) -> MetricResult:
     """Mean sentence BLEU x 100 as the Style Transformer evaluator computes it (see the module docstring)."""
+    from nltk.translate.bleu_score import sentence_bleu
 
     def tok(text) -> tuple[str, ...]:
         return _st_tokens(_line(text))
@@ -208,12 +217,8 @@ def ref_bleu_where_given(
     no reference; details["n_with_reference"] counts them. None when no sentence has a reference.
     `release` (datasets.<name>.references.release, e.g. "lijuncen/Sentiment-and-Style-Transfer@14a48fa3"):
     named in the variant, since copies of the references in circulation differ."""
-    if references is None:
-        return None
-    if len(references) != len(outputs):
-        raise ValueError(f"{len(outputs)} outputs but {len(references)} reference entries")
-    have = [i for i, r in enumerate(references) if r]
-    if not have:
+    have = with_references(outputs, references)
+    if have is None:
         return None
     r = ref_bleu([outputs[i] for i in have], [references[i] for i in have], kind)
     r.details["n_with_reference"] = len(have)
@@ -229,3 +234,81 @@ def ref_bleu_where_given(
             full[i] = v
         r.per_sentence = full
     return r
+
+
+# ---- registry rows (tst.metrics.registry) ----
+
+
+def _self_bleu(kind: str):
+    def compute(ctx: Context):
+        return self_bleu(ctx.sources, ctx.outputs, kind)
+
+    return compute
+
+
+def _ref_bleu(kind: str):
+    def compute(ctx: Context):
+        r = ref_bleu_where_given(ctx.outputs, ctx.references, kind, ctx.options["references_release"])
+        if r is None:
+            raise Skip(INPUTS["references"])
+        return r
+
+    return compute
+
+
+UNIT = "BLEU, 0-100"
+ROWS = [
+    Metric(
+        "bleu_self_corpus",
+        "self-BLEU",
+        UNIT,
+        "content",
+        True,
+        190,
+        (),
+        _self_bleu("corpus"),
+        digits=1,
+        vs_human=False,
+    ),
+    Metric(
+        "bleu_self_sentence",
+        "self-BLEU-sent",
+        UNIT,
+        "content",
+        True,
+        210,
+        (),
+        _self_bleu("sentence"),
+        digits=1,
+    ),
+    *(
+        Metric(
+            f"bleu_ref_{kind}",
+            label,
+            UNIT,
+            "content",
+            True,
+            order,
+            (),
+            _ref_bleu(kind),
+            digits=1,
+            inputs=("references",),
+            vs_human=False,
+        )
+        for kind, label, order in (("corpus", "ref-BLEU", 220), ("sentence", "ref-BLEU-sent", 230))
+    ),
+    Metric("bleu_self_st", "self-BLEU-ST", UNIT, "content", True, 240, (), _self_bleu("st"), digits=1),
+    Metric(
+        "bleu_ref_st",
+        "ref-BLEU-ST",
+        UNIT,
+        "content",
+        True,
+        250,
+        (),
+        _ref_bleu("st"),
+        digits=1,
+        inputs=("references",),
+        vs_human=False,
+    ),
+]

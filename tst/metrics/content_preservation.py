@@ -9,7 +9,16 @@ from __future__ import annotations
 import numpy as np
 
 from tst.evaluators.embeddings import describe_embeddings
-from tst.metrics.base import EMPTY_COS_RULE, MetricResult, output_counts, worst_if_unusable
+from tst.metrics.base import (
+    EMPTY_COS_RULE,
+    STYLE_LEXICON,
+    Context,
+    Metric,
+    MetricResult,
+    output_counts,
+    worst_if_unusable,
+)
+from tst.names import EMBEDDINGS
 
 LEXICONS = {
     "vader": "VADER sentiment words (Fu: a positive/negative word dictionary, review data only)",
@@ -160,3 +169,94 @@ def content_preservation_lower_bound(
             "seed": seed,
         },
     )
+
+
+# ---- registry rows (tst.metrics.registry) ----
+
+GLOVE = EMBEDDINGS["glove"]
+
+
+def _cp_words(ctx: Context):
+    lexicon = ctx.options["cp_lexicon"]
+    if lexicon == "vader":
+        from tst.nlp.vader import vader_words
+
+        return vader_words()
+    if lexicon == "style_lexicon":
+        from tst.evaluators.style_lexicon import style_words
+
+        return style_words(ctx.load(STYLE_LEXICON))
+    return frozenset()
+
+
+def _cp_lexicon_file(system, options) -> tuple[str, ...]:
+    return (STYLE_LEXICON,) if options["cp_lexicon"] == "style_lexicon" else ()
+
+
+def _cp(ctx: Context):
+    return content_preservation(
+        ctx.sources, ctx.outputs, ctx.load(GLOVE), _cp_words(ctx), lexicon_name=ctx.options["cp_lexicon"]
+    )
+
+
+def _cp_random(ctx: Context):
+    return random_pair_content_preservation(
+        ctx.sources,
+        ctx.outputs,
+        ctx.load(GLOVE),
+        _cp_words(ctx),
+        seed=ctx.options["cp_seed"],
+        lexicon_name=ctx.options["cp_lexicon"],
+    )
+
+
+def _cp_lower_bound(ctx: Context):
+    return content_preservation_lower_bound(
+        ctx.sources,
+        ctx.load(GLOVE),
+        _cp_words(ctx),
+        seed=ctx.options["cp_seed"],
+        lexicon_name=ctx.options["cp_lexicon"],
+    )
+
+
+ROWS = [
+    Metric(
+        "cp",
+        "CP",
+        "cosine",
+        "content",
+        True,
+        50,
+        (GLOVE,),
+        _cp,
+        more_evaluators=_cp_lexicon_file,
+        note="(words of --cp-lexicon removed; + style_lexicon.json with --cp-lexicon style_lexicon)",
+    ),
+    Metric(
+        "cp_random",
+        "CP-random",
+        "cosine",
+        "content",
+        True,
+        60,
+        (GLOVE,),
+        _cp_random,
+        more_evaluators=_cp_lexicon_file,
+        note="(as cp, each source with a random other output, --cp-seed)",
+        vs_human=False,
+    ),
+    Metric(
+        "cp_lower_bound",
+        "CP-lower",
+        "cosine",
+        "content",
+        True,
+        70,
+        (GLOVE,),
+        _cp_lower_bound,
+        more_evaluators=_cp_lexicon_file,
+        vs_human=False,
+        note="(Fu's dataset constant: 2,000 random pairs of sources, --cp-seed)",
+    ),
+]

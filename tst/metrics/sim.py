@@ -5,7 +5,16 @@ from __future__ import annotations
 import numpy as np
 
 from tst.evaluators.embeddings import describe_embeddings
-from tst.metrics.base import EMPTY_COS_RULE, MetricResult, output_counts, worst_if_unusable
+from tst.metrics.base import (
+    EMPTY_COS_RULE,
+    IDF,
+    Context,
+    Metric,
+    MetricResult,
+    output_counts,
+    worst_if_unusable,
+)
+from tst.names import EMBEDDINGS
 
 VARIANT = (
     "mean over pairs of cos(v(source), v(output)), v(s) = sum_q idf(q) e(q) / sum_q idf(q) over "
@@ -74,3 +83,15 @@ def sim(sources, outputs, embeddings, idf: dict, name: str = "sim") -> MetricRes
             **output_counts(outputs, out_vecs),
         },
     )
+
+
+# ---- registry row (tst.metrics.registry) ----
+
+GLOVE = EMBEDDINGS["glove"]
+
+
+def _sim(ctx: Context):
+    return sim(ctx.sources, ctx.outputs, ctx.load(GLOVE), ctx.load(IDF))
+
+
+ROWS = [Metric("sim", "Sim", "cosine", "content", True, 40, (GLOVE, IDF), _sim)]

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tst.metrics.base import MetricResult
+from tst.metrics.base import Context, Metric, MetricResult
+from tst.names import CLASSIFIERS
 
 VARIANT = (
     "mean direction-corrected EMD between style distributions of source and output (Mir et al.'s "
@@ -47,3 +48,13 @@ def sti(sources, outputs, target_styles, classifier, name: str = "sti") -> Metri
     per = [direction_corrected_emd(p, q, int(t)) for p, q, t in zip(ps, qs, target_styles)]
     details = {"n": len(per), "n_empty": int(empty_mask(outputs).sum())}
     return MetricResult(name, VARIANT, float(np.mean(per)), per, True, details)
+
+
+# ---- registry row (tst.metrics.registry) ----
+
+
+def _sti(ctx: Context):
+    return sti(ctx.sources, ctx.outputs, ctx.targets, ctx.classifier(CLASSIFIERS["cnn"]))
+
+
+ROWS = [Metric("sti", "STI", "EMD", "style", True, 130, (CLASSIFIERS["cnn"],), _sti)]

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
-import ot
 
 from tst.evaluators.embeddings import describe_embeddings
-from tst.evaluators.style_lexicon import STYLE_MASK, mask_style_words, remove_style_words
-from tst.metrics.base import MetricResult
+from tst.evaluators.style_lexicon import STYLE_MASK, mask_style_words, remove_style_words, style_words
+from tst.metrics.base import STYLE_LEXICON, Context, Metric, MetricResult
+from tst.names import EMBEDDINGS
 
 # One mask token and one masking function for both sides: word2vec_masked.kv is trained on text masked by
 # tst.evaluators.style_lexicon, so the masked WMD finds an embedding for the mask.
@@ -62,6 +62,8 @@ def word_movers_distance(a, b, vectors) -> float | None:
     M = np.sqrt(((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))  # Euclidean ground distance
     da = np.array([ca[t] for t in wa], dtype=np.float64)
     db = np.array([cb[t] for t in wb], dtype=np.float64)
+    import ot
+
     return float(ot.emd2(da / da.sum(), db / db.sum(), M))
 
 
@@ -141,3 +143,33 @@ def wmd(
             **({"mask_in_vocab": vectors(mask) is not None} if mode == "masked" else {}),
         },
     )
+
+
+# ---- registry rows (tst.metrics.registry) ----
+
+
+def _wmd(mode: str, kv: str):
+    def compute(ctx: Context):
+        words = style_words(ctx.load(STYLE_LEXICON)) if mode != "unmasked" else frozenset()
+        return wmd(ctx.sources, ctx.outputs, ctx.load(kv), words, mode)
+
+    return compute
+
+
+W2V, W2V_MASKED = EMBEDDINGS["word2vec"], EMBEDDINGS["word2vec_masked"]
+ROWS = [
+    Metric(
+        "wmd_masked",
+        "WMD-masked",
+        "WMD",
+        "content",
+        False,
+        140,
+        (STYLE_LEXICON, W2V_MASKED),
+        _wmd("masked", W2V_MASKED),
+    ),
+    Metric(
+        "wmd_removed", "WMD-removed", "WMD", "content", False, 150, (STYLE_LEXICON, W2V), _wmd("removed", W2V)
+    ),
+    Metric("wmd_unmasked", "WMD-unmasked", "WMD", "content", False, 160, (W2V,), _wmd("unmasked", W2V)),
+]
