@@ -16,8 +16,9 @@ from pathlib import Path
 
 from tst.bootstrap import DEFAULTS
 from tst.io import read_json, read_lines
+from tst.layout import CALIBRATION_FILE
 from tst.metrics.bleu import read_references
-from tst.metrics.gm import CALIBRATION_FILE, DEFAULT_T
+from tst.metrics.gm import DEFAULT_T
 from tst.metrics.registry import add_derived
 from tst.score import Evaluators, add_intervals, score_json, score_system
 

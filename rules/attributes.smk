@@ -3,9 +3,9 @@
 
 rule parse:
     input:
-        f"{DATA}/{{split}}.{{style}}.raw.txt",
+        layout.text(raw=True),
     output:
-        "results/{dataset}/attributes/{split}.{style}.parse.jsonl",
+        layout.parse(),
     log:
         "logs/parse/{dataset}/{split}.{style}.log",
     benchmark:
@@ -23,7 +23,7 @@ rule attributes:
     input:
         rules.parse.output,
     output:
-        "results/{dataset}/attributes/{split}.{style}.attributes.jsonl",
+        layout.attribute_lists(),
     log:
         "logs/attributes/{dataset}/{split}.{style}.log",
     conda:

@@ -5,13 +5,14 @@ from pathlib import Path
 from snakemake.utils import validate
 
 from tst import config as settings
-from tst import names, variants
+from tst import layout, names, variants
 from tst.codehash import code_hash
 from tst.data.prepare import expected_outputs
 from tst.data.sources import data_file, resolve_data_dir
 from tst.human.outputs import system_output_files
-from tst.metrics.registry import evaluator_files
-from tst.report.contents import PLOTS, TABLE_FORMATS, TABLES, TITLES
+from tst.layout import SPLITS, STYLES
+from tst.metrics.registry import IDF, STYLE_LEXICON, evaluator_files
+from tst.report.contents import PLOT_FORMATS, PLOTS, TABLE_FORMATS, TABLES, TITLES
 from tst.resources import check_fits_node, job_resources, node_size
 
 validate(config, schema="../schemas/config.schema.yaml")
@@ -19,8 +20,6 @@ DATA_DIR = str(resolve_data_dir(config.get("data_dir")).resolve())
 settings.check_config(config, DATA_DIR)
 
 DATASETS = list(config["run"])
-STYLES = ["0", "1"]
-SPLITS = ["train", "dev", "test"]
 TRANSFER = config["transfer"]
 TABLE = settings.lookup_tables(config)
 CHECKPOINTS = settings.checkpoints(config)
@@ -31,10 +30,6 @@ EV_JOB, TRANSFER_JOB = (job_resources(config, s) for s in ("evaluators", "transf
 if workflow.is_main_process and workflow.nodes:
     check_fits_node(config, node_size(workflow.global_resources))
 
-DATA = "results/{dataset}/data"
-EVALUATORS = "results/{dataset}/evaluators"
-MODEL = "results/{dataset}/models/{variant}/seed{seed}"
-SCORES = "results/{dataset}/scores"
 DOWNLOADS = settings.downloads(config, DATA_DIR)  # missing corpus files -> their URL
 DATA_FILES = expected_outputs({"styles": STYLES, "bpe": {"enabled": False}})
 
@@ -45,9 +40,9 @@ wildcard_constraints:
     system=names.alternatives(
         {s for d in DATASETS for s in settings.external_systems(config, d)}
     ),
-    split="train|dev|test",
-    style="0|1",
-    seed=r"\d+",
+    split=layout.CONSTRAINTS["split"],
+    style=layout.CONSTRAINTS["style"],
+    seed=layout.CONSTRAINTS["seed"],
 
 
 def code(script):
@@ -58,14 +53,14 @@ def env(name):
     return f"../envs/{name}.yaml"
 
 
-def per_style(pattern, **fill):
-    """One path per style of a pattern with a `{style}` field (other fields filled from `fill`)."""
-    return [pattern.format(style=s, **fill) for s in STYLES]
+def per_style(path, **fill):
+    """One path per style of a tst.layout function (other fields from `fill`, the rest left wildcards)."""
+    return [path(style=s, **fill) for s in STYLES]
 
 
 def words(*splits):
     """Word-level text of splits, both styles (what metrics, lexicons and parses read: the text before BPE)."""
-    return [f"{DATA}/{sp}.{s}.raw.txt" for sp in splits for s in STYLES]
+    return [layout.text(split=sp, style=s, raw=True) for sp in splits for s in STYLES]
 
 
 # ---- data ----
@@ -94,11 +89,11 @@ def torch_evaluator_inputs(wildcards):
     """Model-unit text (BPE pieces when enabled) for the classifiers and LMs; a style LM reads one style."""
     lm = wildcards.get("lm", "joint")
     styles = STYLES if lm == "joint" else [lm[-1]]
-    data = DATA.format(dataset=wildcards.dataset)
-    inputs = {sp: [f"{data}/{sp}.{s}.txt" for s in styles] for sp in ("train", "dev")}
-    inputs["vocab"] = f"{data}/vocab.txt"
+    ds = wildcards.dataset
+    inputs = {sp: [layout.text(ds, sp, s) for s in styles] for sp in ("train", "dev")}
+    inputs["vocab"] = layout.data(ds, layout.VOCAB)
     if (config["evaluators"].get("content_mask") or {}).get("enabled"):
-        inputs["content"] = f"results/{wildcards.dataset}/evaluators/content_words.json"
+        inputs["content"] = layout.evaluators(ds, layout.CONTENT_WORDS)
     return inputs
 
 
@@ -112,7 +107,7 @@ def content_mask_settings():
 
 
 def embeddings_lexicon(wildcards):
-    lexicon = f"results/{wildcards.dataset}/evaluators/style_lexicon.json"
+    lexicon = layout.evaluators(wildcards.dataset, STYLE_LEXICON)
     return lexicon if wildcards.emb == "word2vec_masked" else []
 
 
@@ -134,17 +129,20 @@ def naturalness_gpu(wildcards):
 def transfer_inputs(wildcards):
     """Corpus, vocabulary and dev entities, plus what the variant's loss terms need (tst.variants.needs)."""
     need = variants.needs(TABLE["variants"][wildcards.variant])
+    ds = wildcards.dataset
     files = {
-        "train": f"{DATA}/train.{{style}}.txt",
-        "dev": f"{DATA}/dev.{{style}}.txt",
-        "dev_entities": f"{DATA}/dev.{{style}}.entities.jsonl",
-        "paraphrase": f"{DATA}/paraphrase.{{style}}.tsv",
-        "lm": f"{EVALUATORS}/lm_style{{style}}.pt",
-        "attributes": "results/{dataset}/attributes/train.{style}.attributes.jsonl",
+        "train": lambda style: layout.text(ds, "train", style),
+        "dev": lambda style: layout.text(ds, "dev", style),
+        "dev_entities": lambda style: layout.entities(ds, "dev", style),
+        "paraphrase": lambda style: layout.paraphrase(ds, style),
+        "lm": lambda style: layout.evaluators(
+            ds, names.LANGUAGE_MODELS[f"style{style}"]
+        ),
+        "attributes": lambda style: layout.attribute_lists(ds, "train", style),
     }
     keys = ["train", "dev", "dev_entities", *need]
-    inputs = {k: per_style(files[k], dataset=wildcards.dataset) for k in keys}
-    inputs["vocab"] = f"{DATA}/vocab.txt".format(dataset=wildcards.dataset)
+    inputs = {k: per_style(files[k]) for k in keys}
+    inputs["vocab"] = layout.data(ds, layout.VOCAB)
     return inputs
 
 
@@ -154,39 +152,34 @@ def score_inputs(wildcards):
     systems the text the lists belong to); the evaluators the registry's metrics read; the system's
     naturalness classifiers; the human references."""
     ds, system = wildcards.dataset, wildcards.get("system")
-    data, evaluators = DATA.format(dataset=ds), EVALUATORS.format(dataset=ds)
-    if system is None:  # ours
-        system = names.system_name(wildcards.variant, wildcards.seed)
-        runs, folder = OUR_RUNS, f"{MODEL}/transfers".format(**wildcards)
-        sources = [f"{data}/{sp}.{s}.raw.txt" for sp, _ in runs for s in STYLES]
-    else:
-        runs, folder = EXTERNAL_RUNS, f"results/{ds}/systems/{system}"
-        sources = [
-            f"{folder}/{sp}.{c}.sources.{s}.txt" for sp, c in runs for s in STYLES
-        ]
+    runs = EXTERNAL_RUNS if system else OUR_RUNS
+    system = system or names.system_name(wildcards.variant, wildcards.seed)
+    each = [(sp, c, s) for sp, c in runs for s in STYLES]
     inputs = {
-        "outputs": [f"{folder}/{sp}.{c}.{s}.txt" for sp, c in runs for s in STYLES],
-        "sources": sources,
-        "evaluators": [f"{evaluators}/{f}" for f in evaluator_files()],
+        "outputs": [layout.outputs(ds, system, *run) for run in each],
+        "sources": [layout.sources(ds, system, *run) for run in each],
+        "evaluators": [layout.evaluators(ds, f) for f in evaluator_files()],
         "naturalness": [
-            f"{evaluators}/{names.naturalness_file(system, kind)}"
+            layout.evaluators(ds, names.naturalness_file(system, kind))
             for kind in config["score"].get("naturalness") or {}
         ],
     }
     if settings.has_references(config, ds):
-        inputs["references"] = per_style(f"{DATA}/references.{{style}}.tsv", dataset=ds)
+        inputs["references"] = per_style(layout.references, dataset=ds)
     if config["score"].get("attribute_hit", True):
-        lists = "results/{dataset}/attributes/{sp}.{s}.attributes.jsonl"
-        inputs["lists"] = [
-            lists.format(dataset=ds, sp=sp, s=s) for sp, _ in runs for s in STYLES
-        ]
-        if (
-            runs is EXTERNAL_RUNS
-        ):  # lists are matched to external sources by the sentence text
+        inputs["lists"] = [layout.attribute_lists(ds, sp, s) for sp, _, s in each]
+        # lists are matched to external sources by the sentence text
+        if runs is EXTERNAL_RUNS:
             inputs["lists_text"] = [
-                f"{data}/{sp}.{s}.raw.txt" for sp, _ in runs for s in STYLES
+                layout.text(ds, sp, s, raw=True) for sp, _, s in each
             ]
     return inputs
+
+
+def bpe_model(wildcards):
+    """The BPE model of a dataset with BPE (BPE_DATASETS, rules/data.smk), which scoring reads."""
+    ds = wildcards.dataset
+    return layout.data(ds, layout.BPE_MODEL) if ds in BPE_DATASETS else []
 
 
 # ---- human ratings (datasets with `human_ratings`) ----
@@ -201,33 +194,37 @@ def rated_outputs(wildcards):
 
 def rated_scores(wildcards):
     systems = settings.human_systems(config, wildcards.dataset)
-    return [f"results/{wildcards.dataset}/scores/{s}/test.final.tsv" for s in systems]
+    return [
+        layout.score(wildcards.dataset, s, *EXTERNAL_RUNS[0], "tsv") for s in systems
+    ]
 
 
 # ---- report ----
-def report_scores(wildcards):
-    ds = wildcards.dataset
+def report_runs(ds):
+    """(system, split, checkpoint) of every score file of the report: ours, then the external systems."""
     ours = [names.system_name(v, seed) for v, seed in settings.our_models(config, ds)]
-    files = [f"{SCORES}/{s}/{sp}.{c}.json" for s in ours for sp, c in OUR_RUNS]
-    files += [
-        f"{SCORES}/{s}/test.final.json" for s in settings.external_systems(config, ds)
+    runs = [(s, sp, c) for s in ours for sp, c in OUR_RUNS]
+    return runs + [
+        (s, *r) for s in settings.external_systems(config, ds) for r in EXTERNAL_RUNS
     ]
-    return [f.format(dataset=ds) for f in files]
+
+
+def report_scores(wildcards):
+    return [
+        layout.score(wildcards.dataset, *run) for run in report_runs(wildcards.dataset)
+    ]
 
 
 def report_score_tsvs(wildcards):
     """The per-sentence TSVs of the test-split score files of report_scores (the leaderboard resamples them)."""
-    return [
-        f[: -len(".json")] + ".tsv"
-        for f in report_scores(wildcards)
-        if Path(f).name.startswith("test.")
-    ]
+    runs = report_runs(wildcards.dataset)
+    return [layout.score(wildcards.dataset, *r, "tsv") for r in runs if r[1] == "test"]
 
 
 def human_targets(dataset):
-    files = ("correlation.csv", "aggregate.json")
+    files = (layout.CORRELATION, layout.AGGREGATE)
     ratings = config["datasets"][dataset].get("human_ratings")
-    return [f"results/{dataset}/human/{f}" for f in files] if ratings else []
+    return [layout.human(dataset, f) for f in files] if ratings else []
 
 
 def report_human(wildcards):
@@ -239,12 +236,9 @@ def all_targets():
     plots, which pull in every model of ours and every score."""
     targets = []
     for ds in DATASETS:
-        d = f"results/{ds}"
-        targets += [f"{d}/data/report.json", *human_targets(ds)]
-        targets += expand(f"{d}/evaluators/{{f}}", f=names.EVALUATOR_FILES)
-        targets += expand(
-            f"{d}/attributes/{{sp}}.{{s}}.attributes.jsonl", sp=SPLITS, s=STYLES
-        )
-        targets += expand(f"{d}/tables/{{t}}.{{x}}", t=TABLES, x=TABLE_FORMATS)
-        targets += expand(f"{d}/plots/{{p}}.{{x}}", p=PLOTS, x=("png", "svg"))
+        targets += [layout.data(ds, layout.DATA_REPORT), *human_targets(ds)]
+        targets += [layout.evaluators(ds, f) for f in names.EVALUATOR_FILES]
+        targets += [layout.attribute_lists(ds, sp, s) for sp in SPLITS for s in STYLES]
+        targets += [layout.table(ds, t, x) for t in TABLES for x in TABLE_FORMATS]
+        targets += [layout.plot(ds, p, x) for p in PLOTS for x in PLOT_FORMATS]
     return targets

@@ -1,5 +1,5 @@
-# Data: released corpora (or the embedded demo corpus) -> results/{dataset}/data/; external system outputs
-# -> results/{dataset}/systems/{system}/; missing corpus files from their public URL (needs internet).
+# Data: released corpora (or the embedded demo corpus) -> layout.data(); external system outputs
+# -> layout.system_folder(); missing corpus files from their public URL (needs internet).
 # Datasets with BPE also get bpe.model (rule prepare_data_bpe), which scoring reads.
 BPE_DATASETS = {
     d for d, c in config["datasets"].items() if (c.get("bpe") or {}).get("enabled")
@@ -10,7 +10,7 @@ rule prepare_data:
     input:
         corpus_inputs,
     output:
-        [f"{DATA}/{name}" for name in DATA_FILES],
+        [layout.data(file=name) for name in DATA_FILES],
     log:
         "logs/prepare_data/{dataset}.log",
     benchmark:
@@ -32,7 +32,7 @@ rule prepare_data:
 
 use rule prepare_data as prepare_data_bpe with:
     output:
-        [f"{DATA}/{name}" for name in DATA_FILES + ["bpe.model"]],
+        [layout.data(file=name) for name in DATA_FILES + [layout.BPE_MODEL]],
     wildcard_constraints:
         dataset=names.alternatives(BPE_DATASETS),
 
@@ -41,8 +41,8 @@ rule import_system:
     input:
         system_file,
     output:
-        outputs="results/{dataset}/systems/{system}/test.final.{style}.txt",
-        sources="results/{dataset}/systems/{system}/test.final.sources.{style}.txt",
+        outputs=layout.system_output(),
+        sources=layout.system_sources(),
     log:
         "logs/import_system/{dataset}/{system}.{style}.log",
     wildcard_constraints:
@@ -78,10 +78,10 @@ rule download_data:
 # has no `human` system). Both are scored like any system.
 rule untransferred_system:
     input:
-        text=f"{DATA}/test.{{style}}.raw.txt",
+        text=layout.text(split="test", raw=True),
     output:
-        outputs="results/{dataset}/systems/source/test.final.{style}.txt",
-        sources="results/{dataset}/systems/source/test.final.sources.{style}.txt",
+        outputs=layout.system_output(system="source"),
+        sources=layout.system_sources(system="source"),
     log:
         "logs/untransferred_system/{dataset}.{style}.log",
     localrule: True
@@ -95,10 +95,10 @@ rule untransferred_system:
 
 rule reference_system:
     input:
-        references=f"{DATA}/references.{{style}}.tsv",
+        references=layout.references(),
     output:
-        outputs="results/{dataset}/systems/reference/test.final.{style}.txt",
-        sources="results/{dataset}/systems/reference/test.final.sources.{style}.txt",
+        outputs=layout.system_output(system="reference"),
+        sources=layout.system_sources(system="reference"),
     log:
         "logs/reference_system/{dataset}.{style}.log",
     localrule: True
@@ -119,8 +119,8 @@ rule baseline_system:
     input:
         unpack(lambda w: settings.baseline_files(w.dataset, w.system, int(w.style))),
     output:
-        outputs="results/{dataset}/systems/{system}/test.final.{style}.txt",
-        sources="results/{dataset}/systems/{system}/test.final.sources.{style}.txt",
+        outputs=layout.system_output(),
+        sources=layout.system_sources(),
     log:
         "logs/baseline_system/{dataset}/{system}.{style}.log",
     wildcard_constraints:

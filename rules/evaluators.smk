@@ -1,4 +1,4 @@
-# Pretrained evaluators (Pang & Gimpel 2019, Fu et al. 2018, Mir et al. 2019) -> results/{dataset}/evaluators/.
+# Pretrained evaluators (Pang & Gimpel 2019, Fu et al. 2018, Mir et al. 2019) -> layout.evaluators().
 # Classifiers and LMs read the model-unit text (BPE pieces when enabled) and vocab.txt; idf, lexicon,
 # embeddings and naturalness read the word-level text.
 
@@ -7,13 +7,13 @@ rule train_classifier:
     input:
         unpack(torch_evaluator_inputs),
     output:
-        f"{EVALUATORS}/style_{{kind}}.pt",
+        layout.evaluators(file=layout.CLASSIFIER),
     log:
         "logs/train_classifier/{dataset}/{kind}.log",
     benchmark:
         "benchmarks/train_classifier/{dataset}/{kind}.tsv"
     wildcard_constraints:
-        kind="cnn|lstm",
+        kind=layout.CONSTRAINTS["classifier"],
     conda:
         env("evaluators")
     threads: EV_JOB["threads"]
@@ -32,13 +32,13 @@ rule train_lm:
     input:
         unpack(torch_evaluator_inputs),
     output:
-        f"{EVALUATORS}/lm_{{lm}}.pt",
+        layout.evaluators(file=layout.LANGUAGE_MODEL),
     log:
         "logs/train_lm/{dataset}/{lm}.log",
     benchmark:
         "benchmarks/train_lm/{dataset}/{lm}.tsv"
     wildcard_constraints:
-        lm="joint|style0|style1",
+        lm=layout.CONSTRAINTS["lm"],
     conda:
         env("evaluators")
     threads: EV_JOB["threads"]
@@ -59,13 +59,13 @@ rule build_embeddings:
         extra=words("dev", "test"),
         lexicon=embeddings_lexicon,
     output:
-        f"{EVALUATORS}/{{emb}}.kv",
+        layout.evaluators(file=layout.EMBEDDING),
     log:
         "logs/build_embeddings/{dataset}/{emb}.log",
     benchmark:
         "benchmarks/build_embeddings/{dataset}/{emb}.tsv"
     wildcard_constraints:
-        emb="glove|word2vec|word2vec_masked",
+        emb=layout.CONSTRAINTS["embedding"],
     conda:
         env("evaluators")
     resources:
@@ -81,7 +81,7 @@ rule build_idf:
     input:
         words("train"),
     output:
-        f"{EVALUATORS}/idf.json",
+        layout.evaluators(file=IDF),
     log:
         "logs/build_idf/{dataset}.log",
     conda:
@@ -96,8 +96,8 @@ rule build_style_lexicon:
     input:
         words("train"),
     output:
-        lexicon=f"{EVALUATORS}/style_lexicon.json",
-        content=f"{EVALUATORS}/content_words.json",
+        lexicon=layout.evaluators(file=STYLE_LEXICON),
+        content=layout.evaluators(file=layout.CONTENT_WORDS),
     log:
         "logs/build_style_lexicon/{dataset}.log",
     benchmark:
@@ -119,15 +119,15 @@ rule train_naturalness:
     input:
         unpack(naturalness_outputs),
     output:
-        f"{EVALUATORS}/naturalness/{{system}}.{{kind}}.{{ext}}",
+        layout.evaluators(file=layout.NATURALNESS),
     log:
         "logs/train_naturalness/{dataset}/{system}.{kind}.{ext}.log",
     benchmark:
         "benchmarks/train_naturalness/{dataset}/{system}.{kind}.{ext}.tsv"
     wildcard_constraints:
-        system=r"[A-Za-z0-9][A-Za-z0-9_.-]*",
-        kind="lr|nn",
-        ext="json|pt",
+        system=layout.CONSTRAINTS["name"],
+        kind=layout.CONSTRAINTS["naturalness_kind"],
+        ext=layout.CONSTRAINTS["naturalness_ext"],
     conda:
         env("evaluators")
     resources:
@@ -148,7 +148,7 @@ rule train_acceptability:
     input:
         unpack(lambda w: settings.acceptability_files(config, w.dataset)),
     output:
-        f"{EVALUATORS}/acceptability.pt",
+        layout.evaluators(file=names.ACCEPTABILITY),
     log:
         "logs/train_acceptability/{dataset}.log",
     benchmark:

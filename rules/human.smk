@@ -9,8 +9,8 @@ rule human_correlation:
         outputs=rated_outputs,
         scores=rated_scores,
     output:
-        csv="results/{dataset}/human/correlation.csv",
-        joined="results/{dataset}/human/ratings_with_metrics.tsv",
+        csv=layout.human(file=layout.CORRELATION),
+        joined=layout.human(file=layout.RATED),
     log:
         "logs/human_correlation/{dataset}.log",
     conda:
@@ -32,7 +32,7 @@ rule learn_aggregate:
         outputs=rated_outputs,
         scores=rated_scores,
     output:
-        "results/{dataset}/human/aggregate.json",
+        layout.human(file=layout.AGGREGATE),
     log:
         "logs/learn_aggregate/{dataset}.log",
     conda:

@@ -17,7 +17,7 @@ rule report_tables:
     output:
         [
             report(
-                f"results/{{dataset}}/tables/{name}.html",
+                layout.table(name=name, ext="html"),
                 caption=f"../report/{name}.rst",
                 category="{dataset}",
                 subcategory="Tables",
@@ -26,7 +26,7 @@ rule report_tables:
             for name in TABLES
         ],
         [
-            f"results/{{dataset}}/tables/{name}.{ext}"
+            layout.table(name=name, ext=ext)
             for name in TABLES
             for ext in TABLE_FORMATS
             if ext != "html"
@@ -59,14 +59,14 @@ rule report_plots:
     output:
         [
             report(
-                f"results/{{dataset}}/plots/{name}.{ext}",
+                layout.plot(name=name, ext=ext),
                 caption=f"../report/{name}.rst",
                 category="{dataset}",
                 subcategory="Plots",
                 labels={"plot": name, "shows": TITLES[name], "format": ext},
             )
             for name in PLOTS
-            for ext in ("png", "svg")
+            for ext in PLOT_FORMATS
         ],
     log:
         "logs/report_plots/{dataset}.log",

@@ -13,12 +13,13 @@
 rule score_ours:
     input:
         unpack(score_inputs),
-        bpe=lambda w: (
-            f"results/{w.dataset}/data/bpe.model" if w.dataset in BPE_DATASETS else []
-        ),
+        bpe=bpe_model,
     output:
-        json=[f"{SCORES}/{{variant}}.seed{{seed}}/{sp}.{c}.json" for sp, c in OUR_RUNS],
-        tsv=[f"{SCORES}/{{variant}}.seed{{seed}}/{sp}.{c}.tsv" for sp, c in OUR_RUNS],
+        json=[layout.score(system=layout.OURS, split=sp, ckpt=c) for sp, c in OUR_RUNS],
+        tsv=[
+            layout.score(system=layout.OURS, split=sp, ckpt=c, ext="tsv")
+            for sp, c in OUR_RUNS
+        ],
     log:
         "logs/score/{dataset}/{variant}.seed{seed}.log",
     benchmark:
@@ -37,12 +38,10 @@ rule score_ours:
 rule score_external:
     input:
         unpack(score_inputs),
-        bpe=lambda w: (
-            f"results/{w.dataset}/data/bpe.model" if w.dataset in BPE_DATASETS else []
-        ),
+        bpe=bpe_model,
     output:
-        json=f"{SCORES}/{{system}}/test.final.json",
-        tsv=f"{SCORES}/{{system}}/test.final.tsv",
+        json=layout.score(split="test", ckpt=names.FINAL),
+        tsv=layout.score(split="test", ckpt=names.FINAL, ext="tsv"),
     log:
         "logs/score/{dataset}/{system}.log",
     benchmark:

@@ -9,13 +9,12 @@ rule train_transfer:
     input:
         unpack(transfer_inputs),
     output:
-        dev=expand(
-            f"{MODEL}/transfers/dev.{{ckpt}}.{{style}}.txt",
-            ckpt=CHECKPOINTS,
-            style=STYLES,
-            allow_missing=True,
-        ),
-        last=f"{MODEL}/checkpoints/{CHECKPOINTS[-1]}.pt",
+        dev=[
+            layout.transfer(split="dev", ckpt=c, style=s)
+            for c in CHECKPOINTS
+            for s in STYLES
+        ],
+        last=layout.checkpoint(ckpt=CHECKPOINTS[-1]),
     log:
         "logs/train_transfer/{dataset}/{variant}.seed{seed}.log",
     benchmark:
@@ -45,17 +44,14 @@ rule train_transfer:
 rule transfer_test:
     input:
         last=rules.train_transfer.output.last,
-        test=expand(f"{DATA}/test.{{style}}.txt", style=STYLES, allow_missing=True),
-        entities=expand(
-            f"{DATA}/test.{{style}}.entities.jsonl", style=STYLES, allow_missing=True
-        ),
+        test=per_style(layout.text, split="test"),
+        entities=per_style(layout.entities, split="test"),
     output:
-        expand(
-            f"{MODEL}/transfers/test.{{ckpt}}.{{style}}.txt",
-            ckpt=settings.test_checkpoints(config),
-            style=STYLES,
-            allow_missing=True,
-        ),
+        [
+            layout.transfer(split="test", ckpt=c, style=s)
+            for c in settings.test_checkpoints(config)
+            for s in STYLES
+        ],
     log:
         "logs/transfer_test/{dataset}/{variant}.seed{seed}.log",
     conda:

@@ -2,7 +2,6 @@
 # gm_calibration: the default GM's thresholds from the sanity baselines' scores (tst.metrics.gm.calibrate).
 # validity_checks: content separation on the human references and word-order-damaged copies of every honest
 # system (tst.validity). The validity table (report_tables) reads both.
-from tst.metrics.gm import CALIBRATION_FILE
 from tst.metrics.registry import GM_CONTENT
 
 
@@ -12,7 +11,7 @@ rule gm_calibration:
             "calibration_scores"
         ],
     output:
-        thresholds=f"results/{{dataset}}/{CALIBRATION_FILE}",
+        thresholds=layout.calibration(),
     log:
         "logs/gm_calibration/{dataset}.log",
     localrule: True
@@ -30,7 +29,7 @@ rule validity_checks:
     input:
         unpack(lambda w: settings.validity_files(config, w.dataset)),
     output:
-        checks="results/{dataset}/validity/checks.json",
+        checks=layout.validity(file=layout.CHECKS),
     log:
         "logs/validity_checks/{dataset}.log",
     benchmark:
@@ -39,7 +38,7 @@ rule validity_checks:
         env("score")
     params:
         systems=lambda w: settings.validity_systems(config, w.dataset),
-        evaluators_dir=lambda w: EVALUATORS.format(dataset=w.dataset),
+        evaluators_dir=lambda w: layout.evaluators(w.dataset),
         options=lookup(dpath="score/{dataset}", within=TABLE),
         seed=settings.baseline_seed(config),
         code=code("validity_checks.py"),

@@ -179,7 +179,7 @@ def test_score_reads_the_datasets_calibrated_gm_thresholds(tmp_path):
     import argparse
 
     from tst.cli import _calibration
-    from tst.metrics.gm import CALIBRATION_FILE
+    from tst.layout import CALIBRATION_FILE
 
     ds = tmp_path / "ds"
     args = argparse.Namespace(gm_calibration=None)

@@ -2,12 +2,14 @@
 dev transfers are aligned with their sources, batches are length-bucketed."""
 
 import csv
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 from torch import nn
 
+from tst import layout
 from tst.io import read_lines
 from tst.train.batching import epoch_plan, pad_batch, steps_per_epoch
 from tst.train.checkpoint import load_for_transfer
@@ -127,9 +129,11 @@ def test_losses_csv_and_dev_transfers(tmp_path):
     assert all(0 < float(r["dev_distinct"]) <= 1 for r in rows[1::2])
     assert float(rows[0]["gamma"]) == 1.0 and float(rows[-1]["gamma"]) == 0.5  # Shen's annealing, epoch 2
     dev = setup()[2]
-    for t in (0, 1):
-        out = read_lines(tmp_path / "transfers" / f"dev.ep1.5.{t}.txt")
+    for t in (0, 1):  # where the rules declare them (tst.layout: the trainer does not import it)
+        out = read_lines(tmp_path / layout.TRANSFERS / layout.output_file("dev", "ep1.5", t))
         assert len(out) == len(dev[t])
+    ckpt = Path(layout.checkpoint(ckpt="ep2.0")).relative_to(layout.model())
+    assert (tmp_path / ckpt).is_file()
 
 
 def test_nan_loss_stops_with_message_and_keeps_last_checkpoint(tmp_path):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tst import layout
 from tst.data.normalize import normalizer
 from tst.data.prepare import DEFAULT_NER_LABELS
 
@@ -79,7 +80,7 @@ def prepare_lines(
         if bpe_model is None or not Path(bpe_model).is_file():
             raise FileNotFoundError(
                 f"the dataset uses BPE but its model {bpe_model} is missing "
-                f"(pass the dataset's prepared data folder, results/<dataset>/data)"
+                f"(pass the dataset's prepared data folder, {layout.data('<dataset>')})"
             )
         tokens = BPE(bpe_model).encode_many([" ".join(w) for w in words]) if words else []
     return tokens, words, entities
@@ -113,7 +114,9 @@ def transfer_lines(
     device = pick_device(device)
     ck = load(checkpoint, device)
     model, vocab = model_from_checkpoint(ck, device)
-    tokens, _, entities = prepare_lines(lines, dataset_cfg, Path(dataset_dir) / "bpe.model", backend, nlp_cfg)
+    tokens, _, entities = prepare_lines(
+        lines, dataset_cfg, Path(dataset_dir) / layout.BPE_MODEL, backend, nlp_cfg
+    )
     keep = [i for i, t in enumerate(tokens) if t]
     with torch.no_grad():
         out = transfer_sentences(

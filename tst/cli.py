@@ -9,6 +9,8 @@ import pickle
 import sys
 from pathlib import Path
 
+from tst import layout
+
 SCORE_HELP = """\
 Score one system's transfers with every metric whose evaluator exists in the dataset's evaluators/
 folder (the others are listed under "skipped" with the reason) and print the score JSON on stdout.
@@ -28,11 +30,16 @@ empty file: "no sentences", a GM thresholds file of the wrong layout); the messa
 line. An evaluator file that cannot be loaded or has the wrong layout skips only its metrics ("skipped").
 
 example:
-  tst score --dataset-dir results/yelp --system M0.seed1 \\
-      --sources results/yelp/data/test.0.txt results/yelp/data/test.1.txt \\
+  tst score --dataset-dir {root} --system M0.seed1 \\
+      --sources {sources} \\
       --outputs transfers/test.ep1.0.0.txt transfers/test.ep1.0.1.txt \\
-      --references results/yelp/data/references.0.tsv results/yelp/data/references.1.tsv --tsv out.tsv
+      --references {references} --tsv out.tsv
 """
+SCORE_EXAMPLE = {  # a dataset's files as the workflow lays them out (tst.layout)
+    "root": layout.root("yelp"),
+    "sources": " ".join(layout.text("yelp", "test", s) for s in layout.STYLES),
+    "references": " ".join(layout.references("yelp", s) for s in layout.STYLES),
+}
 
 
 def _style_of(path: str) -> int:
@@ -59,15 +66,15 @@ def _add_score(sub) -> None:
     p = sub.add_parser(
         "score",
         help="score a system's transfers (JSON on stdout)",
-        description=SCORE_HELP.format(metrics="\n".join(help_lines())),
+        description=SCORE_HELP.format(metrics="\n".join(help_lines()), **SCORE_EXAMPLE),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
         "--dataset-dir",
         required=True,
-        help="results/{dataset}: its evaluators/ folder holds the evaluators (see --evaluators-dir)",
+        help=f"{layout.root()}: its {layout.EVALUATORS}/ folder holds the evaluators (see --evaluators-dir)",
     )
-    p.add_argument("--evaluators-dir", help="evaluators folder (default: DATASET_DIR/evaluators)")
+    p.add_argument("--evaluators-dir", help=f"evaluators folder (default: DATASET_DIR/{layout.EVALUATORS})")
     p.add_argument("--sources", nargs="+", required=True, help="source files, one per style")
     p.add_argument("--outputs", nargs="+", required=True, help="output files, aligned with --sources")
     p.add_argument(
@@ -268,9 +275,9 @@ def _calibration(args, dataset_dir: Path) -> dict | None:
     """The calibrated GM's thresholds: --gm-calibration, else the dataset's own file when it exists; a file
     that is not JSON or not of the calibration's layout stops with exit 1, naming it."""
     from tst.io import read_json
-    from tst.metrics.gm import CALIBRATION_FILE, check_calibration
+    from tst.metrics.gm import check_calibration
 
-    path = Path(args.gm_calibration) if args.gm_calibration else dataset_dir / CALIBRATION_FILE
+    path = Path(args.gm_calibration) if args.gm_calibration else dataset_dir / layout.CALIBRATION_FILE
     if args.gm_calibration and not path.is_file():
         fail("score", f"--gm-calibration {path}: no such file", 2)
     if not path.is_file():
@@ -290,11 +297,10 @@ def _references_release(args, dataset_dir: Path) -> str | None:
 
     if args.references_release or not args.references:
         return args.references_release
-    data = (dataset_dir / "data").resolve()
-    own = all(
-        Path(p).resolve().parent == data and Path(p).name.startswith("references.") for p in args.references
-    )
-    report = data / "report.json"
+    data = (dataset_dir / layout.DATA).resolve()
+    own_files = {layout.references_file(s) for s in layout.STYLES}
+    own = all(Path(p).resolve().parent == data and Path(p).name in own_files for p in args.references)
+    report = data / layout.DATA_REPORT
     if not own or not report.is_file():
         return None
     return (read_json(report).get("references_release") or {}).get("release")
@@ -358,7 +364,7 @@ def cmd_score(args) -> dict:
     from tst.score import coverage_warnings, score_files, score_meta
 
     dataset_dir = Path(args.dataset_dir)
-    evaluators = Path(args.evaluators_dir) if args.evaluators_dir else dataset_dir / "evaluators"
+    evaluators = Path(args.evaluators_dir) if args.evaluators_dir else dataset_dir / layout.EVALUATORS
     options = {
         "cp_lexicon": args.cp_lexicon,
         "cp_seed": args.cp_seed,
@@ -395,13 +401,15 @@ def cmd_score(args) -> dict:
                 "score",
                 f"no evaluators folder {evaluators} (--dataset-dir {dataset_dir}"
                 f"{' --evaluators-dir ' + args.evaluators_dir if args.evaluators_dir else ''}) but "
-                f"{', '.join(need)} need evaluators. Pass the dataset's results folder (results/<dataset>, "
+                f"{', '.join(need)} need evaluators. Pass the dataset's results folder ({layout.root('<dataset>')}, "
                 f"after its evaluators were built), or --metrics with evaluator-free ones only: {' '.join(free)}",
                 2,
             )
-    from tst.score import BPE_MODEL, Evaluators
+    from tst.score import Evaluators
 
-    bpe = dataset_dir / "data" / BPE_MODEL  # a BPE dataset: its piece-trained models read encoded text
+    bpe = (
+        dataset_dir / layout.DATA / layout.BPE_MODEL
+    )  # a BPE dataset: its piece-trained models read encoded text
     if evaluators.is_dir():
         evaluators = Evaluators(evaluators, bpe=bpe if bpe.is_file() else None)
     try:
@@ -448,25 +456,24 @@ Exit code 2 when the command line is wrong (a missing file, an unknown dataset o
 content is (a byte that is not UTF-8, a checkpoint that cannot be loaded).
 
 example:
-  echo "John was rude to us" | tst transfer results/demo/models/M0/seed1/checkpoints/ep5.0.pt \\
-      --dataset-dir results/demo/data --to-style positive
+  echo "John was rude to us" | tst transfer {checkpoint} \\
+      --dataset-dir {data} --to-style positive
 """
+TRANSFER_EXAMPLE = {"checkpoint": layout.checkpoint("demo", "M0", 1, "ep5.0"), "data": layout.data("demo")}
 
 
 def _add_transfer(sub) -> None:
     p = sub.add_parser(
         "transfer",
         help="transfer new sentences with a trained checkpoint",
-        description=TRANSFER_HELP,
+        description=TRANSFER_HELP.format(**TRANSFER_EXAMPLE),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument(
-        "checkpoint", help="a transfer checkpoint, e.g. results/demo/models/M0/seed1/checkpoints/ep5.0.pt"
-    )
+    p.add_argument("checkpoint", help=f"a transfer checkpoint, e.g. {TRANSFER_EXAMPLE['checkpoint']}")
     p.add_argument(
         "--dataset-dir",
         required=True,
-        help="the dataset's prepared data, results/<dataset>/data (its bpe.model when it uses BPE)",
+        help=f"the dataset's prepared data, {layout.data('<dataset>')} (its {layout.BPE_MODEL} when it uses BPE)",
     )
     p.add_argument(
         "--to-style",
@@ -484,7 +491,7 @@ def _add_transfer(sub) -> None:
     )
     p.add_argument(
         "--dataset",
-        help="dataset name in the config (default: the name of DATASET_DIR's parent, results/<dataset>/data)",
+        help=f"dataset name in the config (default: the name of DATASET_DIR's parent, {layout.data('<dataset>')})",
     )
     p.add_argument("--device", help="cpu, cuda, cuda:1 (default: CUDA when present)")
     p.add_argument("--batch-size", type=int, default=128)
@@ -512,10 +519,10 @@ def cmd_transfer(args) -> list[str]:
     )
     dataset_dir = Path(args.dataset_dir)
     if not dataset_dir.is_dir():
-        fail("transfer", f"--dataset-dir {dataset_dir}: no such folder (pass results/<dataset>/data)", 2)
+        fail("transfer", f"--dataset-dir {dataset_dir}: no such folder (pass {layout.data('<dataset>')})", 2)
     name = args.dataset or (
         dataset_dir.resolve().parent.name
-        if dataset_dir.resolve().name == "data"
+        if dataset_dir.resolve().name == layout.DATA
         else dataset_dir.resolve().name
     )
     try:

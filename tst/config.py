@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tst import baselines, names, variants
+from tst import baselines, layout, names, variants
 from tst.data.sources import corpus_files, data_file, missing_downloads, style_path, url_for
 from tst.data.systems import source_templates
 from tst.defaults import default, schema_default
@@ -249,41 +249,34 @@ def calibration_baselines(config: dict) -> list[str]:
 def acceptability_files(config: dict, dataset: str) -> dict:
     """The acceptability classifier's inputs (rule train_acceptability): the model-unit train and dev text of
     both styles, the vocabulary, and the joint LM when it continues a share of the sentences (lm_share > 0)."""
-    data = f"results/{dataset}/data"
-    files = {sp: [f"{data}/{sp}.{s}.txt" for s in (0, 1)] for sp in ("train", "dev")}
-    files["vocab"] = f"{data}/vocab.txt"
+    files = {sp: [layout.text(dataset, sp, s) for s in layout.STYLES] for sp in ("train", "dev")}
+    files["vocab"] = layout.data(dataset, layout.VOCAB)
     if ((config.get("evaluators") or {}).get("acceptability") or {}).get("lm_share", 0):
-        files["lm"] = f"results/{dataset}/evaluators/{names.LANGUAGE_MODELS['joint']}"
+        files["lm"] = layout.evaluators(dataset, names.LANGUAGE_MODELS["joint"])
     return files
 
 
 def baseline_files(dataset: str, system: str, style: int) -> dict[str, str]:
     """The inputs of a sanity baseline's outputs for the test sources of `style`: those sources; the target
     style's training text unless it is built from the source alone; Sim's embedding and idf (nearest_target)."""
-    data, ev = f"results/{dataset}/data", f"results/{dataset}/evaluators"
-    files = {"sources": f"{data}/test.{style}.raw.txt"}
+    from tst.metrics.registry import IDF
+
+    files = {"sources": layout.text(dataset, "test", style, raw=True)}
     if system not in baselines.FROM_SOURCE_ONLY:
-        files["target_train"] = f"{data}/train.{1 - int(style)}.raw.txt"
+        files["target_train"] = layout.text(dataset, "train", 1 - int(style), raw=True)
     if system == "nearest_target":
-        files.update(embeddings=f"{ev}/{names.EMBEDDINGS['glove']}", idf=f"{ev}/idf.json")
+        glove = names.EMBEDDINGS["glove"]
+        files.update(embeddings=layout.evaluators(dataset, glove), idf=layout.evaluators(dataset, IDF))
     return files
 
 
 def test_output_files(config: dict, dataset: str, system: str) -> dict[str, list[str]]:
     """{"outputs", "sources"}: per style, a system's test outputs (ours: at the last test checkpoint) and the
     sources they rewrite."""
-    ours = names.parse_system(system)
-    if ours:
-        folder = f"results/{dataset}/models/{ours[0]}/seed{ours[1]}/transfers"
-        last = test_checkpoints(config)[-1]
-        return {
-            "outputs": [f"{folder}/test.{last}.{s}.txt" for s in (0, 1)],
-            "sources": [f"results/{dataset}/data/test.{s}.raw.txt" for s in (0, 1)],
-        }
-    folder = f"results/{dataset}/systems/{system}/test.{names.FINAL}"
+    ckpt = test_checkpoints(config)[-1] if names.parse_system(system) else names.FINAL
     return {
-        "outputs": [f"{folder}.{s}.txt" for s in (0, 1)],
-        "sources": [f"{folder}.sources.{s}.txt" for s in (0, 1)],
+        "outputs": [layout.outputs(dataset, system, "test", ckpt, s) for s in layout.STYLES],
+        "sources": [layout.sources(dataset, system, "test", ckpt, s) for s in layout.STYLES],
     }
 
 
@@ -296,11 +289,11 @@ def validity_files(config: dict, dataset: str) -> dict[str, list[str]]:
     files = [test_output_files(config, dataset, s) for s in validity_systems(config, dataset)]
     out = {k: [p for f in files for p in f[k]] for k in ("outputs", "sources")}
     ev = evaluator_files([*SEPARATION_KEYS, *DAMAGE_KEYS])
-    out["evaluators"] = [f"results/{dataset}/evaluators/{f}" for f in ev]
+    out["evaluators"] = [layout.evaluators(dataset, f) for f in ev]
     if has_references(config, dataset):
-        out["references"] = [f"results/{dataset}/data/references.{s}.tsv" for s in (0, 1)]
+        out["references"] = [layout.references(dataset, s) for s in layout.STYLES]
     if (config["datasets"][dataset].get("bpe") or {}).get("enabled"):
-        out["bpe"] = [f"results/{dataset}/data/bpe.model"]
+        out["bpe"] = [layout.data(dataset, layout.BPE_MODEL)]
     return out
 
 
@@ -310,16 +303,13 @@ def validity_report_files(config: dict, dataset: str, keys=None) -> dict:
     the baselines' score files it reads (`calibration_scores`), `rated` (the rated rows, datasets with human
     ratings: each GM's agreement with people). None where there is none; with `keys`, only those that
     exist."""
-    from tst.metrics.gm import CALIBRATION_FILE
-
-    root = f"results/{dataset}"
     systems = calibration_baselines(config)
     rated = bool(config["datasets"][dataset].get("human_ratings"))
     files = {
-        "checks": f"{root}/validity/checks.json",
-        "calibration": f"{root}/{CALIBRATION_FILE}" if systems else None,
-        "calibration_scores": [f"{root}/scores/{s}/test.{names.FINAL}.json" for s in systems],
-        "rated": f"{root}/human/ratings_with_metrics.tsv" if rated else None,
+        "checks": layout.validity(dataset, layout.CHECKS),
+        "calibration": layout.calibration(dataset) if systems else None,
+        "calibration_scores": [layout.score(dataset, s, "test", names.FINAL) for s in systems],
+        "rated": layout.human(dataset, layout.RATED) if rated else None,
     }
     return files if keys is None else {k: files[k] for k in keys if files[k]}
 
@@ -391,14 +381,9 @@ def naturalness_files(config: dict, dataset: str, system: str) -> dict[str, list
     """{"outputs", "inputs"}: per style, the outputs a system's naturalness classifier learns from and the
     inputs they rewrite (Mir et al. 2019: the system's inputs, human-written, vs its outputs)."""
     split, ckpt = naturalness_source(config, system)
-    ours = names.parse_system(system)
-    folder = f"results/{dataset}/" + (
-        f"models/{ours[0]}/seed{ours[1]}/transfers" if ours else f"systems/{system}"
-    )
-    inputs = f"results/{dataset}/data/{split}" if ours else f"{folder}/{split}.{ckpt}.sources"
     return {
-        "outputs": [f"{folder}/{split}.{ckpt}.{s}.txt" for s in (0, 1)],
-        "inputs": [f"{inputs}.{s}.raw.txt" if ours else f"{inputs}.{s}.txt" for s in (0, 1)],
+        "outputs": [layout.outputs(dataset, system, split, ckpt, s) for s in layout.STYLES],
+        "inputs": [layout.sources(dataset, system, split, ckpt, s) for s in layout.STYLES],
     }
 
 

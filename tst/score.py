@@ -34,6 +34,8 @@ from tst.io import (
     write_json,
     write_lines,
 )
+from tst.layout import BPE_MODEL  # also its name among the evaluator files a score file records
+from tst.layout import data as data_folder
 from tst.metrics.bleu import read_references
 from tst.metrics.registry import (
     IDF,
@@ -112,9 +114,6 @@ def loader_for(name: str):
     raise ValueError(f"no loader for evaluator file {name!r}")
 
 
-BPE_MODEL = "bpe.model"  # name of the dataset's BPE model among the evaluator files a score file records
-
-
 class Evaluators:
     """The evaluator files of one folder, each loaded at most once however many score_system calls use
     them (a workflow job scores every checkpoint of a system with one instance); `used` = the files loaded
@@ -173,7 +172,7 @@ class Evaluators:
         if self.bpe is None:
             raise Skip(
                 f"{self.path(name)} was trained on BPE pieces: give the dataset's {BPE_MODEL} "
-                f"(results/<dataset>/data/{BPE_MODEL}) to encode the word-level text as in training"
+                f"({data_folder('<dataset>', BPE_MODEL)}) to encode the word-level text as in training"
             )
         if BPE_MODEL not in self._cache:
             self._cache[BPE_MODEL] = BPE(self.bpe)

@@ -10,6 +10,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from tst import layout
 from tst.data.demo import generate_demo
 from tst.data.normalize import NUM, length_ok, normalizer
 from tst.data.paraphrase import pair_lines, select_pairs
@@ -104,11 +105,16 @@ def expected_outputs(cfg: dict) -> list[str]:
     Every dataset gets the same files (entities.jsonl holds [] lines without NER, raw.txt equals .txt
     without BPE, references/paraphrase files may be empty), so rules can name them; bpe.model only with BPE.
     """
-    out = ["vocab.txt", "report.json"] + (["bpe.model"] if cfg.get("bpe", {}).get("enabled", False) else [])
+    bpe = [layout.BPE_MODEL] if cfg.get("bpe", {}).get("enabled", False) else []
+    out = [layout.VOCAB, layout.DATA_REPORT, *bpe]
     for style in range(len(cfg["styles"])):
         for split in SPLITS:
-            out += [f"{split}.{style}.txt", f"{split}.{style}.entities.jsonl", f"{split}.{style}.raw.txt"]
-        out += [f"references.{style}.tsv", f"paraphrase.{style}.tsv"]
+            out += [
+                layout.text_file(split, style),
+                layout.entities_file(split, style),
+                layout.text_file(split, style, raw=True),
+            ]
+        out += [layout.references_file(style), layout.paraphrase_file(style)]
     return out
 
 
@@ -294,7 +300,7 @@ def prepare_dataset(
         symbols = (
             sorted(set((ner_cfg.get("labels") or {}).values())) + [NUM] if ner_cfg.get("enabled") else [NUM]
         )
-        bpe = train_bpe(train_text, out_dir / "bpe.model", int(bpe_cfg.get("vocab_size", 8000)), symbols)
+        bpe = train_bpe(train_text, out_dir / layout.BPE_MODEL, int(bpe_cfg.get("vocab_size", 8000)), symbols)
         final = {
             sp: {st: bpe.encode_many([" ".join(w) for w in by[st]]) for st in by} for sp, by in words.items()
         }
@@ -302,10 +308,10 @@ def prepare_dataset(
 
     for sp in SPLITS:
         for st in range(len(styles)):
-            write_lines(out_dir / f"{sp}.{st}.txt", (" ".join(w) for w in final[sp][st]))
-            write_lines(out_dir / f"{sp}.{st}.raw.txt", (" ".join(w) for w in words[sp][st]))
+            write_lines(out_dir / layout.text_file(sp, st), (" ".join(w) for w in final[sp][st]))
+            write_lines(out_dir / layout.text_file(sp, st, raw=True), (" ".join(w) for w in words[sp][st]))
             ents = entities[sp][st] if entities else [[] for _ in words[sp][st]]
-            write_jsonl(out_dir / f"{sp}.{st}.entities.jsonl", ents)
+            write_jsonl(out_dir / layout.entities_file(sp, st), ents)
     report["paraphrase"] = {}
     released = (
         None  # a dataset's released pairs (datasets.<name>.paraphrase): the same for both styles (eq. 5)
@@ -316,7 +322,7 @@ def prepare_dataset(
         if bpe_cfg.get("enabled", False):
             released = [tuple(" ".join(p) for p in bpe.encode_many(list(pair))) for pair in released]
     for st in range(len(styles)):
-        write_lines(out_dir / f"references.{st}.tsv", ("\t".join(r) for r in refs.get(st, [])))
+        write_lines(out_dir / layout.references_file(st), ("\t".join(r) for r in refs.get(st, [])))
         pairs = released or []
         if extras:  # demo: same-style paraphrase pairs of the train sentences
             pairs = [
@@ -325,13 +331,13 @@ def prepare_dataset(
                 if raw_of.get(s) in extras["paraphrases"][st]
             ]
             pairs = _mask_rows(pairs, backend, ner_cfg, masked_of)
-        write_lines(out_dir / f"paraphrase.{st}.tsv", ("\t".join(p) for p in pairs))
+        write_lines(out_dir / layout.paraphrase_file(st), ("\t".join(p) for p in pairs))
         report["paraphrase"][str(st)] = len(pairs)
     train_tokens = [w for st in range(len(styles)) for w in final["train"][st]]
-    Vocab.save_counts(out_dir / "vocab.txt", train_tokens)
+    Vocab.save_counts(out_dir / layout.VOCAB, train_tokens)
     report["vocab_types"] = len({t for w in train_tokens for t in w})
     log.info("prepared %s in %.1f s", name, time.perf_counter() - t0)  # timings go to the log only
-    write_json(out_dir / "report.json", report)
+    write_json(out_dir / layout.DATA_REPORT, report)
     return report
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tst import layout
 from tst.defaults import default
 from tst.metrics.base import Metric, MetricResult, Skip
 
@@ -106,7 +107,6 @@ def gm_torch(
 #           (ln t_PP, nats) that the output's (ln PP) stays below: 100 at PP 1, 0 at t_PP, falling as PP rises
 #           over the whole range (no lower t4); on a log scale because PP spans orders of magnitude.
 # All three factors are in 0-100, so GM_cal is too.
-CALIBRATION_FILE = "validity/gm_thresholds.json"  # relative to results/<dataset>/ (rule gm_calibration)
 CALIBRATION_BASELINES = {
     "acc": ("source",),
     "content": ("random_target", "fixed_target"),
@@ -147,7 +147,7 @@ def calibrate(baseline_scores: dict[str, dict], content_key: str, pp_key: str = 
     }
 
 
-def check_calibration(obj, path=CALIBRATION_FILE) -> dict:
+def check_calibration(obj, path=layout.CALIBRATION_FILE) -> dict:
     """`obj` when it has the layout calibrate writes ({"t": [3 numbers], "keys": [3 metric keys], "from":
     [3 systems], "rule": text}); else ValueError naming the file, what is wrong and the fix."""
 
@@ -213,7 +213,7 @@ def _gm_pg(values: dict, gm_t, calibration):
 def _gm(values: dict, gm_t, calibration):
     if not calibration:
         raise Skip(
-            "no calibrated GM thresholds: the workflow writes results/<dataset>/validity/gm_thresholds.json "
+            f"no calibrated GM thresholds: the workflow writes {layout.calibration('<dataset>')} "
             "(rule gm_calibration); tst score reads it from the dataset folder or --gm-calibration"
         )
     if list(calibration["keys"]) != ["acc", GM_CONTENT, "pp_joint"]:
