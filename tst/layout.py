@@ -1,6 +1,7 @@
 """Where every artifact of the workflow lives, decided once: the folders and files of results/{dataset}, and the
-wildcard constraints of the fields whose values the code fixes. rules/*.smk, tst.config, the scripts' callers
-and the CLI derive their paths from here; tests/test_layout.py fails on a `results/` path written anywhere else.
+wildcard constraints of the fields whose values the code fixes. rules/*.smk (which hand the scripts their
+paths), tst.config, tst.data.prepare and the CLI derive theirs from here; tests/test_layout.py fails on a
+`results/` path written anywhere else.
 
 A path function called without a field leaves it a Snakemake wildcard, for a rule's output or input pattern
 (`text(split="test")` -> "results/{dataset}/data/test.{style}.txt"); called with values it names the file.
@@ -23,7 +24,7 @@ given such a folder wherever it lies (`tst score --dataset-dir`, `tst transfer -
 
 Torch-free and cheap: imported by rules/common.smk. Not imported by the trainer (tst.train), whose code hash is
 part of every checkpoint: it writes checkpoints/ and transfers/ inside the model folder it is given
-(tests/test_layout.py checks that its names are these).
+(tests/test_layout.py and tests/test_transfer_train.py check that its names are these).
 """
 
 from __future__ import annotations
