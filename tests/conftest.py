@@ -1,11 +1,19 @@
-"""Shared fixtures: where the real data lives (skip with a reason when it is absent)."""
+"""Shared fixtures: where the real data lives (skip with a reason when it is absent).
+
+The tests are laid out like tst/ (tests/metrics for tst/metrics, tests/train for tst/train, ...; tests/workflow for
+the Snakefile, rules and profiles; a top-level module's tests at the top). A test may import another test module's
+helpers by its name (`from test_trainer import CFG`), wherever it lives: every test folder is put on sys.path here,
+so test module names are unique across folders (pytest's default import mode needs that anyway)."""
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+TEST_FOLDERS = sorted(p for p in Path(__file__).parent.iterdir() if p.is_dir() and any(p.glob("test_*.py")))
+sys.path[:0] = [str(p) for p in TEST_FOLDERS]
 
 
 def shared_data_path() -> Path | None:

@@ -231,7 +231,7 @@ def test_constraints():
 
 def test_the_trainer_writes_where_the_layout_says():
     """The trainer (not importing tst.layout: its code hash is in every checkpoint) names checkpoints so;
-    tests/test_transfer_train.py checks the folders and dev transfers of a real run."""
+    tests/train/test_trainer.py checks the folders and dev transfers of a real run."""
     from tst.train.checkpoint import path_of
 
     folder = Path(layout.model("demo", "M0", 1)) / layout.CHECKPOINTS

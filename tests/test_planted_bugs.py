@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 from conftest import Emb
-from test_transfer_train import CFG, run
+from test_trainer import CFG, run
 
 from tst.io import decode_lines, read_lines
 from tst.metrics.bleu import read_references, ref_bleu, self_bleu
@@ -66,7 +66,7 @@ def test_vocab_decode_stops_at_the_first_eos():
 
 @pytest.mark.parametrize("batch_size, steps", [(10, {"ep0.5": 2, "ep1.0": 3}), (30, {"ep1.0": 1})])
 def test_half_epoch_checkpoint_with_an_odd_number_of_steps(tmp_path, batch_size, steps):
-    # test_transfer_train's corpus: 30 vs 21 sentences. Batch 10 -> ceil(30/10) = 3 steps per epoch: the
+    # test_trainer's corpus: 30 vs 21 sentences. Batch 10 -> ceil(30/10) = 3 steps per epoch: the
     # half-epoch checkpoint comes after ceil(3/2) = 2 steps, the epoch's after 3. Batch 30 -> 1 step: no half.
     run(tmp_path, variant={}, cfg={**CFG, "batch_size": batch_size, "epochs": 1})
     got = {

@@ -5,8 +5,8 @@ from the authors' formula (re-implemented in the test) or copied from their rele
 
 Families: BLEU (Style Transformer's evaluator; ref-BLEU corpus = Pang & Gimpel Table 6), STI, naturalness
 (unigram) and WMD (Mir et al.'s released scores and code), Acc and PP (Shen et al.'s code), transfer strength,
-CP and its lower bound (Fu et al.'s code). Elsewhere: GM = Pang & Gimpel Tables 2-3 (test_gm.py), attribute
-hit = Yu et al. Table 1 (test_attribute_hit.py). Where the authors' evaluator (classifier, LM, embeddings) is
+CP and its lower bound (Fu et al.'s code). Elsewhere: GM = Pang & Gimpel Tables 2-3 (tests/metrics/test_gm.py), attribute
+hit = Yu et al. Table 1 (tests/metrics/test_attribute_hit.py). Where the authors' evaluator (classifier, LM, embeddings) is
 not released or not stored, the test builds a small fixed one and feeds both sides the same one."""
 
 import warnings

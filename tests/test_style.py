@@ -43,3 +43,16 @@ def test_snakemake_lint(repo_root, tmp_path):
 
 def test_common_smk_stays_small(repo_root):
     assert len((repo_root / "rules" / "common.smk").read_text().splitlines()) <= 250
+
+
+def test_tests_mirror_tst(repo_root):
+    """tests/ is laid out like tst/: a folder per tst subpackage (every one has its folder), tests/workflow for the
+    Snakefile, rules and profiles, tests/slurm for the SLURM scripts; test module names are unique (conftest.py
+    puts every test folder on sys.path)."""
+    tests, tst = repo_root / "tests", repo_root / "tst"
+    packages = {p.name for p in tst.iterdir() if (p / "__init__.py").is_file()}
+    folders = {p.name for p in tests.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert folders == packages | {"workflow", "slurm"}, sorted(folders ^ (packages | {"workflow", "slurm"}))
+    names = [p.name for p in tests.rglob("test_*.py")]
+    assert len(names) == len(set(names)), sorted(n for n in set(names) if names.count(n) > 1)
+    assert len(names) > 60  # the suite itself, not an empty walk

@@ -24,7 +24,7 @@ given such a folder wherever it lies (`tst score --dataset-dir`, `tst transfer -
 
 Torch-free and cheap: imported by rules/common.smk. Not imported by the trainer (tst.train), whose code hash is
 part of every checkpoint: it writes checkpoints/ and transfers/ inside the model folder it is given
-(tests/test_layout.py and tests/test_transfer_train.py check that its names are these).
+(tests/test_layout.py and tests/train/test_trainer.py check that its names are these).
 """
 
 from __future__ import annotations

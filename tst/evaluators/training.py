@@ -12,9 +12,8 @@ import torch
 from tst.device import use_bf16
 
 # evaluators.precision auto on a CPU with bf16 in hardware (tst.device.cpu_has_bf16): bf16 autocast in the
-# training steps. Measured on AVX512-BF16 (docs/transfer_experiments.md section 3, bench/evaluator_precision.py):
-# the joint Yelp LM trains 1.46x faster, dev perplexity 68.45 vs 68.47 fp32 (seed to seed: 2.1); CNN dev accuracy
-# within seed noise.
+# training steps: faster with the same dev perplexity and accuracy within seed noise (the figures:
+# docs/transfer_experiments.md section 3, from bench/evaluator_precision.py).
 CPU_AUTO_BF16 = True
 
 

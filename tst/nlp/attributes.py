@@ -5,7 +5,7 @@ plus personal pronouns except "it", possessive and reflexive pronouns (step 4).
 Dependent (§5.1.2): nouns and verbs with valence (step 1) plus their dependency children with valence
 (steps 2-3).
 
-Decisions (the paper leaves them open; its lists in Tables 4-6 guided them, see tests/test_attributes.py):
+Decisions (the paper leaves them open; its lists in Tables 4-6 guided them, see tests/nlp/test_attributes.py):
 - Valence is VADER's lexicon value of the lowercased word form (not the lemma: VADER scores word forms;
   "specials" is neutral in Table 5 although "special" has valence). A word absent from the lexicon is neutral.
 - Proper nouns (UPOS PROPN) count as nouns by default: Tables 5-6 keep "denny", "chaplin", "charlie",

@@ -11,7 +11,7 @@ from tst import config as settings
 from tst.data.sources import missing_downloads, url_for
 from tst.data.systems import alignment_problems, import_system, sources_of_test_set
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DATASETS = ("yelp", "imdb", "amazon")
 
 

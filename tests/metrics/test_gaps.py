@@ -62,7 +62,7 @@ def test_learned_t_is_the_hinge_minimiser():
 
 
 def test_learn_aggregate_on_a_rated_fixture(tmp_path):
-    # ratings: z > x, z > y, z > w, x > w, y > w (tests/test_ratings.py); rated source = line 1 of style 1
+    # ratings: z > x, z > y, z > w, x > w, y > w (tests/human/test_ratings.py); rated source = line 1 of style 1
     csv_path, out = write_fixture(tmp_path)
     feats = {"z": (0.9, 0.9, 30.0), "x": (0.8, 0.85, 40.0), "y": (0.8, 0.85, 40.0), "w": (0.7, 0.8, 60.0)}
     tsvs = {}

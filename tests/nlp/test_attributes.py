@@ -20,7 +20,7 @@ from tst.nlp.attributes import (
 )
 from tst.nlp.backend import Doc, Token, load_backend
 
-REPO = __import__("pathlib").Path(__file__).resolve().parents[1]
+REPO = __import__("pathlib").Path(__file__).resolve().parents[2]
 
 
 # Yu et al. 2021, Tables 5 and 6 (Table 4 = the first five IMDB rows of Table 6): input (tokenized as in

@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from test_report_build import score_files  # noqa: F401 (fixture)
+from test_build import score_files  # noqa: F401 (fixture)
 
 from tst.metrics.base import MetricResult
 from tst.metrics.bleu import corpus_bleu

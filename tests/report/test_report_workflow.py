@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from test_report_build import DEV_ACC, EPOCHS, EXTERNAL, ours_metrics, write_score
+from test_build import DEV_ACC, EPOCHS, EXTERNAL, ours_metrics, write_score
 
 from tst.report import build
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def toy_config() -> dict:

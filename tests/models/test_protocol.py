@@ -23,7 +23,7 @@ torch.set_num_threads(1)
 
 @pytest.mark.parametrize("family", MODELS)
 def test_every_registered_family_is_a_transfer_model(family):
-    from test_transfer_run import TINY
+    from test_transfer import TINY
 
     model = build_model({**DEFAULTS, **TINY}, 12, {"model": family})
     assert isinstance(model, TransferModel)
@@ -103,7 +103,7 @@ def test_variant_is_frozen_hashable_and_resolved():
 
 
 def test_a_train_files_job_resolves_its_variant_once(tmp_path, monkeypatch):
-    from test_transfer_run import TINY, corpus_files
+    from test_transfer import TINY, corpus_files
 
     resolved = []
     of = Variant.of.__func__
@@ -144,7 +144,7 @@ VARIANTS = {
 
 @pytest.mark.parametrize("name", VARIANTS)
 def test_training_is_bit_identical_to_the_code_before_the_protocol(name):
-    from test_transfer_train import CFG, TinyLM, setup
+    from test_trainer import CFG, TinyLM, setup
 
     vocab, train_s, dev, para = setup()
     pol = {"cold", "bland", "slow", "rude", "warm", "tasty", "fast", "kind"}

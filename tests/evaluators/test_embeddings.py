@@ -62,7 +62,7 @@ def test_word2vec_min_count_default_is_mirs_five_and_drops_rarer_words():
 
     import yaml
 
-    cfg = yaml.safe_load((Path(__file__).resolve().parents[1] / "config.yaml").read_text(encoding="utf-8"))
+    cfg = yaml.safe_load((Path(__file__).resolve().parents[2] / "config.yaml").read_text(encoding="utf-8"))
     assert cfg["evaluators"]["word2vec"]["min_count"] == 5
     sents = [["the", "food", "was", "great"]] * 5 + [["rare", "word"]] * 4
     emb = train_word2vec(sents, min_count=5, dim=8, epochs=1, seed=1)
