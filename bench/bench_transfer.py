@@ -5,10 +5,10 @@ python bench/bench_transfer.py [--device cpu|cuda] [--steps 3] [--variants M0 M7
 Reports, per precision (fp32, or torch.autocast bfloat16 as the trainer's `precision: bf16`), tokens/s (both styles' target tokens incl. <eos> per second) and, for a Shen-size Yelp epoch
 (447K sentences; 268K positive -> ceil(268K / 64) = 4,184 steps), the extrapolated time per epoch.
 Real sentences come from ../shared/data/yelp/shen (or --data); random LMs stand in for the frozen ones of M7
-(same shapes and cost as tst.models.gru_lm.GRULanguageModel defaults). --dims demo: config.yaml's transfer
-sizes and settings instead of the paper's (tst.train.trainer.DEFAULTS). Also reports the mean rec and total
-loss over the timed steps, to compare the trajectories of the two precisions from the same initialization
-(and, with --seed, their spread over initializations).
+(same shapes and cost as tst.models.gru_lm.GRULanguageModel defaults). --dims paper: the settings of
+configs/paper_dimensions.yaml over config.yaml's (tst.defaults.paper_transfer); demo: config.yaml's. Also
+reports the mean rec and total loss over the timed steps, to compare the trajectories of the two precisions
+from the same initialization (and, with --seed, their spread over initializations).
 """
 
 from __future__ import annotations
@@ -20,15 +20,15 @@ from pathlib import Path
 
 import numpy as np
 import torch
-import yaml
 from timing import sync  # bench/timing.py (scripts run as python bench/<name>.py)
 
 from tst.config import transfer_settings
+from tst.defaults import default, paper_transfer
 from tst.io import read_sentences
 from tst.models.gru_lm import GRULanguageModel
 from tst.models.registry import build_model
 from tst.train.batching import epoch_plan
-from tst.train.trainer import DEFAULTS, train_step, with_defaults
+from tst.train.trainer import train_step, with_defaults
 from tst.variants import resolve
 from tst.vocab import Vocab
 
@@ -40,9 +40,11 @@ VARIANTS = {
 YELP_STEPS = -(-268_000 // 64)
 
 
-def demo_settings() -> dict:
-    config = yaml.safe_load((Path(__file__).resolve().parents[1] / "config.yaml").read_text())
-    return with_defaults(transfer_settings(config))
+def settings(dims: str) -> dict:
+    """The training settings of --dims: paper = configs/paper_dimensions.yaml's over config.yaml's, demo =
+    config.yaml's."""
+    block = paper_transfer() if dims == "paper" else default("transfer")
+    return with_defaults(transfer_settings({"transfer": block}))
 
 
 def bench(
@@ -51,13 +53,12 @@ def bench(
     steps: int,
     sents,
     vocab,
+    cfg: dict,
     precisions=("fp32",),
-    cfg: dict | None = None,
     seed: int = 0,
 ) -> list[dict]:
     """One model per precision from the same initialization, their steps interleaved on the same batches
     (fp32 step k, bf16 step k, ...): paired timings that share whatever else loads the machine."""
-    cfg = dict(cfg or DEFAULTS)
     lam = resolve(VARIANTS[variant])
     runs = []
     for precision in precisions:
@@ -158,10 +159,10 @@ def main() -> None:
             [s for s in read_sentences(f"{args.data}/sentiment.dev.{t}") if len(s) <= 15] for t in (0, 1)
         ]
         vocab = Vocab.build(sents[0] + sents[1], min_count=5)  # about Shen et al.'s Yelp vocabulary size
-    cfg = demo_settings() if args.dims == "demo" else dict(DEFAULTS)
+    cfg = settings(args.dims)
     for v in args.variants:
         for out in bench(
-            v, torch.device(args.device), args.steps, sents, vocab, args.precision, cfg, args.seed
+            v, torch.device(args.device), args.steps, sents, vocab, cfg, args.precision, args.seed
         ):
             print(json.dumps({"dims": args.dims, **out}), flush=True)
 

@@ -19,11 +19,13 @@ from pathlib import Path
 import torch
 from timing import timed  # bench/timing.py (scripts run as python bench/<name>.py)
 
+from tst.config import transfer_settings
+from tst.defaults import paper_transfer
 from tst.io import read_sentences
 from tst.models import losses as L
 from tst.models.registry import build_model
 from tst.train.batching import epoch_plan, pad_batch
-from tst.train.trainer import DEFAULTS, train_step, use_bf16
+from tst.train.trainer import train_step, use_bf16, with_defaults
 from tst.variants import resolve
 from tst.vocab import Vocab
 
@@ -42,7 +44,8 @@ def main() -> None:
     sents = [[s for s in read_sentences(f"{args.data}/sentiment.dev.{t}") if len(s) <= 15] for t in (0, 1)]
     vocab = Vocab.build(sents[0] + sents[1], min_count=5)
     ids = [[vocab.encode(s) for s in sents[t]] for t in (0, 1)]
-    cfg, lam = dict(DEFAULTS), resolve({})  # M0
+    # configs/paper_dimensions.yaml's settings over config.yaml's
+    cfg, lam = with_defaults(transfer_settings({"transfer": paper_transfer()})), resolve({})  # M0
     amp = use_bf16(cfg["precision"], device)
     torch.manual_seed(0)
     model = build_model(cfg, len(vocab), lam).to(device)

@@ -175,7 +175,7 @@ def test_cycle_warm_up_of_each_run_variant():
     # before an update are < cyc_start); variants without the cyclic term have no warm-up
     m2 = {"model": "cross_aligned", "lambda_cyc": 5}
     assert variants.cycle_off_until({"cyc_start": 1.5}, m2) == 1.5
-    assert variants.cycle_off_until({}, m2) == variants.CYC_WARMUP_DEFAULTS["cyc_start"] == 1.0
+    assert variants.cycle_off_until({}, m2) == 1.5  # config.yaml's transfer.cyc_start
     assert variants.cycle_off_until({"cyc_start": 1.5}, {"model": "cross_aligned"}) is None
     config = {
         "transfer": {
@@ -190,9 +190,8 @@ def test_cycle_warm_up_of_each_run_variant():
         }
     }
     assert settings.cycle_warmups(config) == {"M2": 0.25}  # M6 is not run
-    from tst.train.trainer import DEFAULTS, cyc_factor
+    from tst.train.trainer import cyc_factor
 
-    assert DEFAULTS["cyc_start"] == variants.CYC_WARMUP_DEFAULTS["cyc_start"]
     # the last update of the ep1.5 checkpoint (steps_per_epoch 10: update 15) has factor 0 under cyc_start 1.5,
     # the first update after it does not
     assert cyc_factor(15, 10, 1.5, 1.5) == 0.0 and cyc_factor(17, 10, 1.5, 1.5) > 0
@@ -201,12 +200,10 @@ def test_cycle_warm_up_of_each_run_variant():
 # ---- one default per decision (issue 24): config.yaml, or the schema's `default:`, is the one home ----
 
 WATCHED = ("epochs", "min_count", "cp_lexicon", "cp_seed", "sbert", "pp_count_eos", "tolerance", "target_acc")
-# Literal defaults of watched keys the code may still write, each for a reason: the trainer's table of
-# Pang & Gimpel's values (tst.train.trainer.DEFAULTS, used by code that trains without the config); the
-# signature defaults of library functions whose config key has no value for that evaluator (a vocabulary, the
-# naturalness nn classifier's min_count) or that is always passed; word2vec's own epochs.
+# Literal defaults of watched keys the code may still write, each for a reason: the signature defaults of
+# library functions whose config key has no value for that evaluator (a vocabulary, the naturalness nn
+# classifier's min_count) or that is always passed; word2vec's own epochs.
 ALLOWED = {
-    ("tst/train/trainer.py", "epochs"),
     ("tst/evaluators/embeddings.py", "epochs"),
     ("tst/vocab.py", "min_count"),
     ("tst/evaluators/naturalness.py", "min_count"),
@@ -288,6 +285,23 @@ def test_defaults_are_config_yamls(repo_root):
     assert settings.vocab_min_count(partial, "x") == 1  # the schema's default
     assert settings.vocab_min_count({"datasets": {"x": {"vocab": {"min_count": 3}}}}, "x") == 3
     assert settings.lookup_tables(partial)["vocab"] == {"x": {"min_count": 1}}
+
+
+def test_training_defaults_are_config_yamls(repo_root):
+    """The trainer's defaults (code that trains without the config) are config.yaml's `transfer:` values; the
+    papers' sizes are configs/paper_dimensions.yaml's over them (tst.defaults.paper_transfer, the bench
+    scripts)."""
+    from tst.defaults import paper_transfer
+    from tst.train.trainer import DEFAULTS
+
+    transfer = yaml.safe_load((repo_root / "config.yaml").read_text())["transfer"]
+    paper = yaml.safe_load((repo_root / "configs" / "paper_dimensions.yaml").read_text())["transfer"]
+    assert len(DEFAULTS) == 31 and DEFAULTS == {k: transfer[k] for k in DEFAULTS}
+    assert DEFAULTS["epochs"] == 4 and DEFAULTS["lr"] == 6.0e-3  # the demo's, not the paper's 20 and 1e-4
+    assert variants.CYC_WARMUP_DEFAULTS == {"cyc_start": 1.5, "cyc_ramp": 1.5}
+    assert {k: transfer[k] for k in variants.CYC_WARMUP_DEFAULTS} == variants.CYC_WARMUP_DEFAULTS
+    assert paper_transfer() == {**transfer, **paper}
+    assert paper_transfer()["epochs"] == 20 and paper_transfer()["cls_hidden"] == 64  # config.yaml's
 
 
 def _refs(node) -> list[str]:

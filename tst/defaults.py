@@ -13,6 +13,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent  # the clone (scripts/tst links to ../tst)
 CONFIG = ROOT / "config.yaml"
 SCHEMA = ROOT / "schemas" / "config.schema.yaml"
+PAPER = ROOT / "configs" / "paper_dimensions.yaml"
 
 
 @cache
@@ -27,6 +28,12 @@ def default(*keys: str):
     for k in keys:
         node = node[k]
     return node
+
+
+def paper_transfer() -> dict:
+    """config.yaml's `transfer:` block with configs/paper_dimensions.yaml's keys over it (the papers' model sizes
+    and training lengths): the settings of bench scripts that time training at paper dimensions."""
+    return {**default("transfer"), **_load(PAPER)["transfer"]}
 
 
 def schema_default(*keys: str):

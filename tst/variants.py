@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
+from tst.defaults import default
 from tst.models.registry import FAMILIES
 
 # Pang & Gimpel 2019 §4 (M0-M7 use Shen et al.'s cross-aligned autoencoder); Fu et al. 2018 §3.1 / §3.2.
@@ -38,8 +39,8 @@ NEEDS = {"lambda_para": "paraphrase", "lambda_lm": "lm", "lambda_attr": "attribu
 # them, so they are not part of its cache key (the workflow's params) nor of its checkpoint signature:
 # changing the lambda_cyc warm-up retrains M2-M7, not M0.
 # Ours (neither paper): lambda_cyc is 0 for cyc_start epochs, then rises linearly to full over cyc_ramp epochs
-# (tst.train.trainer.cyc_factor); the trainer's defaults.
-CYC_WARMUP_DEFAULTS = {"cyc_start": 1.0, "cyc_ramp": 1.0}
+# (tst.train.trainer.cyc_factor); their defaults are config.yaml's (tst.defaults).
+CYC_WARMUP_DEFAULTS = {key: default("transfer", key) for key in ("cyc_start", "cyc_ramp")}
 GATED_SETTINGS = {
     "lambda_cyc": ("cyc_start", "cyc_ramp"),
     "lambda_adv2": ("adv2_decay", "gp_xi", "gp_at"),

@@ -127,7 +127,8 @@ def test_terms_name_the_losses_csv_columns():
 
 
 # sha256 of losses.csv, the epoch-1 dev transfers and the final weights after 4 steps (1 epoch), computed with
-# the code before the protocol (main at ffcaf18): the refactor changed no number nor the order of RNG draws
+# the code before the protocol (main at ffcaf18, whose trainer defaults were test_trainer.PAPER_DEFAULTS): the
+# refactor changed no number nor the order of RNG draws
 BEFORE = {
     "M0": "ff439f64682650309a60526d58c9aaa61bdcbfdb1debaad7a76582a043f375d8",
     "M7_attr": "d6904ba88b443b1948a4af23f211cd379e8b66fb3aa18d780e3361a0400c3e68",
@@ -144,7 +145,7 @@ VARIANTS = {
 
 @pytest.mark.parametrize("name", VARIANTS)
 def test_training_is_bit_identical_to_the_code_before_the_protocol(name):
-    from test_trainer import CFG, TinyLM, setup
+    from test_trainer import CFG, PAPER_DEFAULTS, TinyLM, setup
 
     vocab, train_s, dev, para = setup()
     pol = {"cold", "bland", "slow", "rude", "warm", "tasty", "fast", "kind"}
@@ -155,7 +156,7 @@ def test_training_is_bit_identical_to_the_code_before_the_protocol(name):
         )
         for t in (0, 1)
     ]
-    cfg = {**CFG, "epochs": 1, "cyc_start": 0.0, "cyc_ramp": 0.5}
+    cfg = {**PAPER_DEFAULTS, **CFG, "epochs": 1, "cyc_start": 0.0, "cyc_ramp": 0.5}
     with tempfile.TemporaryDirectory() as d:
         lms = [TinyLM(len(vocab)), TinyLM(len(vocab))]
         model = train(

@@ -73,7 +73,10 @@ def demo_model(tmp_path_factory):
     sents = [[s.split() for s in demo["sentences"][t]] for t in (0, 1)]
     train_s, dev_s = [s[:360] for s in sents], [s[360:] for s in sents]
     vocab = Vocab.build(train_s[0] + train_s[1])
+    from test_trainer import PAPER_DEFAULTS  # the settings the comments' measurements were made with
+
     cfg = {
+        **PAPER_DEFAULTS,
         **TINY,
         "emb_dim": 32,
         "content_dim": 48,

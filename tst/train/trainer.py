@@ -24,6 +24,7 @@ from tqdm import tqdm
 
 from tst.codehash import code_hash
 from tst.data.paraphrase import load_paraphrases
+from tst.defaults import default
 from tst.device import pick_device, use_bf16
 from tst.io import read_jsonl, read_sentences, sha256_of, write_json
 from tst.joblock import job_lock
@@ -34,56 +35,48 @@ from tst.names import epoch_label, whole_epochs
 from tst.train import checkpoint
 from tst.train.batching import epoch_plan, pad_batch, steps_per_epoch
 from tst.train.transfer import per_style, transfer_sentences, unmasked_path, write_transfers
-from tst.variants import CYC_WARMUP_DEFAULTS, NEEDS, Variant, needs, problems
+from tst.variants import NEEDS, Variant, needs, problems
 from tst.vocab import Vocab
 
 log = logging.getLogger(__name__)
 
-# Defaults = Pang & Gimpel §5.2 and Shen et al.'s code; the workflow's config `transfer:` overrides them.
-# The model is not a setting: each variant names its own (tst.variants).
-DEFAULTS = {
-    "emb_dim": 100,
-    "style_dim": 200,
-    "content_dim": 500,
-    "dropout": 0.5,
-    "disc_widths": [3, 4, 5],
-    "disc_filters": 128,
-    "disc2_widths": [1, 2, 3],
-    "batch_size": 64,
-    "epochs": 20,
-    "lr": 1e-4,
-    # Shen et al.'s code in two versions (shentianxiao/language-style-transfer code/style_transfer.py): @17a214a
-    # Adam betas (0.9, 0.999), no clipping; the final @f078a9d betas (0.5, 0.999) and the E/G gradient's global
-    # norm clipped to 30 in the update with the adversarial term only (not the rec-only update, not D's)
-    "betas": [0.9, 0.999],  # @17a214a
-    "grad_clip": 30.0,  # max global grad norm per update (@f078a9d's value); null: off
-    # which updates are clipped: all (ours: D's and E/G's, every step) | shen (@f078a9d: E/G's, when its
-    # adversarial term is on)
-    "grad_clip_scope": "all",
-    "reverse_encoder": True,  # E reads x reversed (Shen et al.'s utils.get_batch, rev_x); cross_aligned only
-    # cross_aligned: D's activation (0 = ReLU, ours; 0.01 = Shen et al.'s leaky ReLU) and the word embeddings'
-    # initialisation (torch: N(0, 1), ours | shen: unit-norm rows, Shen et al.'s vocab.py)
-    "disc_negative_slope": 0.0,
-    "embedding_init": "torch",
-    "gamma_init": 1.0,
-    "gamma_decay": 0.5,
-    "gamma_min": 0.001,  # soft-decoding temperature (Shen et al.)
-    "soft_decoding": "gumbel",  # gumbel: softmax((v + g) / gamma), Shen et al.'s code | softmax: softmax(v / gamma), their text
-    # Ours (neither paper): lambda_cyc is 0 until cyc_start epochs, then rises linearly to full over cyc_ramp epochs.
-    # With full lambda_cyc from the first update G learns to ignore z while transfers are near-identical strings.
-    **CYC_WARMUP_DEFAULTS,
-    "adv_threshold": 1.2,  # Shen et al.: adversarial term only while both D losses < 1.2 (null: always)
-    "gp_xi": 10.0,
-    "adv2_decay": 0.5,  # eq. 7's xi; lambda_6 = lambda_adv2 * adv2_decay^epoch
-    # where eq. 7's gradient penalty is taken: interpolates (Gulrajani et al.'s WGAN-GP) | fake (h~, eq. 7 as
-    # printed); P&G's code is not released
-    "gp_at": "interpolates",
-    "cls_hidden": 64,  # Fu et al.'s adversarial MLP classifier
-    "para_batch_size": 64,
-    "dev_batch_size": 128,
-    "decode_extra": 5,
-    "precision": "auto",  # auto: bf16 autocast on CUDA, fp32 on CPU | bf16 | fp32
-}
+# The training settings' defaults: config.yaml's `transfer:` values (tst.defaults; each is explained there), for
+# code that trains without the config; the workflow passes every key. The papers' sizes and training lengths are
+# configs/paper_dimensions.yaml's. The model is not a setting: each variant names its own (tst.variants).
+SETTINGS = [
+    "emb_dim",
+    "style_dim",
+    "content_dim",
+    "dropout",
+    "disc_widths",
+    "disc_filters",
+    "disc2_widths",
+    "batch_size",
+    "epochs",
+    "lr",
+    "betas",
+    "grad_clip",
+    "grad_clip_scope",
+    "reverse_encoder",
+    "disc_negative_slope",
+    "embedding_init",
+    "gamma_init",
+    "gamma_decay",
+    "gamma_min",
+    "soft_decoding",
+    "cyc_start",
+    "cyc_ramp",
+    "adv_threshold",
+    "gp_xi",
+    "adv2_decay",
+    "gp_at",
+    "cls_hidden",
+    "para_batch_size",
+    "dev_batch_size",
+    "decode_extra",
+    "precision",
+]
+DEFAULTS = {key: default("transfer", key) for key in SETTINGS}
 # The training code (this module and every tst module it imports, tst.codehash): part of the run signature, so
 # checkpoints written by other code are never resumed from.
 TRAINING_CODE = code_hash(Path(__file__))
