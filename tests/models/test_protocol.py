@@ -145,17 +145,10 @@ VARIANTS = {
 
 @pytest.mark.parametrize("name", VARIANTS)
 def test_training_is_bit_identical_to_the_code_before_the_protocol(name):
-    from test_trainer import CFG, PAPER_DEFAULTS, TinyLM, setup
+    from test_trainer import CFG, PAPER_DEFAULTS, TinyLM, attribute_lists, setup
 
     vocab, train_s, dev, para = setup()
-    pol = {"cold", "bland", "slow", "rude", "warm", "tasty", "fast", "kind"}
-    attrs = [
-        (
-            [[w for w in s if w in {"food", "service"}] for s in train_s[t]],
-            [[w for w in s if w in pol] for s in train_s[t]],
-        )
-        for t in (0, 1)
-    ]
+    attrs = attribute_lists(train_s)
     cfg = {**PAPER_DEFAULTS, **CFG, "epochs": 1, "cyc_start": 0.0, "cyc_ramp": 0.5}
     with tempfile.TemporaryDirectory() as d:
         lms = [TinyLM(len(vocab)), TinyLM(len(vocab))]

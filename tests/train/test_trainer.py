@@ -103,6 +103,19 @@ def setup():
     return vocab, train_s, dev, para
 
 
+def attribute_lists(train_s):
+    """Yu et al.'s attribute lists of setup()'s training sentences, per style: independent = the nouns, dependent =
+    the sentiment words, per sentence."""
+    pol = {"cold", "bland", "slow", "rude", "warm", "tasty", "fast", "kind"}
+    return [
+        (
+            [[w for w in s if w in {"food", "service"}] for s in train_s[t]],
+            [[w for w in s if w in pol] for s in train_s[t]],
+        )
+        for t in (0, 1)
+    ]
+
+
 def run(out, stop=None, lms=None, variant=M7, cfg=CFG):
     vocab, train_s, dev, para = setup()
     lms = lms or [TinyLM(len(vocab)), TinyLM(len(vocab))]
@@ -241,15 +254,7 @@ def test_attribute_regularizer_bags_and_training(tmp_path):
     assert reps.tolist() == [[2.0, 3.0], [0.0, 0.0], [3.0, 4.0]] and has.tolist() == [1.0, 0.0, 1.0]
 
     vocab, train_s, dev, _ = setup()
-    # independent = the nouns, dependent = the sentiment words, per training sentence
-    pol = {"cold", "bland", "slow", "rude", "warm", "tasty", "fast", "kind"}
-    attrs = [
-        (
-            [[w for w in s if w in {"food", "service"}] for s in train_s[t]],
-            [[w for w in s if w in pol] for s in train_s[t]],
-        )
-        for t in (0, 1)
-    ]
+    attrs = attribute_lists(train_s)
     train(
         CFG,
         {"lambda_attr": 1.0},
