@@ -1,5 +1,5 @@
 # Scores (Pang & Gimpel 2019, Fu et al. 2018, Mir et al. 2019, Yu et al. 2021): one job per system scores
-# all its runs (every half-epoch checkpoint on dev and test for ours, test.final for external systems) with
+# all its runs (every checkpoint on dev and test for ours, test.final for external systems) with
 # every metric of tst.metrics.registry, loading each evaluator once. One JSON + TSV per run.
 # GM (gm: calibrated on the baselines, rule gm_calibration; gm_pg: Pang & Gimpel with score.gm_t) is derived in the
 # report from the stored corpus scores, so changing the thresholds reloads no evaluator.

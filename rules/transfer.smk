@@ -1,5 +1,5 @@
 # Transfer models (Pang & Gimpel 2019 M0-M7, Fu et al. 2018) per dataset x variant x seed.
-# Declared outputs: the dev transfers of every half epoch and the last checkpoint. The other checkpoints and
+# Declared outputs: the dev transfers of every checkpoint and the last checkpoint. The other checkpoints and
 # losses.csv are deliberately not declared: Snakemake deletes a killed job's declared outputs before
 # rerunning it, and the trainer resumes from those checkpoints when they were trained with the same
 # settings, data and vocabulary (after a change of those it starts afresh).

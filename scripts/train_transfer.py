@@ -1,5 +1,5 @@
 """Rule train_transfer: one transfer model (a variant of Pang & Gimpel's Table 2, or Fu et al.'s) for one seed.
-A rerun after a kill resumes from the last half-epoch checkpoint of the same settings, data and vocabulary."""
+A rerun after a kill resumes from the last checkpoint of the same settings, data and vocabulary."""
 
 from pathlib import Path
 

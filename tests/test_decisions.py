@@ -17,6 +17,25 @@ def test_names_and_labels():
     for bad in (0, 0.5, 1.5, True):
         with pytest.raises(ValueError, match="whole number"):
             names.checkpoint_labels(bad)
+    # transfer.checkpoints_per_epoch: k evenly spaced checkpoints per epoch, labels exact where one decimal is not
+    assert names.checkpoint_labels(2, 8)[:3] == ["ep0.125", "ep0.25", "ep0.375"]
+    assert len(names.checkpoint_labels(2, 8)) == 16 and names.checkpoint_labels(2, 8)[7::8] == [
+        "ep1.0",
+        "ep2.0",
+    ]
+    assert names.checkpoint_labels(1, 3) == ["ep0.333", "ep0.667", "ep1.0"]
+    assert names.checkpoint_labels(2, 1) == ["ep1.0", "ep2.0"]
+    for bad in (0, 1.5, True):
+        with pytest.raises(ValueError, match="checkpoints_per_epoch"):
+            names.checkpoint_labels(1, bad)
+    # checkpoint j of k after update ceil(j * 313 / 8) of a 313-update epoch (Yelp CPU, batch 64), by hand:
+    # 39.125, 78.25, 117.375, 156.5, 195.625, 234.75, 273.875, 313; k = 2 keeps the half at ceil(313 / 2) = 157
+    assert names.checkpoint_steps(313, 8) == dict(
+        zip([40, 79, 118, 157, 196, 235, 274, 313], [j / 8 for j in range(1, 9)])
+    )
+    assert names.checkpoint_steps(313, 2) == {157: 0.5, 313: 1.0}
+    assert names.checkpoint_steps(1, 2) == {1: 1.0}  # fewer updates than checkpoints: the later one is kept
+    assert names.parse_checkpoint("ep0.125") == 0.125
     assert names.system_name("M0", "3") == "M0.seed3" and names.parse_system("M0.seed3") == ("M0", 3)
     assert names.parse_system("rule_base") is None and names.parse_system("M2_attr.seed10") == ("M2_attr", 10)
     assert names.parse_checkpoint("ep1.5") == 1.5 and names.parse_checkpoint("final") is None
@@ -43,6 +62,36 @@ def test_variants_need_what_their_terms_need():
     ]
     assert "model 'gpt' is not one of" in variants.problems({"model": "gpt"})[0]
     assert "unknown variant keys ['lambda_xyz']" in variants.problems({"lambda_xyz": 1})[0]
+
+
+def test_a_variant_may_set_its_own_warm_up():
+    transfer = {"cyc_start": 1.5, "cyc_ramp": 1.5, "lr": 0.001}
+    m2w = {"lambda_cyc": 5, "cyc_start": 0.25, "cyc_ramp": 0.25}
+    assert variants.settings_read(transfer, m2w) == {"cyc_start": 0.25, "cyc_ramp": 0.25, "lr": 0.001}
+    assert variants.settings_read(transfer, {"lambda_cyc": 5}) == transfer
+    # a variant without the cyclic term never reads the warm-up, its own or the section's
+    assert variants.settings_read(transfer, {"cyc_start": 0.25}) == {"lr": 0.001}
+    assert variants.cycle_off_until(transfer, m2w) == 0.25
+    assert variants.cycle_off_until(transfer, {"lambda_cyc": 5}) == 1.5
+    assert variants.resolve(m2w) == {
+        "model": "cross_aligned",
+        **variants.LAMBDAS,
+        "lambda_cyc": 5.0,
+        "cyc_start": 0.25,
+        "cyc_ramp": 0.25,
+    }
+    assert variants.Variant.of(m2w).as_dict() == variants.resolve({"lambda_cyc": 5})  # not its identity
+    cfg = {
+        "transfer": {
+            **transfer,
+            "variants": {"M2w": m2w, "M2": {"lambda_cyc": 5}},
+            "run_variants": ["M2w", "M2"],
+        }
+    }
+    assert (
+        settings.transfer_settings(cfg, settings.lookup_tables(cfg)["variants"]["M2w"])["cyc_start"] == 0.25
+    )
+    assert settings.cycle_warmups(cfg) == {"M2w": 0.25, "M2": 1.5}
 
 
 def test_settings_of_the_default_config(repo_root):
@@ -296,7 +345,7 @@ def test_training_defaults_are_config_yamls(repo_root):
 
     transfer = yaml.safe_load((repo_root / "config.yaml").read_text())["transfer"]
     paper = yaml.safe_load((repo_root / "configs" / "paper_dimensions.yaml").read_text())["transfer"]
-    assert len(DEFAULTS) == 31 and DEFAULTS == {k: transfer[k] for k in DEFAULTS}
+    assert len(DEFAULTS) == 32 and DEFAULTS == {k: transfer[k] for k in DEFAULTS}
     assert DEFAULTS["epochs"] == 4 and DEFAULTS["lr"] == 6.0e-3  # the demo's, not the paper's 20 and 1e-4
     assert variants.CYC_WARMUP_DEFAULTS == {"cyc_start": 1.5, "cyc_ramp": 1.5}
     assert {k: transfer[k] for k in variants.CYC_WARMUP_DEFAULTS} == variants.CYC_WARMUP_DEFAULTS

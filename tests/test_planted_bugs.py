@@ -76,6 +76,21 @@ def test_half_epoch_checkpoint_with_an_odd_number_of_steps(tmp_path, batch_size,
     assert got == steps
 
 
+def test_checkpoints_per_epoch(tmp_path):
+    # batch 10 -> 3 steps per epoch (as above); 3 checkpoints per epoch -> one after each step, labelled by the
+    # epoch fraction (tst.names.epoch_label): 1/3, 2/3, 1 -> ep0.333, ep0.667, ep1.0; each with dev transfers
+    run(tmp_path, variant={}, cfg={**CFG, "batch_size": 10, "epochs": 1, "checkpoints_per_epoch": 3})
+    got = {
+        p.stem: torch.load(p, map_location="cpu", weights_only=True)["step"]
+        for p in (tmp_path / "checkpoints").glob("*.pt")
+    }
+    assert got == {"ep0.333": 1, "ep0.667": 2, "ep1.0": 3}
+    assert sorted(p.name for p in (tmp_path / "transfers").glob("dev.ep0.333.*.txt")) == [
+        "dev.ep0.333.0.txt",
+        "dev.ep0.333.1.txt",
+    ]
+
+
 def test_wmd_with_an_empty_style_lexicon_says_so():
     e = Emb({"a": [1, 0], "b": [0, 1]})
     masked = wmd(["a b"], ["a"], e, style_words=frozenset(), mode="masked")

@@ -116,7 +116,7 @@ def _check_transfer(tr: dict, datasets: dict, run: list) -> None:
             )
     n_epochs = epochs({"transfer": tr})
     try:
-        labels = names.checkpoint_labels(n_epochs)
+        labels = names.checkpoint_labels(n_epochs, checkpoints_per_epoch({"transfer": tr}))
     except ValueError as e:
         raise ConfigError(str(e)) from None
     for i, label in enumerate(tr.get("test_checkpoints") or []):
@@ -154,9 +154,16 @@ def epochs(config: dict):
     return (config.get("transfer") or {}).get("epochs", default("transfer", "epochs"))
 
 
+def checkpoints_per_epoch(config: dict) -> int:
+    """Checkpoints per epoch of our models (transfer.checkpoints_per_epoch; default config.yaml's)."""
+    return (config.get("transfer") or {}).get(
+        "checkpoints_per_epoch", default("transfer", "checkpoints_per_epoch")
+    )
+
+
 def checkpoints(config: dict) -> list[str]:
-    """Half-epoch checkpoint labels of our models (config transfer.epochs)."""
-    return names.checkpoint_labels(epochs(config))
+    """Checkpoint labels of our models (transfer.epochs x transfer.checkpoints_per_epoch)."""
+    return names.checkpoint_labels(epochs(config), checkpoints_per_epoch(config))
 
 
 def test_checkpoints(config: dict) -> list[str]:
@@ -369,7 +376,7 @@ def system_inputs(config: dict, dataset: str, system: str, style: int, data_dir)
 
 def naturalness_source(config: dict, system: str) -> tuple[str, str]:
     """(split, checkpoint) of the outputs a system's naturalness classifier learns from: by default `dev` for
-    our models (so test outputs stay unseen) at their last half epoch, and `test` `final` for external
+    our models (so test outputs stay unseen) at their last checkpoint, and `test` `final` for external
     systems (the only outputs they publish; the classifier is then cross-fitted)."""
     nat = (config.get("evaluators") or {}).get("naturalness") or {}
     if names.parse_system(system):
@@ -449,7 +456,7 @@ def downloads(config: dict, data_dir) -> dict[str, str]:
 
 
 def our_runs(config: dict) -> list[tuple[str, str]]:
-    """The (split, checkpoint) runs scored for each of our models: dev at every half epoch (trajectories,
+    """The (split, checkpoint) runs scored for each of our models: dev at every checkpoint (trajectories,
     checkpoint selection), test at the test checkpoints. External systems have only ("test", "final")."""
     return [("dev", c) for c in checkpoints(config)] + [("test", c) for c in test_checkpoints(config)]
 

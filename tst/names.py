@@ -30,13 +30,19 @@ def parse_system(system: str) -> tuple[str, int] | None:
     return (m.group(1), int(m.group(2))) if m else None
 
 
-# ---- checkpoints: one every half epoch, `ep0.5`, `ep1.0`, ...; external systems have only `final` ----
+# ---- checkpoints: transfer.checkpoints_per_epoch of them per epoch (default 2: `ep0.5`, `ep1.0`, ...; 8:
+# `ep0.125`, `ep0.25`, ...); external systems have only `final` ----
 
 FINAL = "final"
 
 
 def epoch_label(epoch: float) -> str:
-    return f"ep{float(epoch):.1f}"
+    """`ep` + the epoch with one decimal when that is exact (ep0.5, ep2.0), else to 3 decimals without trailing
+    zeros (ep0.125, ep0.25, ep0.333 for a third)."""
+    e = float(epoch)
+    if abs(e * 10 - round(e * 10)) < 1e-9:
+        return f"ep{e:.1f}"
+    return "ep" + f"{e:.3f}".rstrip("0")
 
 
 def whole_epochs(epochs) -> int:
@@ -49,15 +55,36 @@ def whole_epochs(epochs) -> int:
         or epochs < 1
     ):
         raise ValueError(
-            f"config key transfer.epochs: {epochs!r} is not a whole number of epochs >= 1 (a "
-            f"checkpoint is written every half epoch anyway); use e.g. 1, 2 or 20"
+            f"config key transfer.epochs: {epochs!r} is not a whole number of epochs >= 1 (checkpoints "
+            f"within an epoch: transfer.checkpoints_per_epoch); use e.g. 1, 2 or 20"
         )
     return int(epochs)
 
 
-def checkpoint_labels(epochs: int) -> list[str]:
-    """Half-epoch checkpoint labels of a run of `epochs` whole epochs: ep0.5, ep1.0, ..., ep{epochs}.0."""
-    return [epoch_label(k / 2) for k in range(1, 2 * whole_epochs(epochs) + 1)]
+def per_epoch(n) -> int:
+    """The one rule for transfer.checkpoints_per_epoch: a whole number >= 1 (bool excluded); ValueError naming
+    the key otherwise."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(
+            f"config key transfer.checkpoints_per_epoch: {n!r} is not a whole number >= 1; use e.g. 2 (every "
+            f"half epoch, the default) or 8"
+        )
+    return n
+
+
+def checkpoint_labels(epochs: int, checkpoints_per_epoch: int = 2) -> list[str]:
+    """Checkpoint labels of a run of `epochs` whole epochs with `checkpoints_per_epoch` evenly spaced
+    checkpoints per epoch: ep0.5, ep1.0, ..., ep{epochs}.0 for 2."""
+    k = per_epoch(checkpoints_per_epoch)
+    return [epoch_label(j / k) for j in range(1, k * whole_epochs(epochs) + 1)]
+
+
+def checkpoint_steps(steps_per_epoch: int, checkpoints_per_epoch: int) -> dict[int, float]:
+    """{update within the epoch (1-based): the epoch fraction of its checkpoint}: checkpoint j of k is written
+    after update ceil(j x steps_per_epoch / k) of the epoch (for k = 2: the half and the end). An epoch of
+    fewer updates than k has fewer checkpoints: where two fall on one update, the later fraction is kept."""
+    k = per_epoch(checkpoints_per_epoch)
+    return {-(-j * steps_per_epoch // k): j / k for j in range(1, k + 1)}
 
 
 def parse_checkpoint(label: str) -> float | None:

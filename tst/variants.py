@@ -41,6 +41,10 @@ NEEDS = {"lambda_para": "paraphrase", "lambda_lm": "lm", "lambda_attr": "attribu
 # Ours (neither paper): lambda_cyc is 0 for cyc_start epochs, then rises linearly to full over cyc_ramp epochs
 # (tst.train.trainer.cyc_factor); their defaults are config.yaml's (tst.defaults).
 CYC_WARMUP_DEFAULTS = {key: default("transfer", key) for key in ("cyc_start", "cyc_ramp")}
+# Settings a variant may set for itself, over the transfer section's (e.g. M2 with and without the warm-up in
+# one run: `M2w: {lambda_cyc: 5, cyc_start: 0.25, cyc_ramp: 0.25}`); they are training settings like the others
+# (params, run signature, checkpoint), not part of the variant's identity (Variant, as_dict).
+OWN_SETTINGS = ("cyc_start", "cyc_ramp")
 GATED_SETTINGS = {
     "lambda_cyc": ("cyc_start", "cyc_ramp"),
     "lambda_adv2": ("adv2_decay", "gp_xi", "gp_at"),
@@ -67,9 +71,12 @@ class Variant:
             return (
                 variant if settings is None else replace(variant, settings=MappingProxyType(dict(settings)))
             )
-        unknown = set(variant) - set(LAMBDAS) - {"model"}
+        unknown = set(variant) - set(LAMBDAS) - {"model", *OWN_SETTINGS}
         if unknown:
-            raise ValueError(f"unknown variant keys {sorted(unknown)}; allowed: model, {', '.join(LAMBDAS)}")
+            raise ValueError(
+                f"unknown variant keys {sorted(unknown)}; allowed: model, {', '.join(LAMBDAS)}, "
+                f"{', '.join(OWN_SETTINGS)}"
+            )
         lambdas = {**LAMBDAS, **{k: float(v) for k, v in variant.items() if k in LAMBDAS}}
         return cls(
             variant.get("model", "cross_aligned"),
@@ -89,15 +96,24 @@ class Variant:
 
 
 def resolve(variant: Mapping | Variant) -> dict:
-    """The variant with every lambda filled in and its model named (default cross_aligned), as a dict."""
-    return Variant.of(variant).as_dict()
+    """The variant with every lambda filled in and its model named (default cross_aligned), as a dict, plus the
+    settings it sets for itself (OWN_SETTINGS)."""
+    return {**Variant.of(variant).as_dict(), **own_settings(variant)}
+
+
+def own_settings(variant: Mapping | Variant) -> dict:
+    """The OWN_SETTINGS a variant's config entry sets ({} for a resolved Variant, whose settings hold them)."""
+    if isinstance(variant, Variant):
+        return {}
+    return {k: variant[k] for k in OWN_SETTINGS if k in variant}
 
 
 def settings_read(settings: dict, variant: Mapping | Variant) -> dict:
-    """The training settings a variant reads: `settings` minus the GATED_SETTINGS of its zero-weight terms."""
+    """The training settings a variant reads: `settings` with the variant's own settings over them, minus the
+    GATED_SETTINGS of its zero-weight terms."""
     v = Variant.of(variant)
     unread = {k for lam, keys in GATED_SETTINGS.items() if v[lam] == 0 for k in keys}
-    return {k: val for k, val in settings.items() if k not in unread}
+    return {k: val for k, val in {**settings, **own_settings(variant)}.items() if k not in unread}
 
 
 def cycle_off_until(settings: dict, variant: Mapping | Variant) -> float | None:
@@ -105,7 +121,7 @@ def cycle_off_until(settings: dict, variant: Mapping | Variant) -> float | None:
     trained without eq. 4, as its variant minus the cyclic term. None for a variant without the cyclic term."""
     if Variant.of(variant)["lambda_cyc"] == 0:
         return None
-    return float(settings.get("cyc_start", CYC_WARMUP_DEFAULTS["cyc_start"]))
+    return float(settings_read(settings, variant).get("cyc_start", CYC_WARMUP_DEFAULTS["cyc_start"]))
 
 
 def needs(variant: Mapping | Variant) -> list[str]:

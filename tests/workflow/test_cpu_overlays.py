@@ -50,3 +50,27 @@ def test_literature_cpu_trains_one_m0(repo_root, shared_data, tmp_path):
     assert planned_jobs(out)["train_transfer"] == 1
     assert "results/literature/models/M0/seed1/checkpoints/ep2.0.pt" in out
     assert "results/literature/models/M2/" not in out
+
+
+def test_yelp_trajectories_trains_m0_m2_and_warmed_up_m2_with_8_checkpoints_per_epoch(
+    repo_root, shared_data, tmp_path
+):
+    out = dry_run(repo_root, shared_data, tmp_path, "yelp.yaml", "yelp_cpu.yaml", "yelp_trajectories.yaml")
+    jobs = planned_jobs(out)
+    # 3 variants x 2 seeds
+    assert jobs["train_transfer"] == jobs["transfer_test"] == jobs["score_ours"] == 6
+    m2w = "results/yelp/models/M2w/seed2"
+    # 3 epochs x 8 checkpoints: ep0.125 ... ep3.0, each with dev transfers of both styles
+    assert f"{m2w}/checkpoints/ep3.0.pt" in out and f"{m2w}/transfers/dev.ep0.125.1.txt" in out
+    assert f"{m2w}/transfers/dev.ep2.875.0.txt" in out and "seed3" not in out
+    # the warm-up is M2w's own: its settings (params) say 0.25 / 0.25, M2's say 0 / 0 (the overlay's section)
+    from tst import config as settings
+    import yaml
+
+    cfg = {}
+    for name in ("yelp.yaml", "yelp_cpu.yaml", "yelp_trajectories.yaml"):
+        overlay = yaml.safe_load((repo_root / "configs" / name).read_text())
+        cfg["transfer"] = {**cfg.get("transfer", {}), **overlay.get("transfer", {})}
+    tr = cfg["transfer"]
+    assert settings.transfer_settings(cfg, tr["variants"]["M2w"])["cyc_start"] == 0.25
+    assert settings.transfer_settings(cfg, {"lambda_cyc": 5})["cyc_start"] == 0

@@ -8,7 +8,7 @@ and report/workflow.rst prints it for each dataset of the report."""
 from __future__ import annotations
 
 from tst import baselines
-from tst.config import external_systems, our_models, trained_datasets
+from tst.config import checkpoints_per_epoch, external_systems, our_models, trained_datasets
 from tst.report.contents import REFERENCE_SYSTEMS
 
 
@@ -53,7 +53,7 @@ def models(config: dict, dataset: str) -> str:
     return (
         f"Transfer models trained: {_count(len(variants), 'variant')} ({_code(variants)}) × "
         f"{_count(len(seeds), 'seed')} ({', '.join(map(str, seeds))}), {tr.get('epochs')} epochs each, "
-        "a checkpoint every half epoch, every checkpoint scored on dev and test."
+        f"{checkpoints_per_epoch(config)} checkpoints per epoch, every checkpoint scored on dev and test."
     )
 
 

@@ -1,6 +1,6 @@
 """The papers' figures from score files (matplotlib, Agg), each saved as PNG and SVG.
 
-- trajectory_figure: Pang & Gimpel Fig. 1 (Sim vs 1 - Acc, PP vs Sim; a marker per half epoch)
+- trajectory_figure: Pang & Gimpel Fig. 1 (Sim vs 1 - Acc, PP vs Sim; a marker per checkpoint)
 - robust_figure: Yu et al. Fig. 2a (PP bins; per bin the best Acc / content preservation of any checkpoint)
 - tradeoff_figure: Fu et al. Fig. 2 and Mir et al. (one metric against another; external systems labelled)
 - leaderboard_figure: every leaderboard system as one labelled point (Acc against content)
@@ -178,7 +178,7 @@ def trajectory_figure(
         fig,
         info,
         [acc_key, sim_key, pp_key],
-        (("A dot per half-epoch checkpoint; labels at every whole epoch; ★ = the last checkpoint."),),
+        (("A dot per checkpoint; labels at every whole epoch; ★ = the last checkpoint."),),
     )
     return fig
 

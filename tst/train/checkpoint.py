@@ -1,4 +1,4 @@
-"""Checkpoints of a transfer run: {out}/checkpoints/ep{E}.pt, one every half epoch (tst.names.epoch_label).
+"""Checkpoints of a transfer run: {out}/checkpoints/ep{E}.pt, transfer.checkpoints_per_epoch per epoch (tst.names.epoch_label).
 
 A checkpoint is a plain dict (loads with weights_only=True): "kind": "transfer", "model", "opt_g", "opt_d"
 (state dicts), "rng", "step", "epoch", "vocab" (itos), "config" (the full training settings), "variant" (the

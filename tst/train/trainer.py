@@ -5,7 +5,8 @@
 Fu et al.'s models (a variant's model: multi_decoder | style_embedding) use the same loop: the
 "discriminator" is the MLP style classifier on the content c (eq. 8) and L_adv is the encoder's negative
 entropy (eq. 9), so l_rec L_gen + l_adv L_adv2 is their eq. 11 / 12; cyc, para and lm can be added as well.
-Every half epoch: a checkpoint (tst.train.checkpoint) and greedy dev transfers. Rerun: resumes from the last
+checkpoints_per_epoch times per epoch (default 2: every half epoch): a checkpoint (tst.train.checkpoint) and
+greedy dev transfers. Rerun: resumes from the last
 one when it was trained with the same settings, variant, data and vocabulary (`epochs` may grow), else starts
 afresh. train_files: the same from files (the workflow's entry point)."""
 
@@ -31,7 +32,7 @@ from tst.joblock import job_lock
 from tst.metrics.distinct import distinct
 from tst.models import losses as L
 from tst.models.registry import build_model
-from tst.names import epoch_label, whole_epochs
+from tst.names import checkpoint_steps, epoch_label, per_epoch, whole_epochs
 from tst.train import checkpoint
 from tst.train.batching import epoch_plan, pad_batch, steps_per_epoch
 from tst.train.transfer import per_style, transfer_sentences, unmasked_path, write_transfers
@@ -53,6 +54,7 @@ SETTINGS = [
     "disc2_widths",
     "batch_size",
     "epochs",
+    "checkpoints_per_epoch",
     "lr",
     "betas",
     "grad_clip",
@@ -80,7 +82,7 @@ DEFAULTS = {key: default("transfer", key) for key in SETTINGS}
 # The training code (this module and every tst module it imports, tst.codehash): part of the run signature, so
 # checkpoints written by other code are never resumed from.
 TRAINING_CODE = code_hash(Path(__file__))
-# Written at the half-epoch checkpoint rows only: the effective lambda_cyc is on every row.
+# Written at the checkpoint rows only: the effective lambda_cyc is on every row.
 DIAGNOSTICS = ["dev_distinct", "z_probe"]
 
 # What each extra input of tst.variants.NEEDS is, for the error when a variant needs it and it is missing.
@@ -100,6 +102,7 @@ def with_defaults(settings: dict) -> dict:
         )
     cfg = {**DEFAULTS, **settings}
     cfg["epochs"] = whole_epochs(cfg["epochs"])  # the same rule as the schema and tst.config
+    cfg["checkpoints_per_epoch"] = per_epoch(cfg["checkpoints_per_epoch"])
     return cfg
 
 
@@ -511,7 +514,7 @@ def train(
     if step > 0 and csv_path.exists():  # keep the rows up to the checkpoint: the CSV matches a clean run
         with open(csv_path, newline="") as f:
             rows = [r for r in csv.DictReader(f) if int(r["step"]) <= step]
-    half = -(-spe // 2)
+    at = checkpoint_steps(spe, cfg["checkpoints_per_epoch"])  # update within the epoch -> epoch fraction
     plan, plan_epoch = None, -1
     log.info(
         "%s seed %d: %d steps per epoch, %d epochs, starting at step %d",
@@ -521,7 +524,11 @@ def train(
         cfg["epochs"],
         step,
     )
-    sums, n_steps, t0 = {}, 0, time.perf_counter()  # loss means and time per half epoch, for the log only
+    sums, n_steps, t0 = (
+        {},
+        0,
+        time.perf_counter(),
+    )  # loss means and time per checkpoint interval, for the log only
     with (
         open(csv_path, "w", newline="") as f,
         tqdm(total=total_steps, initial=step, disable=not progress, desc="train", unit="step") as bar,
@@ -571,8 +578,8 @@ def train(
             for k, v in terms.items():
                 sums[k] = sums.get(k, 0.0) + float(v)
             n_steps += 1
-            if local + 1 in (half, spe):  # half epoch or end of epoch: checkpoint + dev transfers
-                e = epoch + (0.5 if local + 1 == half and half != spe else 1.0)
+            if local + 1 in at:  # checkpoint + dev transfers (every half epoch by default)
+                e = epoch + at[local + 1]
                 checkpoint.save(
                     checkpoint.path_of(ckpt_dir, e), model, opt_g, opt_d, step, e, vocab, cfg, lam, signature
                 )

@@ -1,4 +1,4 @@
-"""Transfer of a corpus with a trained model: greedy dev transfers every half epoch, test transfers greedy or by
+"""Transfer of a corpus with a trained model: greedy dev transfers at every checkpoint, test transfers greedy or by
 beam search (transfer.beam_width)."""
 
 from __future__ import annotations
