@@ -64,8 +64,9 @@ def test_yelp_trajectories_trains_m0_m2_and_warmed_up_m2_with_8_checkpoints_per_
     assert f"{m2w}/checkpoints/ep3.0.pt" in out and f"{m2w}/transfers/dev.ep0.125.1.txt" in out
     assert f"{m2w}/transfers/dev.ep2.875.0.txt" in out and "seed3" not in out
     # the warm-up is M2w's own: its settings (params) say 0.25 / 0.25, M2's say 0 / 0 (the overlay's section)
-    from tst import config as settings
     import yaml
+
+    from tst import config as settings
 
     cfg = {}
     for name in ("yelp.yaml", "yelp_cpu.yaml", "yelp_trajectories.yaml"):
