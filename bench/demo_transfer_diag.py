@@ -1,9 +1,12 @@
 """Demo-data training of transfer variants in-process, with the collapse diagnostics of each half epoch.
 
 python bench/demo_transfer_diag.py --variants M0 M2 [--epochs 5] [--set key=yaml_value ...] [--out DIR]
+    [--config-files config.yaml configs/yelp.yaml configs/yelp_cpu.yaml --dataset yelp] [--stop-after N]
 The corpus is tst.data.demo's (config.yaml's size and seed), split 80/10/10 with a seeded shuffle (no NER), or
 with --data the workflow's prepared data (results/demo/data: train.{0,1}.txt, dev.{0,1}.txt, vocab.txt);
-settings are config.yaml's `transfer:` section with --set overrides. Prints, per checkpoint, dev_distinct and
+settings are config.yaml's `transfer:` section (or that of --config-files, merged as Snakemake merges overlays;
+--dataset names the dataset whose vocabulary min_count applies) with --set overrides; --stop-after ends each
+run after that many updates (checkpoints as the settings place them, transfer.checkpoints_per_epoch). Prints, per checkpoint, dev_distinct and
 z_probe (recomputed from the checkpoints and dev transfers as the trainer does, so runs of older code that
 wrote no such columns can be compared: train with --no-analysis, then --no-train) and two cheap proxies: Acc = a bag-of-words logistic regression trained on the training
 split (the transfer counts as right when it predicts the target style), and Sim = the mean unigram F1 of
@@ -25,7 +28,9 @@ import yaml
 
 from tst.config import transfer_settings
 from tst.data.demo import generate_demo
+from tst.apply import merge_configs
 from tst.io import read_sentences
+from tst.names import epoch_label
 from tst.train.trainer import train
 from tst.vocab import Vocab
 
@@ -66,13 +71,16 @@ def main():
     ap.add_argument("--no-train", action="store_true")
     ap.add_argument("--data", default=None, help="a prepared data folder (results/<dataset>/data)")
     ap.add_argument("--no-analysis", action="store_true")
+    ap.add_argument("--config-files", nargs="+", default=[str(ROOT / "config.yaml")])
+    ap.add_argument("--dataset", default="demo")
+    ap.add_argument("--stop-after", type=int, default=None)
     args = ap.parse_args()
     torch.set_num_threads(1)
-    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    config = merge_configs([yaml.safe_load(Path(f).read_text()) for f in args.config_files])
     if args.data:
         train_s = [read_sentences(f"{args.data}/train.{t}.txt") for t in (0, 1)]
         dev_s = [read_sentences(f"{args.data}/dev.{t}.txt") for t in (0, 1)]
-        vocab = Vocab.load(f"{args.data}/vocab.txt", config["datasets"]["demo"]["vocab"]["min_count"])
+        vocab = Vocab.load(f"{args.data}/vocab.txt", config["datasets"][args.dataset]["vocab"]["min_count"])
     else:
         src = config["datasets"]["demo"]["source"]
         demo = generate_demo(src["sentences_per_style"], src["seed"])
@@ -99,6 +107,7 @@ def main():
                 args.seed,
                 device="cpu",
                 progress=False,
+                stop_after_step=args.stop_after,
             )
             print(f"{name}: {time.perf_counter() - t0:.0f} s", file=sys.stderr)
         if args.no_analysis:
@@ -108,7 +117,7 @@ def main():
 
         for e, path in checkpoints(out / "checkpoints"):
             model, _ = load_for_transfer(path)
-            outs = [read_sentences(out / "transfers" / f"dev.ep{e:.1f}.{t}.txt") for t in (0, 1)]
+            outs = [read_sentences(out / "transfers" / f"dev.{epoch_label(e)}.{t}.txt") for t in (0, 1)]
             diag = checkpoint_diagnostics(model, vocab, dev_s, outs, settings, None)
             acc = np.mean([p == 1 - t for t in (0, 1) for p in predict(outs[t])])
             sim = np.mean([unigram_f1(o, s) for t in (0, 1) for o, s in zip(outs[t], dev_s[t])])
