@@ -26,9 +26,9 @@ import numpy as np
 import torch
 import yaml
 
+from tst.apply import merge_configs
 from tst.config import transfer_settings
 from tst.data.demo import generate_demo
-from tst.apply import merge_configs
 from tst.io import read_sentences
 from tst.names import epoch_label
 from tst.train.trainer import train
