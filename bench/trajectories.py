@@ -140,6 +140,9 @@ def main() -> None:
     ap.add_argument("--config-files", nargs="+", required=True)
     ap.add_argument("--targets", nargs="+", type=float, default=[0.7, 0.8, 0.9])
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument(
+        "--score-only", nargs="+", default=None, help="only score these systems (e.g. M0.seed1), then stop"
+    )
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     root, out = Path(args.results), Path(args.out)
@@ -159,10 +162,14 @@ def main() -> None:
     paths = []
     for variant, seed, d in models(root):
         system = names.system_name(variant, seed)
+        if args.score_only and system not in args.score_only:
+            continue
         for split in ("dev", "test"):
             for ckpt in checkpoints_of(d, split):
                 paths.append(score_run(ev, root, dataset, system, split, ckpt, CHEAP, out, options))
         print(f"{system}: scored, {time.perf_counter() - t0:.0f} s", flush=True)
+    if args.score_only:
+        return
     base_paths = {
         s: score_run(ev, root, dataset, s, "test", names.FINAL, CHEAP + [GM_CONTENT], out, options)
         for s in CALIBRATION_SYSTEMS
