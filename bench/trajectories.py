@@ -200,21 +200,16 @@ def main() -> None:
     # every checkpoint, with the trainer's diagnostics (losses.csv rows of the checkpoints)
     rows = []
     for variant, seed, d in models(root):
-        diag = {}
-        with open(d / "losses.csv", newline="") as f:
-            for r in csv.DictReader(f):
-                if r.get("dev_distinct"):
-                    diag[round(float(r["epoch"]), 3)] = (
-                        r["step"],
-                        r["dev_distinct"],
-                        r["z_probe"],
-                        r["lambda_cyc"],
-                    )
-        for e in sorted(set(dev[(dev.variant == variant) & (dev.seed == seed)]["epoch"])):
+        with open(d / "losses.csv", newline="") as f:  # the checkpoint rows, in step order
+            diag = [r for r in csv.DictReader(f) if r.get("dev_distinct")]
+        epochs = sorted(set(dev[(dev.variant == variant) & (dev.seed == seed)]["epoch"]))
+        if len(diag) != len(epochs):
+            raise ValueError(f"{d}/losses.csv has {len(diag)} checkpoint rows for {len(epochs)} checkpoints")
+        for e, r in zip(epochs, diag):
             dv = dev[(dev.variant == variant) & (dev.seed == seed) & (dev.epoch == e)].iloc[0]
             tv = test[(test.variant == variant) & (test.seed == seed) & (test.epoch == e)]
             tv = tv.iloc[0] if len(tv) else None
-            step, distinct, z, lam = diag.get(round(e, 3), ("", "", "", ""))
+            step, distinct, z, lam = r["step"], r["dev_distinct"], r["z_probe"], r["lambda_cyc"]
             rows.append(
                 {
                     "variant": variant,
