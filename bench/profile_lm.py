@@ -48,6 +48,14 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--precision", default="fp32", choices=["fp32", "bf16"])
+    ap.add_argument(
+        "--adaptive",
+        nargs="+",
+        type=int,
+        default=None,
+        help="also time the step with torch's AdaptiveLogSoftmaxWithLoss (Grave et al. 2017; div_value 4) "
+        "in place of the output layer and loss, with these cutoffs (vocabulary ids are most frequent first)",
+    )
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     cfg = yaml.safe_load((ROOT / "config.yaml").read_text())["evaluators"]["lm"]
@@ -107,6 +115,29 @@ def main() -> None:
             step(m, opt, inp, tgt, upto)
         return (time.perf_counter() - t) / len(timed_batches)
 
+    def adaptive_seconds(cutoffs: list[int]) -> float:
+        """The whole step with an adaptive softmax head (exact normalized log-probabilities) instead."""
+        m, _ = make(len(vocab))
+        m.out = torch.nn.AdaptiveLogSoftmaxWithLoss(cfg["hidden_dim"], len(vocab), cutoffs, div_value=4.0)
+        opt = torch.optim.Adam(m.parameters(), lr=cfg["lr"])
+        m.train()
+
+        def one(inp, tgt):
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=amp):
+                h, _ = m.gru(m.drop(m.embedding(inp)))
+                keep = tgt.reshape(-1) != vocab.pad_id
+                loss = m.out(m.drop(h).reshape(-1, h.shape[-1])[keep], tgt.reshape(-1)[keep]).loss
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(m.parameters(), cfg["clip"])
+            opt.step()
+
+        one(*prepared[0])
+        t = time.perf_counter()
+        for k in range(len(timed_batches)):
+            one(*prepared[k])
+        return (time.perf_counter() - t) / len(timed_batches)
+
     prefix = {upto: seconds(len(vocab), upto) for upto in (1, 2, 3, 4, 5)}
     small = seconds(64, 5)
     tokens = float(sum(lengths[b].sum() for b in timed_batches)) / len(timed_batches)
@@ -135,6 +166,18 @@ def main() -> None:
         "achieved_gflops": round(tokens / full * fpt / 1e9, 1),
         "epoch_s_estimate": round(n_batches * full, 1),
     }
+    if args.adaptive:
+        ada = adaptive_seconds(args.adaptive)
+        counts = np.bincount(
+            np.concatenate([np.array(s + [vocab.eos_id]) for s in ids]), minlength=len(vocab)
+        )
+        out["adaptive"] = {
+            "cutoffs": args.adaptive,
+            "step_s": round(ada, 5),
+            "speedup": round(full / ada, 2),
+            "tokens_per_s": round(tokens / ada, 1),
+            "head_token_share": round(float(counts[: args.adaptive[0]].sum() / counts.sum()), 4),
+        }
     print(json.dumps(out, indent=1))
 
 
