@@ -33,22 +33,23 @@ import pandas as pd
 import torch
 import yaml
 
-from tst import baselines, layout, names
+from tst import layout, names
 from tst.apply import merge_configs
+from tst.config import calibration_baselines, score_options
 from tst.metrics.gm import GM_CONTENT, calibrate
 from tst.report import plots
+from tst.report.build import settings as report_settings
 from tst.report.scores import load_scores, ours
 from tst.report.select import select_checkpoints
 from tst.score import Evaluators, score_files, score_meta
 
 CHEAP = ["acc", "sim", "pp_joint", "bleu_self_corpus", "distinct"]
-CALIBRATION_SYSTEMS = [baselines.COPY, "random_target", "fixed_target", "shuffled"]
 
 
 def score_run(ev, root: Path, dataset: str, system: str, split: str, ckpt: str, only, out: Path, options):
     """One run's score file under OUT (kept when present and holding every key of `only`)."""
     path = out / "scores" / system / f"{split}.{ckpt}.json"
-    if path.exists() and all(k in json.loads(path.read_text())["metrics"] for k in only if k != "distinct"):
+    if path.exists() and all(k in json.loads(path.read_text())["metrics"] for k in only):
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
     rel = Path(layout.root(dataset))
@@ -148,12 +149,11 @@ def main() -> None:
     root, out = Path(args.results), Path(args.out)
     dataset = root.name
     cfg = merge_configs([yaml.safe_load(Path(f).read_text()) for f in args.config_files])
-    options = {
-        k: v for k, v in (cfg.get("score") or {}).items() if k in ("cp_lexicon", "cp_seed", "pp_count_eos")
-    }
-    report = cfg.get("report") or {}
-    tolerance = float(report.get("tolerance", 0.05))
+    options = score_options(cfg, dataset)  # what the score rules pass
+    report = report_settings(cfg.get("report"))  # target Acc and tolerance of the tables
+    tolerance = float(report["tolerance"])
     gm_t = (cfg.get("score") or {}).get("gm_t")
+    calibration_systems = calibration_baselines(cfg)
     found = {v for v, _, _ in models(root)}
     variants = [v for v in cfg["transfer"]["run_variants"] if v in found]
     ev = Evaluators(root / layout.EVALUATORS)
@@ -172,7 +172,7 @@ def main() -> None:
         return
     base_paths = {
         s: score_run(ev, root, dataset, s, "test", names.FINAL, CHEAP + [GM_CONTENT], out, options)
-        for s in CALIBRATION_SYSTEMS
+        for s in calibration_systems
     }
     calibration = calibrate(
         {s: json.loads(p.read_text())["metrics"] for s, p in base_paths.items()}, GM_CONTENT
@@ -259,7 +259,7 @@ def main() -> None:
         + "; ".join(
             f"{s} Acc {frame[frame.system == s]['acc'].iloc[0]:.3f}, Sim {frame[frame.system == s]['sim'].iloc[0]:.3f}, "
             f"PP {frame[frame.system == s]['pp_joint'].iloc[0]:.1f}, {GM_CONTENT} {frame[frame.system == s][GM_CONTENT].iloc[0]:.3f}"
-            for s in CALIBRATION_SYSTEMS
+            for s in calibration_systems
         )
     )
     (out / "table2.md").write_text("\n".join(lines) + "\n")
@@ -267,7 +267,9 @@ def main() -> None:
 
     colors = plots.variant_colors(variants)
     for split, stem in (("dev", "trajectories"), ("test", "trajectories_test")):
-        fig = plots.trajectory_figure(frame, info, colors, variants, split=split, target_acc=0.8)
+        fig = plots.trajectory_figure(
+            frame, info, colors, variants, split=split, target_acc=report["target_acc"]
+        )
         plots.save_figure(fig, out / stem)
     print((out / "table2.md").read_text())
     print((out / "crossing.md").read_text())
