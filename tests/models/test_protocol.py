@@ -1,7 +1,9 @@
 """Models behind one protocol (issue 24): every registered family is a TransferModel, Fu et al.'s two models
 share their base class, a job resolves its variant once into a frozen Variant, and the refactor left training
-bit-identical (digests of a few steps computed with the code before it, main at ffcaf18)."""
+unchanged (a few steps' losses, final weights and transfers, computed with the code before it, main at
+ffcaf18)."""
 
+import csv
 import dataclasses
 import hashlib
 import tempfile
@@ -126,14 +128,37 @@ def test_terms_name_the_losses_csv_columns():
     assert {f"lambda_{t}" for t in ["rec", *G_TERMS]} == set(LAMBDAS)  # every term has its lambda
 
 
-# sha256 of losses.csv, the epoch-1 dev transfers and the final weights after 4 steps (1 epoch), computed with
-# the code before the protocol (main at ffcaf18, whose trainer defaults were test_trainer.PAPER_DEFAULTS): the
-# refactor changed no number nor the order of RNG draws
+# What 4 steps (1 epoch) give with the code before the protocol (main at ffcaf18, whose trainer defaults were
+# test_trainer.PAPER_DEFAULTS), run on an Intel Xeon (the call below with ffcaf18's
+# tst first on sys.path): the total loss of each step, the sum of squares and of absolute values of the final weights, and
+# the sha256 (first 16 hex digits) of the epoch-1 dev transfers. The refactor changed no number nor the order of
+# RNG draws. Compared within float32 rounding rather than as a digest of the raw bytes: those differ between
+# CPUs (the digests first taken on an AMD EPYC did not match ffcaf18's own output on an Intel Xeon).
 BEFORE = {
-    "M0": "ff439f64682650309a60526d58c9aaa61bdcbfdb1debaad7a76582a043f375d8",
-    "M7_attr": "d6904ba88b443b1948a4af23f211cd379e8b66fb3aa18d780e3361a0400c3e68",
-    "multi_decoder": "14741e12a4dacbfb15f6f741b65b99d267e7358c5e5486f64eab1a3f0285acd1",
-    "style_embedding": "84965e552fb782527c2f3b9404feac849a2c1d405b302aa9fb984668fab37d55",
+    "M0": (
+        [18.0521297454834, 7.096316814422607, 12.462971687316895, 21.434066772460938],
+        217.8767085958591,
+        441.47346077131806,
+        "dd4d8f22bfe35546",
+    ),
+    "M7_attr": (
+        [21.340435028076172, 26.75336456298828, 79.37708282470703, 130.18258666992188],
+        224.14079347005588,
+        478.72187784740163,
+        "dd4d8f22bfe35546",
+    ),
+    "multi_decoder": (
+        [16.986656188964844, 9.281756401062012, 23.814760208129883, 41.52845764160156],
+        244.4491848825755,
+        522.4239404398322,
+        "479892840a220c2a",
+    ),
+    "style_embedding": (
+        [23.169448852539062, 11.26564884185791, 17.782119750976562, 26.292945861816406],
+        229.3361119488822,
+        463.4853165578352,
+        "237cf5cbd7386cb1",
+    ),
 }
 VARIANTS = {
     "M0": {},
@@ -166,10 +191,14 @@ def test_training_is_bit_identical_to_the_code_before_the_protocol(name):
             device="cpu",
             progress=False,
         )
-        h = hashlib.sha256((Path(d) / "losses.csv").read_bytes())
+        with open(Path(d) / "losses.csv") as f:
+            totals = [float(r["total"]) for r in csv.DictReader(f)]
+        h = hashlib.sha256()
         for t in (0, 1):
             h.update((Path(d) / "transfers" / f"dev.ep1.0.{t}.txt").read_bytes())
-    for k, t in model.state_dict().items():
-        h.update(k.encode())
-        h.update(t.numpy().tobytes())
-    assert h.hexdigest() == BEFORE[name]
+    weights = [t.double() for t in model.state_dict().values() if t.is_floating_point()]
+    w_sq, w_abs = sum(float((w**2).sum()) for w in weights), sum(float(w.abs().sum()) for w in weights)
+    totals_before, w_sq_before, w_abs_before, transfers_before = BEFORE[name]
+    assert totals == pytest.approx(totals_before, rel=1e-5)
+    assert (w_sq, w_abs) == pytest.approx((w_sq_before, w_abs_before), rel=1e-6)
+    assert h.hexdigest()[:16] == transfers_before
