@@ -45,13 +45,11 @@ def main() -> None:
     vocab = Vocab.load(f"{args.data}/vocab.txt", cfg.get("min_count", 1))
     t0 = time.perf_counter()
     if args.kind == "lm":
-        keys = language_model.MODEL_KEYS
         ckpt = language_model.train_lm(
             train[0] + train[1],
             dev[0] + dev[1],
             vocab,
-            {k: v for k, v in cfg.items() if k in keys},
-            {k: v for k, v in cfg.items() if k not in keys},
+            *language_model.lm_settings(cfg, False),
             log=lambda *a: None,
         )
         score = "dev_perplexity"

@@ -86,7 +86,8 @@ def configured_systems():
 
 # ---- evaluators ----
 def torch_evaluator_inputs(wildcards):
-    """Model-unit text (BPE pieces when enabled) for the classifiers and LMs; a style LM reads one style."""
+    """Model-unit text (BPE pieces when enabled) for the classifiers and LMs; a style LM reads one style (and
+    may start from the joint LM)."""
     lm = wildcards.get("lm", "joint")
     styles = STYLES if lm == "joint" else [lm[-1]]
     ds = wildcards.dataset
@@ -94,6 +95,8 @@ def torch_evaluator_inputs(wildcards):
     inputs["vocab"] = layout.data(ds, layout.VOCAB)
     if (config["evaluators"].get("content_mask") or {}).get("enabled"):
         inputs["content"] = layout.evaluators(ds, layout.CONTENT_WORDS)
+    if settings.lm_init(config, ds, lm):  # a style LM fine-tuned from the joint LM
+        inputs["init"] = settings.lm_init(config, ds, lm)
     return inputs
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import torch
 
 from tst.evaluators.content_mask import mask_content_words
-from tst.evaluators.language_model import MODEL_KEYS, train_lm
+from tst.evaluators.language_model import lm_settings, train_lm
 from tst.io import read_json, read_sentences
 from tst.logs import log_to
 from tst.vocab import Vocab
@@ -24,14 +24,11 @@ with log_to(sm.log[0]):
     if words:
         train, dev = mask_content_words(train, words), mask_content_words(dev, words)
     vocab = Vocab.load(sm.input.vocab, cfg["min_count"], cfg.get("max_vocab"))
-    ckpt = train_lm(
-        train,
-        dev,
-        vocab,
-        {k: v for k, v in cfg.items() if k in MODEL_KEYS},
-        {k: v for k, v in cfg.items() if k not in MODEL_KEYS},
-        log=log.info,
-    )
+    init = torch.load(sm.input.init, map_location="cpu", weights_only=True) if sm.input.get("init") else None
+    if init is not None:
+        init["name"] = Path(sm.input.init).name  # recorded in the checkpoint: "init": "lm_joint.pt"
+    model_cfg, train_cfg = lm_settings(cfg, init is not None)
+    ckpt = train_lm(train, dev, vocab, model_cfg, train_cfg, log=log.info, init=init)
     if words:  # the loaded evaluator masks the same words before scoring
         ckpt["content_words"] = sorted(set(words))
     Path(sm.output[0]).parent.mkdir(parents=True, exist_ok=True)

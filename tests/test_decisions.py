@@ -363,7 +363,12 @@ def test_schema_defs_are_used_and_blocks_not_repeated(repo_root):
     schema = yaml.safe_load((repo_root / "schemas" / "config.schema.yaml").read_text())
     refs = _refs(schema)
     assert {r.removeprefix("#/$defs/") for r in refs} == set(schema["$defs"])
-    assert refs.count("#/$defs/neural_evaluator") == 4  # evaluators.cnn, lstm, lm, naturalness.nn
+    assert refs.count("#/$defs/neural_evaluator") == 3  # evaluators.cnn, lstm, naturalness.nn
+    assert (
+        refs.count("#/$defs/language_model") == 1
+    )  # evaluators.lm: the same properties (a YAML merge) + its own
+    lm = schema["$defs"]["language_model"]["properties"]
+    assert schema["$defs"]["neural_evaluator"]["properties"].items() <= lm.items()
 
     def blocks(node):  # every object schema with its own properties
         if isinstance(node, dict):

@@ -253,6 +253,15 @@ def calibration_baselines(config: dict) -> list[str]:
     return [s for s in wanted if s in run]
 
 
+def lm_init(config: dict, dataset: str, lm: str) -> str | None:
+    """The checkpoint a language model starts from: the joint LM for a style LM when evaluators.lm.style_init
+    is "joint" (fine-tuned on its style's text for style_epochs), else None (trained from scratch)."""
+    settings = (config.get("evaluators") or {}).get("lm") or {}
+    if lm == "joint" or settings.get("style_init", "scratch") != "joint":
+        return None
+    return layout.evaluators(dataset, names.LANGUAGE_MODELS["joint"])
+
+
 def acceptability_files(config: dict, dataset: str) -> dict:
     """The acceptability classifier's inputs (rule train_acceptability): the model-unit train and dev text of
     both styles, the vocabulary, and the joint LM when it continues a share of the sentences (lm_share > 0)."""

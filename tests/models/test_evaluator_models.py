@@ -1,5 +1,6 @@
 """Shapes and invariances of the evaluator networks (Kim CNN, LSTM-sigmoid, GRU LM)."""
 
+import pytest
 import torch
 
 from tst.models.gru_lm import GRULanguageModel
@@ -42,9 +43,10 @@ def test_lstm_classifier_shape_and_padding():
     assert torch.allclose(m(torch.tensor([[3, 4, 5]])), out[:1], atol=1e-6)
 
 
-def test_gru_lm_forward_soft_equals_forward_on_one_hot():
+@pytest.mark.parametrize("kw", [{}, {"softmax": "adaptive", "cutoffs": [6, 12]}])
+def test_gru_lm_forward_soft_equals_forward_on_one_hot(kw):
     torch.manual_seed(0)
-    lm = GRULanguageModel(20, emb_dim=8, hidden_dim=12, n_layers=2).eval()
+    lm = GRULanguageModel(20, emb_dim=8, hidden_dim=16, n_layers=2, **kw).eval()
     ids = torch.tensor([[2, 5, 6, 7], [2, 9, 3, 0]])
     logits = lm(ids)
     assert logits.shape == (2, 4, 20)

@@ -209,7 +209,7 @@ def lm_continuations(
             idx = members[start : start + batch_size]
             ids = torch.tensor([[vocab.bos_id, *vocab.encode(prefixes[i])] for i in idx], device=device)
             h, state = model.gru(model.embedding(ids))
-            logits = model.out(h[:, -1])
+            logits = model.scores(h[:, -1])
             words: list[list[str]] = [[] for _ in idx]
             alive = [True] * len(idx)
             for step in range(max(0, max_words - length)):
@@ -226,7 +226,7 @@ def lm_continuations(
                 if not any(alive):
                     break
                 h, state = model.gru(model.embedding(nxt.unsqueeze(1)), state)
-                logits = model.out(h[:, -1])
+                logits = model.scores(h[:, -1])
             for j, i in enumerate(idx):
                 out[i] = [*prefixes[i], *words[j]]
     return out

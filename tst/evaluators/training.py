@@ -81,6 +81,12 @@ def bucketed_batches(lengths: list[int], batch_size: int, rng: np.random.Generat
     return batches
 
 
+def eval_points(n_batches: int, k: int) -> set[int]:
+    """The batch counts after which an epoch of n_batches evaluates on dev, k times: ceil(j n / k), j = 1..k
+    (tst.names.checkpoint_steps' rule; the last is the epoch's end; fewer when k > n_batches)."""
+    return {-(-j * n_batches // k) for j in range(1, k + 1)}
+
+
 def fit(
     model: torch.nn.Module,
     lengths: list[int],
@@ -89,21 +95,29 @@ def fit(
     cfg: dict,
     higher_is_better: bool,
     log=print,
+    start: float | None = None,
 ) -> dict:
-    """Train with Adam until the dev score (evaluate(model) -> float) has not improved for
-    cfg["patience"] epochs or cfg["max_epochs"] is reached; the model ends with its best weights.
+    """Train with Adam until the dev score (evaluate(model) -> float) has not improved for cfg["patience"]
+    evaluations or cfg["max_epochs"] epochs are done; the model ends with its best weights. The dev score is
+    taken cfg["evals_per_epoch"] times per epoch (default 1: at each epoch's end; 2: every half epoch).
     batch_loss(model, index_array, device) -> scalar loss. cfg["precision"] (auto | bf16 | fp32,
     tst.device.use_bf16): bf16 autocast around batch_loss; weights, optimizer and the dev evaluation stay fp32.
-    Returns the training history and the precision used."""
+    start: the dev score of the weights training starts from (a warm start), to beat; they are kept when no
+    evaluation beats it. Returns the training history (one entry per evaluation; "epoch" = epochs done, e.g.
+    1.5), the best score, why training stopped and the precision used."""
     device = next(model.parameters()).device
     amp = use_bf16(cfg.get("precision", "auto"), device, CPU_AUTO_BF16)
     rng = np.random.default_rng(cfg.get("seed", 1))
     opt = torch.optim.Adam(model.parameters(), lr=cfg.get("lr", 1e-3))
-    best, best_state, bad, history = None, copy.deepcopy(model.state_dict()), 0, []
-    for epoch in range(1, cfg.get("max_epochs", 10) + 1):
+    k, max_epochs = int(cfg.get("evals_per_epoch", 1)), cfg.get("max_epochs", 10)
+    best, best_state, bad, history = start, copy.deepcopy(model.state_dict()), 0, []
+    stopped = f"max_epochs {max_epochs}"
+    for epoch in range(1, max_epochs + 1):
+        batches = bucketed_batches(lengths, cfg.get("batch_size", 64), rng)
+        points = eval_points(len(batches), k)
         model.train()
         t0, total, n = time.perf_counter(), 0.0, 0
-        for idx in bucketed_batches(lengths, cfg.get("batch_size", 64), rng):
+        for b, idx in enumerate(batches, 1):
             with torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp):
                 loss = batch_loss(model, idx, device)
             opt.zero_grad(set_to_none=True)
@@ -113,21 +127,35 @@ def fit(
             opt.step()
             total += float(loss.detach()) * len(idx)
             n += len(idx)
-        train_s = time.perf_counter() - t0  # logged only: a saved model must not depend on the clock
-        model.eval()
-        with torch.no_grad():
-            score = float(evaluate(model))
-        improved = best is None or (score > best if higher_is_better else score < best)
-        history.append({"epoch": epoch, "train_loss": total / max(n, 1), "dev": score})
-        log(f"epoch {epoch}: train loss {total / max(n, 1):.4f} dev {score:.4f} ({train_s:.1f}s)")
-        if improved:
-            best, best_state, bad = score, copy.deepcopy(model.state_dict()), 0
-        else:
-            bad += 1
-            if bad >= cfg.get("patience", 2):
-                break
+            if b not in points:
+                continue
+            train_s = time.perf_counter() - t0  # logged only: a saved model must not depend on the clock
+            model.eval()
+            with torch.no_grad():
+                score = float(evaluate(model))
+            done = round(epoch - 1 + b / len(batches), 3) if k > 1 else epoch
+            improved = best is None or (score > best if higher_is_better else score < best)
+            history.append({"epoch": done, "train_loss": total / max(n, 1), "dev": score})
+            log(f"epoch {done}: train loss {total / max(n, 1):.4f} dev {score:.4f} ({train_s:.1f}s)")
+            model.train()
+            t0, total, n = time.perf_counter(), 0.0, 0
+            if improved:
+                best, best_state, bad = score, copy.deepcopy(model.state_dict()), 0
+            else:
+                bad += 1
+                if bad >= cfg.get("patience", 2):
+                    stopped = f"patience {cfg.get('patience', 2)} at epoch {done}"
+                    break
+        if stopped.startswith("patience"):
+            break
     model.load_state_dict(best_state)
-    return {"best_dev": best, "epochs": history, "precision": "bf16" if amp else "fp32"}
+    model.eval()
+    return {
+        "best_dev": best,
+        "epochs": history,
+        "stopped": stopped,
+        "precision": "bf16" if amp else "fp32",
+    }
 
 
 def cpu_state_dict(model: torch.nn.Module) -> dict:

@@ -116,6 +116,8 @@ def perplexity(
     if not count_eos:
         nll = worst_for_empty(nll, empty)
     r = _result(name, f"{variant}; LM: {lm_name}", nll, lm_name, _n_empty(sentences))
+    if getattr(lm, "training", None):
+        r.details["lm_training"] = lm.training  # softmax kind, cutoffs, epochs, dev PP
     r.resample = stats
     return r
 
@@ -141,6 +143,9 @@ def perplexity_by_style(
     r = _result(
         name, f"{variant}; LM of each output's target style", nll, "per target style", _n_empty(sentences)
     )
+    training = {str(k): lm.training for k, lm in lms.items() if getattr(lm, "training", None)}
+    if training:
+        r.details["lm_training"] = training
     r.resample = stats
     return r
 

@@ -1,0 +1,57 @@
+"""tst.evaluators.training.fit: dev evaluations inside an epoch, patience counted in evaluations."""
+
+import torch
+
+from tst.evaluators.training import eval_points, fit
+
+
+def test_eval_points():
+    assert eval_points(625, 1) == {625}
+    assert eval_points(625, 2) == {313, 625}  # ceil(625 / 2)
+    assert eval_points(3, 3) == {1, 2, 3}
+    assert eval_points(1, 2) == {1}  # fewer batches than evaluations: one evaluation at the end
+
+
+def test_fit_evaluates_every_half_epoch_and_keeps_the_best_weights():
+    """4 one-sentence batches per epoch, 2 evaluations per epoch: after batches 2 and 4. The model is one
+    weight w that each step (SGD-like Adam on loss = w) moves; the scripted dev scores are 5, 4, 6, 7 (lower
+    is better): the best is the 2nd evaluation (epoch 1.0), patience 2 stops at the 4th (epoch 2.0)."""
+    torch.manual_seed(0)
+    model = torch.nn.Linear(1, 1, bias=False)
+    scores, seen = iter([5.0, 4.0, 6.0, 7.0, 1.0]), []
+
+    def evaluate(m):
+        seen.append(float(m.weight))
+        return next(scores)
+
+    logs = []
+    hist = fit(
+        model,
+        [3, 3, 3, 3],
+        lambda m, idx, dev: m.weight.sum(),
+        evaluate,
+        {"evals_per_epoch": 2, "patience": 2, "max_epochs": 5, "batch_size": 1, "lr": 0.1},
+        False,
+        logs.append,
+    )
+    assert [h["epoch"] for h in hist["epochs"]] == [0.5, 1.0, 1.5, 2.0]
+    assert hist["best_dev"] == 4.0 and hist["stopped"] == "patience 2 at epoch 2.0"
+    assert float(model.weight) == seen[1]  # the weights of the best evaluation, not the last
+    assert len(set(seen)) == 4  # each evaluation saw other weights (2 steps apart)
+    assert logs[0].startswith("epoch 0.5: ")
+
+
+def test_fit_with_one_evaluation_per_epoch_runs_to_max_epochs():
+    model = torch.nn.Linear(1, 1, bias=False)
+    scores = iter([3.0, 2.0, 1.0])
+    hist = fit(
+        model,
+        [1, 1],
+        lambda m, idx, dev: m.weight.sum(),
+        lambda m: next(scores),
+        {"max_epochs": 3, "patience": 1, "batch_size": 1},
+        False,
+        lambda s: None,
+    )
+    assert [h["epoch"] for h in hist["epochs"]] == [1, 2, 3]
+    assert hist["stopped"] == "max_epochs 3" and hist["best_dev"] == 1.0
