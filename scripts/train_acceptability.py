@@ -7,7 +7,7 @@ from pathlib import Path
 
 import torch
 
-from tst.evaluators.acceptability import acceptability_settings, train_acceptability
+from tst.evaluators.acceptability import acceptability_settings, train_acceptability, training_sentences
 from tst.evaluators.language_model import load_lm
 from tst.io import read_sentences
 from tst.logs import log_to
@@ -19,7 +19,9 @@ log = logging.getLogger("train_acceptability")
 with log_to(sm.log[0]):
     torch.set_num_threads(sm.threads)
     s = acceptability_settings(sm.params.settings)
-    train = [x for p in sm.input.train for x in read_sentences(p)]
+    train = training_sentences(
+        [read_sentences(p) for p in sm.input.train], s["max_train"], s["corruption"]["seed"]
+    )
     dev = [x for p in sm.input.dev for x in read_sentences(p)]
     vocab = Vocab.load(sm.input.vocab, s["min_count"], s["max_vocab"])
     lm = (
@@ -37,6 +39,7 @@ with log_to(sm.log[0]):
         lm,
         log=log.info,
     )
+    ckpt["acceptability"]["max_train"] = s["max_train"]  # per style; None = every training sentence
     Path(sm.output[0]).parent.mkdir(parents=True, exist_ok=True)
     torch.save(ckpt, sm.output[0])
     log.info(json.dumps({**ckpt["acceptability"], "dev_accuracy": ckpt["metrics"]["dev_accuracy"]}))

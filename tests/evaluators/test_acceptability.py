@@ -346,3 +346,38 @@ def test_default_dry_run_plans_the_acceptability_evaluator(repo_root, tmp_path):
     assert out.returncode == 0, out.stderr + out.stdout
     assert planned_jobs(out.stdout).get("train_acceptability") == 1
     assert "results/demo/evaluators/acceptability.pt" in out.stdout
+
+
+def test_sample_rows_draws_each_index_with_its_probability_and_never_a_zero_one():
+    """Inverse-CDF sampling: 40,000 draws of p = [0, .5, 0, .3, .2] (and a row that is all on index 4): the
+    frequencies are within 4 standard errors of p, index 0 and 2 never come up (u = 0 included)."""
+    from tst.evaluators.acceptability import sample_rows
+
+    p = torch.tensor([[0.0, 0.5, 0.0, 0.3, 0.2], [0.0, 0.0, 0.0, 0.0, 1.0]])
+    g = torch.Generator().manual_seed(3)
+    draws = torch.stack([sample_rows(p, g) for _ in range(40000)])
+    freq = torch.bincount(draws[:, 0], minlength=5).double() / 40000
+    se = (p[0].double() * (1 - p[0].double()) / 40000).sqrt()
+    assert ((freq - p[0].double()).abs() <= 4 * se + 1e-12).all()
+    assert freq[0] == 0 and freq[2] == 0 and (draws[:, 1] == 4).all()
+
+
+def test_sample_rows_with_u_zero_takes_the_first_possible_index(monkeypatch):
+    from tst.evaluators import acceptability as acc
+
+    monkeypatch.setattr(acc.torch, "rand", lambda *a, **k: torch.zeros(a[0], a[1], dtype=torch.float64))
+    assert acc.sample_rows(torch.tensor([[0.0, 0.0, 0.7, 0.3]]), torch.Generator()).tolist() == [2]
+
+
+def test_training_sentences_take_at_most_max_train_per_style():
+    """sample_train with seed + style: style 0 draws with seed 5, style 1 with 6; None keeps all."""
+    from tst.data.splits import sample_train
+    from tst.evaluators.acceptability import training_sentences
+
+    s0 = [[f"a{i}"] for i in range(10)]
+    s1 = [[f"b{i}"] for i in range(4)]
+    out = training_sentences([s0, s1], 3, 5)
+    assert out == sample_train(s0, 3, 5) + sample_train(s1, 3, 6)
+    assert len(out) == 6 and all(x in s0 for x in out[:3]) and all(x in s1 for x in out[3:])
+    assert training_sentences([s0, s1], None, 5) == s0 + s1
+    assert acceptability_settings({"min_count": 1, "max_train": 7})["max_train"] == 7
