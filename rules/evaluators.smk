@@ -42,6 +42,7 @@ rule train_lm:
     conda:
         env("evaluators")
     threads: EV_JOB["threads"]
+    priority: 10  # the evaluation stage's critical path: joint LM -> acceptability -> scores
     resources:
         gpu=EV_JOB["gpu"],
         mem_mb=EV_JOB["mem_mb"],
@@ -156,6 +157,7 @@ rule train_acceptability:
     conda:
         env("evaluators")
     threads: EV_JOB["threads"]
+    priority: 10  # waits for the joint LM; the scores wait for it
     resources:
         gpu=EV_JOB["gpu"],
         mem_mb=EV_JOB["mem_mb"],
