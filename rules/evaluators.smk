@@ -39,10 +39,10 @@ rule train_lm:
         "benchmarks/train_lm/{dataset}/{lm}.tsv"
     wildcard_constraints:
         lm=layout.CONSTRAINTS["lm"],
+    priority: 10  # the evaluation stage's critical path: joint LM -> acceptability -> scores
     conda:
         env("evaluators")
     threads: EV_JOB["threads"]
-    priority: 10  # the evaluation stage's critical path: joint LM -> acceptability -> scores
     resources:
         gpu=EV_JOB["gpu"],
         mem_mb=EV_JOB["mem_mb"],
@@ -154,10 +154,10 @@ rule train_acceptability:
         "logs/train_acceptability/{dataset}.log",
     benchmark:
         "benchmarks/train_acceptability/{dataset}.tsv"
+    priority: 10  # waits for the joint LM; the scores wait for it
     conda:
         env("evaluators")
     threads: EV_JOB["threads"]
-    priority: 10  # waits for the joint LM; the scores wait for it
     resources:
         gpu=EV_JOB["gpu"],
         mem_mb=EV_JOB["mem_mb"],
