@@ -200,7 +200,7 @@ def test_lm_batches_are_capped_as_computed_by_hand(small_budget):
     torch.manual_seed(0)
     vocab = Vocab(["a", "b", "c"])
     lm = LanguageModel(GRULanguageModel(len(vocab), 8, 8), vocab, batch_size=4, device=torch.device("cpu"))
-    shapes = _record_shapes(lm.model)
+    shapes = _record_shapes(lm.model.embedding)  # the input ids [B, T] of each batch
     nll = lm.token_nll(SENTS)
     # read lengths (<bos> + words) 2 3 3 4 4 4 8: [2 3 3 4] (4 x 4 = 16 > 12 -> no): [2 3 3] (3 x 3 = 9),
     # [4 4 4] (12), [8]
