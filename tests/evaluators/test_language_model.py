@@ -40,28 +40,6 @@ def test_token_nll_of_hand_set_lm():
     )
 
 
-def test_lm_learns_deterministic_corpus_and_round_trips(tmp_path):
-    torch.set_num_threads(1)
-    # two equally likely sentences: PP of the optimum = exp(log 2 / 4) (one binary choice per 4 tokens)
-    train = [["x", "y", "z"], ["y", "x", "z"]] * 100
-    vocab = Vocab.build(train)
-    ckpt = train_lm(
-        train,
-        train[:2],
-        vocab,
-        {"emb_dim": 16, "hidden_dim": 32, "dropout": 0.0},
-        {"max_epochs": 30, "patience": 30, "lr": 0.01, "batch_size": 20, "device": "cpu"},
-        log=lambda m: None,
-    )
-    optimum = math.exp(math.log(2) / 4)
-    assert optimum - 1e-3 < ckpt["metrics"]["dev_perplexity"] < optimum + 0.02
-    path = tmp_path / "lm.pt"
-    torch.save(ckpt, path)
-    lm = load_lm(path)
-    assert isinstance(lm.model, GRULanguageModel) and lm.vocab.itos == vocab.itos
-    assert abs(lm.perplexity(train[:2]) - ckpt["metrics"]["dev_perplexity"]) < 1e-6
-
-
 def test_old_checkpoint_without_softmax_loads_as_full(tmp_path):
     """Checkpoints written before the adaptive softmax have no "softmax" key: they are full softmaxes."""
     vocab = Vocab(["a", "b"])
@@ -144,9 +122,11 @@ def test_output_layer_keeps_cutoffs_inside_the_vocabulary():
         output_layer({"hidden_dim": 8, "softmax": "adaptive", "cutoffs": [10, 20]}, 100)
 
 
-def test_adaptive_lm_learns_deterministic_corpus_and_round_trips(tmp_path):
-    """As the full-softmax test: optimum PP exp(log 2 / 4); ids x y z = 4 5 6, cutoff 5 puts y and z in a
-    cluster, so the two choices (x or y first) cross the head / cluster boundary."""
+@pytest.mark.parametrize("softmax", ["full", "adaptive"])
+def test_lm_learns_deterministic_corpus_and_round_trips(tmp_path, softmax):
+    """Two equally likely sentences: PP of the optimum = exp(log 2 / 4) (one binary choice per 4 tokens). Adaptive:
+    ids x y z = 4 5 6, cutoff 5 puts y and z in a cluster, so the two choices (x or y first) cross the head /
+    cluster boundary; cutoff 99 is past the vocabulary and dropped."""
     torch.set_num_threads(1)
     train = [["x", "y", "z"], ["y", "x", "z"]] * 100
     vocab = Vocab.build(train)
@@ -154,23 +134,27 @@ def test_adaptive_lm_learns_deterministic_corpus_and_round_trips(tmp_path):
         train,
         train[:2],
         vocab,
-        {"emb_dim": 16, "hidden_dim": 32, "dropout": 0.0, "softmax": "adaptive", "cutoffs": [5, 99]},
+        {"emb_dim": 16, "hidden_dim": 32, "dropout": 0.0, "softmax": softmax, "cutoffs": [5, 99]},
         {"max_epochs": 30, "patience": 30, "lr": 0.01, "batch_size": 20, "device": "cpu"},
         log=lambda m: None,
     )
-    assert ckpt["config"]["model"]["softmax"] == "adaptive" and ckpt["config"]["model"]["cutoffs"] == [5]
+    assert ckpt["config"]["model"]["softmax"] == softmax
+    assert ckpt["config"]["model"].get("cutoffs") == ([5] if softmax == "adaptive" else None)
     assert ckpt["metrics"]["n_train_tokens"] == 200 * 4
     optimum = math.exp(math.log(2) / 4)
     assert optimum - 1e-3 < ckpt["metrics"]["dev_perplexity"] < optimum + 0.02
     torch.save(ckpt, tmp_path / "lm.pt")
     lm = load_lm(tmp_path / "lm.pt")
-    assert lm.model.softmax == "adaptive" and lm.model.out.cutoffs == [5, len(vocab)]
+    assert isinstance(lm.model, GRULanguageModel) and lm.vocab.itos == vocab.itos
+    assert lm.model.softmax == softmax
+    if softmax == "adaptive":
+        assert lm.model.out.cutoffs == [5, len(vocab)]
     assert abs(lm.perplexity(train[:2]) - ckpt["metrics"]["dev_perplexity"]) < 1e-6
     # a PP score JSON says how its LM was trained
     from tst.metrics.perplexity import perplexity
 
     details = perplexity(["x y z"], lm).details["lm_training"]
-    assert details["softmax"] == "adaptive" and details["cutoffs"] == [5] and details["div_value"] == 4.0
+    assert details["softmax"] == softmax and details.get("cutoffs") == ckpt["config"]["model"].get("cutoffs")
     assert details["epochs"] == 30 and details["stopped"] == "max_epochs 30"
     assert details["n_train_tokens"] == 800 and details["dev_perplexity"] == ckpt["metrics"]["dev_perplexity"]
 
