@@ -10,6 +10,7 @@ import numpy as np
 import torch
 
 from tst.device import use_bf16
+from tst.names import checkpoint_steps
 
 # evaluators.precision auto on a CPU with bf16 in hardware (tst.device.cpu_has_bf16): bf16 autocast in the
 # training steps: faster with the same dev perplexity and accuracy within seed noise (the figures:
@@ -82,9 +83,10 @@ def bucketed_batches(lengths: list[int], batch_size: int, rng: np.random.Generat
 
 
 def eval_points(n_batches: int, k: int) -> set[int]:
-    """The batch counts after which an epoch of n_batches evaluates on dev, k times: ceil(j n / k), j = 1..k
-    (tst.names.checkpoint_steps' rule; the last is the epoch's end; fewer when k > n_batches)."""
-    return {-(-j * n_batches // k) for j in range(1, k + 1)}
+    """The batch counts after which an epoch of n_batches evaluates on dev, k times: the transfer models'
+    checkpoint rule (tst.names.checkpoint_steps: ceil(j n / k); the last is the epoch's end; fewer when
+    k > n_batches)."""
+    return set(checkpoint_steps(n_batches, k))
 
 
 def fit(
