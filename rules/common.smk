@@ -95,8 +95,9 @@ def torch_evaluator_inputs(wildcards):
     inputs["vocab"] = layout.data(ds, layout.VOCAB)
     if (config["evaluators"].get("content_mask") or {}).get("enabled"):
         inputs["content"] = layout.evaluators(ds, layout.CONTENT_WORDS)
-    if settings.lm_init(config, ds, lm):  # a style LM fine-tuned from the joint LM
-        inputs["init"] = settings.lm_init(config, ds, lm)
+    init = settings.lm_init(config, ds, lm)  # a style LM fine-tuned from the joint LM
+    if init:
+        inputs["init"] = init
     return inputs
 
 

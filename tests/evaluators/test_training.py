@@ -2,14 +2,17 @@
 
 import torch
 
-from tst.evaluators.training import eval_points, fit
+from tst.evaluators.training import fit
+from tst.names import checkpoint_steps
 
 
 def test_eval_points():
-    assert eval_points(625, 1) == {625}
-    assert eval_points(625, 2) == {313, 625}  # ceil(625 / 2)
-    assert eval_points(3, 3) == {1, 2, 3}
-    assert eval_points(1, 2) == {1}  # fewer batches than evaluations: one evaluation at the end
+    """fit evaluates after the batches checkpoint_steps names, labelled with its exact fractions."""
+    assert set(checkpoint_steps(625, 1)) == {625}
+    assert set(checkpoint_steps(625, 2)) == {313, 625}  # ceil(625 / 2)
+    assert set(checkpoint_steps(3, 3)) == {1, 2, 3}
+    assert set(checkpoint_steps(1, 2)) == {1}  # fewer batches than evaluations: one evaluation at the end
+    assert checkpoint_steps(625, 2)[313] == 0.5  # epoch 0.5, not 313 / 625 = 0.501
 
 
 def test_fit_evaluates_every_half_epoch_and_keeps_the_best_weights():

@@ -21,10 +21,8 @@ from tst.models.gru_lm import GRULanguageModel
 from tst.vocab import Vocab
 
 MODEL_KEYS = ("emb_dim", "hidden_dim", "n_layers", "dropout", "softmax", "cutoffs", "div_value")
-STYLE_KEYS = (
-    "style_init",
-    "style_epochs",
-)  # how a style LM starts (tst.config.lm_init) and how long it trains
+# how a style LM starts (tst.config.lm_init) and how long it trains
+STYLE_KEYS = ("style_init", "style_epochs")
 
 
 def lm_settings(settings: dict, warm_start: bool) -> tuple[dict, dict]:

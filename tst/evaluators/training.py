@@ -82,13 +82,6 @@ def bucketed_batches(lengths: list[int], batch_size: int, rng: np.random.Generat
     return batches
 
 
-def eval_points(n_batches: int, k: int) -> set[int]:
-    """The batch counts after which an epoch of n_batches evaluates on dev, k times: the transfer models'
-    checkpoint rule (tst.names.checkpoint_steps: ceil(j n / k); the last is the epoch's end; fewer when
-    k > n_batches)."""
-    return set(checkpoint_steps(n_batches, k))
-
-
 def fit(
     model: torch.nn.Module,
     lengths: list[int],
@@ -101,7 +94,8 @@ def fit(
 ) -> dict:
     """Train with Adam until the dev score (evaluate(model) -> float) has not improved for cfg["patience"]
     evaluations or cfg["max_epochs"] epochs are done; the model ends with its best weights. The dev score is
-    taken cfg["evals_per_epoch"] times per epoch (default 1: at each epoch's end; 2: every half epoch).
+    taken cfg["evals_per_epoch"] times per epoch (default 1: at each epoch's end; 2: every half epoch), after the
+    batches where the transfer models write their checkpoints (tst.names.checkpoint_steps: ceil(j n / k)).
     batch_loss(model, index_array, device) -> scalar loss. cfg["precision"] (auto | bf16 | fp32,
     tst.device.use_bf16): bf16 autocast around batch_loss; weights, optimizer and the dev evaluation stay fp32.
     start: the dev score of the weights training starts from (a warm start), to beat; they are kept when no
@@ -116,7 +110,7 @@ def fit(
     stopped = f"max_epochs {max_epochs}"
     for epoch in range(1, max_epochs + 1):
         batches = bucketed_batches(lengths, cfg.get("batch_size", 64), rng)
-        points = eval_points(len(batches), k)
+        points = checkpoint_steps(len(batches), k)  # {batch: fraction of the epoch}
         model.train()
         t0, total, n = time.perf_counter(), 0.0, 0
         for b, idx in enumerate(batches, 1):
@@ -135,7 +129,7 @@ def fit(
             model.eval()
             with torch.no_grad():
                 score = float(evaluate(model))
-            done = round(epoch - 1 + b / len(batches), 3) if k > 1 else epoch
+            done = round(epoch - 1 + points[b], 3) if k > 1 else epoch
             improved = best is None or (score > best if higher_is_better else score < best)
             history.append({"epoch": done, "train_loss": total / max(n, 1), "dev": score})
             log(f"epoch {done}: train loss {total / max(n, 1):.4f} dev {score:.4f} ({train_s:.1f}s)")
