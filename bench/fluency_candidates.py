@@ -40,7 +40,7 @@ import torch
 import yaml
 
 from tst.data.systems import import_system
-from tst.evaluators.acceptability import load_acceptability, train_acceptability
+from tst.evaluators.acceptability import load_acceptability, train_acceptability, training_sentences
 from tst.evaluators.language_model import load_lm
 from tst.human.correlation import correlations, join_metrics
 from tst.human.ratings import match_ratings, parse_ratings_csv, read_system_outputs
@@ -106,6 +106,38 @@ for _k in (2, 3):
 ACCEPTABILITY[f"{DEFAULT}_conv"] = seeded(DEFAULT, 1, CONV)
 for _k in (2, 3):
     ACCEPTABILITY[f"{DEFAULT}_conv_seed{_k}"] = seeded(DEFAULT, _k, CONV)
+# Stop 34 (declared in docs/fluency.md before measuring): all-MiniLM-L6-v2 fine-tuned as the classifier, on at most
+# MINILM_MAX_TRAIN real sentences per style (tst.evaluators.acceptability.training_sentences), with the default's
+# negatives (minilm) or the edits alone (minilm_edits: no LM needed).
+MINILM = {"max_wordpieces": 64, "dropout": 0.1}
+MINILM_TRAIN = {
+    "lr": 5e-5,
+    "batch_size": 32,
+    "max_epochs": 2,
+    "evals_per_epoch": 2,
+    "patience": 2,
+    "seed": 1,
+    "precision": "auto",
+}
+MINILM_MAX_TRAIN = 5000
+ACCEPTABILITY["minilm"] = (
+    "minilm",
+    MINILM,
+    {"kinds": ALL, "max_ops": 2, "seed": 1, "lm_share": 0.5},
+    True,
+    MINILM_TRAIN,
+)
+ACCEPTABILITY["minilm_edits"] = (
+    "minilm",
+    MINILM,
+    {"kinds": ALL, "max_ops": 2, "seed": 1},
+    True,
+    MINILM_TRAIN,
+)
+MAX_TRAIN = {
+    "minilm": MINILM_MAX_TRAIN,
+    "minilm_edits": MINILM_MAX_TRAIN,
+}  # per style; others: every sentence
 # name: the ACCEPTABILITY members whose P(real) is averaged per sentence (acceptability_<name>)
 ENSEMBLES = {
     "ens3": [DEFAULT, f"{DEFAULT}_seed2", f"{DEFAULT}_seed3"],
@@ -183,7 +215,8 @@ def main() -> None:
     args.work.mkdir(parents=True, exist_ok=True)
     args.evaluators = args.evaluators or args.results / "evaluators"
     data = args.results / "data"
-    train = read_sentences(data / "train.0.txt") + read_sentences(data / "train.1.txt")
+    per_style = [read_sentences(data / "train.0.txt"), read_sentences(data / "train.1.txt")]
+    train = per_style[0] + per_style[1]
     dev = read_sentences(data / "dev.0.txt") + read_sentences(data / "dev.1.txt")
     vocab = Vocab.load(data / "vocab.txt")
     outputs = li_outputs(args.data_dir)
@@ -212,7 +245,12 @@ def main() -> None:
             lm = None
             if corruption.get("lm_share"):
                 lm = load_lm(args.evaluators / args.sample_lm, torch.device("cpu"))
-            ckpt = train_acceptability(train, dev, vocab, kind, model_cfg, train_cfg, corruption, strip, lm)
+            real = (
+                training_sentences(per_style, MAX_TRAIN[name], corruption["seed"])
+                if name in MAX_TRAIN
+                else train
+            )
+            ckpt = train_acceptability(real, dev, vocab, kind, model_cfg, train_cfg, corruption, strip, lm)
             ckpt["sample_lm"] = args.sample_lm
             ckpt["metrics"]["train_seconds"] = time.perf_counter() - t0
             torch.save(ckpt, path)

@@ -30,7 +30,13 @@ import numpy as np
 import torch
 
 from tst.data.splits import sample_train
-from tst.evaluators.classifiers import KIND_ALIASES, MODEL_KEYS, classifier_from_checkpoint, train_classifier
+from tst.evaluators.classifiers import (
+    KIND_ALIASES,
+    MODEL_KEYS,
+    PRETRAINED,
+    classifier_from_checkpoint,
+    train_classifier,
+)
 from tst.vocab import BOS, EOS
 
 KINDS = ("shuffle", "drop", "repeat", "swap", "replace", "splice")
@@ -180,12 +186,14 @@ def strip_final_punctuation(tokens) -> list:
     return out
 
 
-def classifier_input(sentences, strip_final: bool = True) -> list[list[str]]:
+def classifier_input(sentences, strip_final: bool = True, kind: str = "lstm_classifier") -> list[list[str]]:
     """What the classifier reads: <bos> w_1 .. w_n <eos>, so it sees where a sentence starts and ends, with
     final punctuation stripped first when `strip_final` (people do not mark down a rewrite for a missing final
     full stop: Li et al.'s raters gave the unpunctuated human rewrites 4.6 / 5; a classifier that sees it
-    learns that a missing full stop means a dropped word)."""
-    return [[BOS, *(strip_final_punctuation(s) if strip_final else s), EOS] for s in sentences]
+    learns that a missing full stop means a dropped word). A pretrained kind (minilm) gets the words alone: its
+    tokenizer adds its own [CLS] and [SEP]."""
+    words = [strip_final_punctuation(s) if strip_final else list(s) for s in sentences]
+    return words if kind in PRETRAINED else [[BOS, *w, EOS] for w in words]
 
 
 def sample_rows(probs: torch.Tensor, g: torch.Generator) -> torch.Tensor:
@@ -279,11 +287,13 @@ def negatives(sentences, corruption: dict, pool: Pool | None, lm=None) -> tuple[
     return bad, counts
 
 
-def labelled_set(sentences, corruption: dict, pool: Pool | None, strip_final: bool = True, lm=None):
+def labelled_set(
+    sentences, corruption: dict, pool: Pool | None, strip_final: bool = True, lm=None, kind="lstm_classifier"
+):
     """(inputs, labels, counts): real sentences (label REAL) then their corrupted copies (CORRUPTED, negatives),
-    as the classifier reads them (classifier_input)."""
+    as a classifier of `kind` reads them (classifier_input)."""
     bad, counts = negatives(sentences, corruption, pool, lm)
-    x = classifier_input(list(sentences) + bad, strip_final)
+    x = classifier_input(list(sentences) + bad, strip_final, kind)
     y = [REAL] * len(sentences) + [CORRUPTED] * len(bad)
     return x, y, counts
 
@@ -306,8 +316,9 @@ def train_acceptability(
     c = {**DEFAULT_CORRUPTION, **(corruption or {})}
     c["kinds"] = list(c["kinds"])
     pool = corpus_pool(train) if NEEDS_POOL & set(c["kinds"]) else None
-    x, y, counts = labelled_set(train, c, pool, strip_final, lm)
-    dx, dy, dev_counts = labelled_set(dev, {**c, "seed": int(c["seed"]) + 1}, pool, strip_final, lm)
+    kind = KIND_ALIASES.get(kind, kind)
+    x, y, counts = labelled_set(train, c, pool, strip_final, lm, kind)
+    dx, dy, dev_counts = labelled_set(dev, {**c, "seed": int(c["seed"]) + 1}, pool, strip_final, lm, kind)
     ckpt = train_classifier(x, y, dx, dy, vocab, kind, model_cfg, train_cfg, log=log)
     ckpt["task"] = "acceptability"
     ckpt["acceptability"] = {
@@ -324,9 +335,8 @@ class Acceptability:
 
     def __init__(self, classifier, corruption: dict | None = None, strip_final: bool = True):
         self.classifier, self.corruption, self.strip_final = classifier, corruption or {}, strip_final
-        self.vocab = (
-            classifier.vocab
-        )  # what it reads (tst.data.bpe.ModelUnits feeds BPE pieces when so trained)
+        # what it reads (tst.data.bpe.ModelUnits feeds BPE pieces when so trained); None: its own tokenizer
+        self.vocab = classifier.vocab
         kinds = ", ".join(self.corruption.get("kinds", ()))
         share = float(self.corruption.get("lm_share", 0.0))
         lm = (
@@ -335,8 +345,13 @@ class Acceptability:
             if share
             else "negatives: "
         )
+        reads = (
+            "all-MiniLM-L6-v2 fine-tuned, on the words"
+            if classifier.kind in PRETRAINED
+            else f"{classifier.kind} on <bos> words <eos>"
+        )
         self.description = (
-            f"{classifier.kind} on <bos> words <eos>"
+            f"{reads}"
             f"{', final punctuation stripped' if strip_final else ''}; {lm}"
             f"1-{self.corruption.get('max_ops')} edits of {kinds}"
         )
@@ -345,7 +360,8 @@ class Acceptability:
         tokens = [s.split() if isinstance(s, str) else list(s) for s in sentences]
         if not tokens:
             return np.zeros(0)
-        return self.classifier.predict_proba(classifier_input(tokens, self.strip_final))[:, REAL]
+        x = classifier_input(tokens, self.strip_final, self.classifier.kind)
+        return self.classifier.predict_proba(x)[:, REAL]
 
 
 def acceptability_from_checkpoint(ckpt: dict, device: torch.device | None = None) -> Acceptability:
@@ -380,7 +396,9 @@ def acceptability_settings(cfg: dict) -> dict:
     cfg = dict(cfg)
     kind = KIND_ALIASES.get(cfg.get("model", "cnn"), cfg.get("model", "cnn"))
     if kind not in MODEL_KEYS:
-        raise ValueError(f"evaluators.acceptability.model: {cfg.get('model')!r} is not one of cnn, lstm")
+        raise ValueError(
+            f"evaluators.acceptability.model: {cfg.get('model')!r} is not one of cnn, lstm, minilm"
+        )
     return {
         "kind": kind,
         "model": {k: v for k, v in cfg.items() if k in MODEL_KEYS[kind]},

