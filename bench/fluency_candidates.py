@@ -134,10 +134,15 @@ ACCEPTABILITY["minilm_edits"] = (
     True,
     MINILM_TRAIN,
 )
-MAX_TRAIN = {
-    "minilm": MINILM_MAX_TRAIN,
-    "minilm_edits": MINILM_MAX_TRAIN,
-}  # per style; others: every sentence
+ACCEPTABILITY["minilm_edits_2k"] = (
+    "minilm",
+    MINILM,
+    {"kinds": ALL, "max_ops": 2, "seed": 1},
+    True,
+    {**MINILM_TRAIN, "max_epochs": 1},
+)
+# real sentences per style; the others: every sentence
+MAX_TRAIN = {"minilm": MINILM_MAX_TRAIN, "minilm_edits": MINILM_MAX_TRAIN, "minilm_edits_2k": 2000}
 # name: the ACCEPTABILITY members whose P(real) is averaged per sentence (acceptability_<name>)
 ENSEMBLES = {
     "ens3": [DEFAULT, f"{DEFAULT}_seed2", f"{DEFAULT}_seed3"],
