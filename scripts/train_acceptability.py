@@ -23,7 +23,8 @@ with log_to(sm.log[0]):
         [read_sentences(p) for p in sm.input.train], s["max_train"], s["corruption"]["seed"]
     )
     dev = [x for p in sm.input.dev for x in read_sentences(p)]
-    vocab = Vocab.load(sm.input.vocab, s["min_count"], s["max_vocab"])
+    # minilm reads words through its own tokenizer: no vocabulary
+    vocab = Vocab.load(sm.input.vocab, s["min_count"], s["max_vocab"]) if sm.input.get("vocab") else None
     lm = (
         load_lm(sm.input.lm, torch.device("cpu")) if sm.input.get("lm") else None
     )  # continues lm_share of them

