@@ -183,14 +183,25 @@ def trained_datasets(config: dict) -> list[str]:
     return [d for d in config.get("run", []) if chosen is None or d in chosen]
 
 
+# Evaluator sections a dataset may adjust for itself (datasets.<name>.<section>: keys over evaluators.<section>)
+DATASET_EVALUATOR_KEYS = ("acceptability",)
+
+
 def evaluator_settings(config: dict, section: str, dataset: str) -> dict:
     """Model + training settings of one evaluator section; the vocabulary min_count defaults to the dataset's,
-    the device to evaluators.device, the precision to evaluators.precision."""
+    the device to evaluators.device, the precision to evaluators.precision; a section of DATASET_EVALUATOR_KEYS
+    takes the dataset's own keys over the global ones (the demo's small corpus trains its acceptability shorter)."""
     ev = config.get("evaluators") or {}
+    own = (
+        (config.get("datasets") or {}).get(dataset, {}).get(section)
+        if section in DATASET_EVALUATOR_KEYS
+        else None
+    )
     out = {
         "min_count": vocab_min_count(config, dataset),
         "precision": ev.get("precision", "auto"),
         **(ev.get(section) or {}),
+        **(own or {}),
     }
     if ev.get("device"):
         out["device"] = ev["device"]
@@ -267,7 +278,7 @@ def acceptability_files(config: dict, dataset: str) -> dict:
     (model units and the vocabulary for a classifier trained from scratch; the word-level text for minilm, which
     reads words through its own tokenizer, as it is scored), and the joint LM when it continues a share of the
     sentences (lm_share > 0)."""
-    cfg = (config.get("evaluators") or {}).get("acceptability") or {}
+    cfg = evaluator_settings(config, "acceptability", dataset)
     words = cfg.get("model", default("evaluators", "acceptability", "model")) == "minilm"
     files = {sp: [layout.text(dataset, sp, s, raw=words) for s in layout.STYLES] for sp in ("train", "dev")}
     if not words:

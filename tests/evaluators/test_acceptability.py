@@ -473,3 +473,24 @@ def test_rule_script_trains_minilm_without_a_vocabulary(tmp_path):
     assert ckpt["task"] == "acceptability" and ckpt["kind"] == "minilm" and "vocab" not in ckpt
     assert ckpt["acceptability"]["train"]["n_real"] == 20 and ckpt["acceptability"]["max_train"] == 10
     assert load_acceptability(out).p_real([["a", "b"]]).shape == (1,)
+
+
+def test_a_dataset_adjusts_its_own_acceptability_keys(repo_root):
+    """datasets.<name>.acceptability keys go over evaluators.acceptability for that dataset only (the demo trains
+    600 sentences per style for 1 epoch); other sections and datasets keep the global block."""
+    import yaml
+
+    from tst.config import evaluator_settings
+
+    config = yaml.safe_load((repo_root / "config.yaml").read_text())
+    config["datasets"]["other"] = {
+        k: v for k, v in config["datasets"]["demo"].items() if k != "acceptability"
+    }
+    demo, other = (evaluator_settings(config, "acceptability", d) for d in ("demo", "other"))
+    assert (demo["max_train"], demo["max_epochs"]) == (600, 1)
+    assert (other["max_train"], other["max_epochs"]) == (5000, 2)
+    assert {k: v for k, v in demo.items() if k not in ("max_train", "max_epochs")} == {
+        k: v for k, v in other.items() if k not in ("max_train", "max_epochs")
+    }
+    config["datasets"]["demo"]["lm"] = {"max_epochs": 9}  # only the listed sections take a dataset's keys
+    assert evaluator_settings(config, "lm", "demo") == evaluator_settings(config, "lm", "other")

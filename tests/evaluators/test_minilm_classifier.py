@@ -144,3 +144,20 @@ def test_minilm_learns_a_separable_task():
         {"lr": 1e-4, "batch_size": 8, "max_epochs": 2, "patience": 2, "precision": "fp32", "seed": 1},
     )
     assert ckpt["metrics"]["dev_accuracy"] >= 0.9
+
+
+def test_each_distinct_sentence_is_encoded_once_and_scored_as_alone(trained, monkeypatch):
+    """A score job asks for every checkpoint's outputs, which repeat: each text goes through the encoder once
+    per classifier object, and its probability is the one it gets scored alone (by hand: one sentence at a
+    time through a fresh object)."""
+    a = acceptability_from_checkpoint(trained)
+    clf = a.classifier
+    calls = []
+    forward = clf.model.forward
+    monkeypatch.setattr(clf.model, "forward", lambda ids, mask: calls.append(len(ids)) or forward(ids, mask))
+    s = [["the", "pizza", "was", "great"], ["great", "was", "pizza"], ["the", "pizza", "was", "great"]]
+    p = a.p_real(s)
+    assert sum(calls) == 2 and p[0] == p[2]
+    assert (a.p_real(s[:1]) == p[:1]).all() and sum(calls) == 2  # remembered across calls
+    alone = [acceptability_from_checkpoint(trained).p_real([x])[0] for x in s[:2]]
+    np.testing.assert_allclose(p[:2], alone, atol=1e-6)
