@@ -86,6 +86,18 @@ class Classifier:
         return self.predict_proba(sentences).argmax(1)
 
 
+def fit_metrics(history: dict, model: torch.nn.Module, n_train: int, n_dev: int) -> dict:
+    """A classifier checkpoint's "metrics": tst.evaluators.training.fit's history, the data and model sizes."""
+    return {
+        "dev_accuracy": history["best_dev"],
+        "n_train": n_train,
+        "n_dev": n_dev,
+        "n_params": sum(p.numel() for p in model.parameters()),
+        "epochs": history["epochs"],
+        "precision": history["precision"],
+    }
+
+
 def train_classifier(
     train: list[list[str]],
     train_labels,
@@ -128,14 +140,7 @@ def train_classifier(
         "config": {"model": model_cfg, "train": train_cfg},
         "vocab": [str(t) for t in vocab.itos],
         "state_dict": cpu_state_dict(model),
-        "metrics": {
-            "dev_accuracy": history["best_dev"],
-            "n_train": len(ids),
-            "n_dev": len(dev),
-            "n_params": sum(p.numel() for p in model.parameters()),
-            "epochs": history["epochs"],
-            "precision": history["precision"],
-        },
+        "metrics": fit_metrics(history, model, len(ids), len(dev)),
     }
 
 
@@ -219,14 +224,7 @@ def train_minilm(train, train_labels, dev, dev_labels, model_cfg=None, train_cfg
         "tokenizer": base["tokenizer"],
         "base": {"package": base["package"], "sha256": base["sha256"]},
         "state_dict": cpu_state_dict(model),
-        "metrics": {
-            "dev_accuracy": history["best_dev"],
-            "n_train": len(ids),
-            "n_dev": len(dev),
-            "n_params": sum(p.numel() for p in model.parameters()),
-            "epochs": history["epochs"],
-            "precision": history["precision"],
-        },
+        "metrics": fit_metrics(history, model, len(ids), len(dev)),
     }
 
 
