@@ -13,9 +13,10 @@ Every corruption is a pure function of the sentence and the numpy Generator (see
 corrupted copy always differs from its sentence; a sentence no kind can change (one word, and only
 shuffle / swap / drop asked for) is left out of the negatives and counted.
 
-The classifier is a Kim CNN or an LSTM (tst.evaluators.classifiers, same training loop and checkpoint) reading
-<bos> sentence <eos>, so it sees where a sentence starts and ends (dropped final words). Score of a sentence:
-P(real). Checkpoint: the classifier's dict plus "task": "acceptability" and "acceptability": the corruption
+The classifier (tst.evaluators.classifiers, same training loop and checkpoint) is all-MiniLM-L6-v2 fine-tuned
+(kind minilm, the default: tst.models.minilm_classifier), reading the words with its own tokenizer, or a Kim CNN
+or an LSTM trained from scratch, reading <bos> sentence <eos>; either sees where a sentence starts and ends
+(dropped final words). Score of a sentence: P(real). Checkpoint: the classifier's dict plus "task": "acceptability" and "acceptability": the corruption
 settings, the counts and the dev accuracy on real vs corrupted dev sentences.
 """
 
