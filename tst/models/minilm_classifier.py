@@ -55,15 +55,21 @@ class MiniLMClassifier(nn.Module):
 
         super().__init__()
         self.encoder = BertModel(bert_config(config), add_pooling_layer=False)
+        self.pad_id = int(self.encoder.config.pad_token_id or 0)  # [PAD]: never inside a tokenized sentence
         self.dropout = nn.Dropout(dropout)
         self.out = nn.Linear(self.encoder.config.hidden_size, n_out)
 
-    def forward(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """ids, mask [B, T] (mask 1 on real wordpieces) -> logits [B, n_out]."""
+    def pooled(self, ids: torch.Tensor) -> torch.Tensor:
+        """ids [B, T] right-padded with [PAD] (tst.evaluators.training.pad_ids) -> u [B, hidden]; the mask m is
+        1 on the real wordpieces, found as the corpus classifiers find theirs."""
+        mask = (ids != self.pad_id).long()
         h = self.encoder(input_ids=ids, attention_mask=mask).last_hidden_state
         m = mask.unsqueeze(-1).to(h.dtype)
-        u = (h * m).sum(1) / m.sum(1).clamp_min(1.0)
-        return self.out(self.dropout(u))
+        return (h * m).sum(1) / m.sum(1).clamp_min(1.0)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        """ids [B, T] -> logits [B, n_out]."""
+        return self.out(self.dropout(self.pooled(ids)))
 
 
 def load_base_weights(model: MiniLMClassifier, path) -> None:
@@ -79,7 +85,7 @@ def load_base_weights(model: MiniLMClassifier, path) -> None:
 
 def tokenizer_from(text: str, max_wordpieces: int):
     """The WordPiece tokenizer of tokenizer.json text, truncating to max_wordpieces (with [CLS] and [SEP])
-    and not padding (batches are padded by pad_batch)."""
+    and not padding (batches are padded by tst.evaluators.training.pad_ids)."""
     from tokenizers import Tokenizer
 
     tok = Tokenizer.from_str(text)
@@ -90,14 +96,3 @@ def tokenizer_from(text: str, max_wordpieces: int):
 
 def encode(tok, texts: list[str]) -> list[list[int]]:
     return [e.ids for e in tok.encode_batch(texts)] if texts else []
-
-
-def pad_batch(seqs: list[list[int]], pad_id: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
-    """Right-padded ids [B, T] and their mask (1 = real wordpiece)."""
-    width = max(len(s) for s in seqs)
-    ids = torch.full((len(seqs), width), pad_id, dtype=torch.long)
-    mask = torch.zeros((len(seqs), width), dtype=torch.long)
-    for i, s in enumerate(seqs):
-        ids[i, : len(s)] = torch.tensor(s, dtype=torch.long)
-        mask[i, : len(s)] = 1
-    return ids, mask
