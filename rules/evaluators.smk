@@ -39,7 +39,7 @@ rule train_lm:
         "benchmarks/train_lm/{dataset}/{lm}.tsv"
     wildcard_constraints:
         lm=layout.CONSTRAINTS["lm"],
-    priority: 10  # the evaluation stage's critical path: joint LM -> acceptability -> scores
+    priority: 10  # the evaluation stage's critical path: joint LM -> style LMs -> scores
     conda:
         env("evaluators")
     threads: EV_JOB["threads"]
@@ -154,7 +154,7 @@ rule train_acceptability:
         "logs/train_acceptability/{dataset}.log",
     benchmark:
         "benchmarks/train_acceptability/{dataset}.tsv"
-    priority: 10  # waits for the joint LM; the scores wait for it
+    priority: 10  # the longest evaluator job (it reads no LM: it trains beside the joint LM); the scores wait for it
     conda:
         env("evaluators")
     threads: EV_JOB["threads"]

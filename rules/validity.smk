@@ -34,6 +34,7 @@ rule validity_checks:
         "logs/validity_checks/{dataset}.log",
     benchmark:
         "benchmarks/validity_checks/{dataset}.tsv"
+    priority: 5  # one ~3 min job the tables wait for: start it beside the score jobs, not after them
     conda:
         env("score")
     params:
