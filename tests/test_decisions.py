@@ -364,9 +364,8 @@ def test_schema_defs_are_used_and_blocks_not_repeated(repo_root):
     refs = _refs(schema)
     assert {r.removeprefix("#/$defs/") for r in refs} == set(schema["$defs"])
     assert refs.count("#/$defs/neural_evaluator") == 3  # evaluators.cnn, lstm, naturalness.nn
-    assert (
-        refs.count("#/$defs/language_model") == 1
-    )  # evaluators.lm: the same properties (a YAML merge) + its own
+    # evaluators.lm and datasets.<name>.lm: the same properties as neural_evaluator (a YAML merge) + its own
+    assert refs.count("#/$defs/language_model") == 2
     lm = schema["$defs"]["language_model"]["properties"]
     assert schema["$defs"]["neural_evaluator"]["properties"].items() <= lm.items()
 
