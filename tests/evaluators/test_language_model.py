@@ -174,11 +174,12 @@ def test_lm_settings_split_model_training_and_style_start():
 def test_lm_init_only_for_style_lms_asked_to_start_from_the_joint_lm():
     from tst.config import lm_init
 
-    cfg = {"evaluators": {"lm": {"style_init": "joint"}}}
+    ds = {"datasets": {"yelp": {}}}
+    cfg = {**ds, "evaluators": {"lm": {"style_init": "joint"}}}
     assert lm_init(cfg, "yelp", "style0") == "results/yelp/evaluators/lm_joint.pt"
     assert lm_init(cfg, "yelp", "joint") is None
-    assert lm_init({"evaluators": {"lm": {"style_init": "scratch"}}}, "yelp", "style1") is None
-    assert lm_init({"evaluators": {}}, "yelp", "style1") is None
+    assert lm_init({**ds, "evaluators": {"lm": {"style_init": "scratch"}}}, "yelp", "style1") is None
+    assert lm_init({**ds, "evaluators": {}}, "yelp", "style1") is None
 
 
 def test_warm_start_keeps_the_initial_weights_unless_dev_improves():
@@ -255,3 +256,10 @@ def test_the_demo_keeps_batch_64_and_every_other_dataset_takes_batch_256(repo_ro
     assert {k: v for k, v in demo.items() if k not in rest} == {
         k: v for k, v in other.items() if k not in rest
     }
+    # the rule's init input follows the dataset's own keys too: a dataset that trains its style LMs from scratch
+    # gets no joint LM to start from, while the others still do
+    from tst.config import lm_init
+
+    config["datasets"]["demo"]["lm"] = {**config["datasets"]["demo"]["lm"], "style_init": "scratch"}
+    assert lm_init(config, "demo", "style0") is None
+    assert lm_init(config, "yelp", "style0") == "results/yelp/evaluators/lm_joint.pt"
