@@ -111,6 +111,38 @@ def test_training_changes_every_part_from_the_base(trained):
     assert "out.weight" in moved
 
 
+def test_frozen_layers_keep_the_base_weights_and_the_rest_train():
+    """frozen_layers 2: the embeddings and layers 0-1 end bit-identical to the base, layers 2-5 and the head
+    move; the checkpoint records the setting. 7 is more layers than the encoder has."""
+    real = [s.split() for s in ["the food was great .", "the staff is friendly .", "i loved the pizza ."] * 4]
+    ckpt = train_acceptability(
+        real,
+        real[:6],
+        None,
+        "minilm",
+        {"max_wordpieces": 32, "frozen_layers": 2},
+        {"lr": 1e-4, "batch_size": 8, "max_epochs": 1, "patience": 2, "precision": "fp32"},
+        {"kinds": ["shuffle", "swap"], "seed": 1},
+        True,
+    )
+    base = base_files()
+    model = MiniLMClassifier(base["config"])
+    load_base_weights(model, base["weights"])
+    start = model.state_dict()
+    moved = {k for k, v in ckpt["state_dict"].items() if not torch.equal(v, start[k])}
+    frozen = [
+        k
+        for k in start
+        if k.startswith(("encoder.embeddings.", "encoder.encoder.layer.0.", "encoder.encoder.layer.1."))
+    ]
+    assert frozen and not moved.intersection(frozen)
+    for layer in (2, 5):
+        assert any(k.startswith(f"encoder.encoder.layer.{layer}.") for k in moved)
+    assert "out.weight" in moved and ckpt["config"]["model"]["frozen_layers"] == 2
+    with pytest.raises(ValueError, match="frozen_layers must be 0..6"):
+        model.freeze(7)
+
+
 def test_minilm_learns_a_separable_task():
     """Real sentences vs their word-reversed copies, 1 epoch: dev accuracy well above chance (1.0 when the
     encoder sees word order, which a bag of words could not)."""

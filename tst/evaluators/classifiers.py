@@ -25,7 +25,7 @@ from tst.vocab import Vocab
 MODEL_KEYS = {
     "text_cnn": ("emb_dim", "widths", "n_filters", "dropout"),
     "lstm_classifier": ("emb_dim", "hidden_dim", "dropout"),
-    "minilm": ("max_wordpieces", "dropout"),
+    "minilm": ("max_wordpieces", "dropout", "frozen_layers"),
 }
 KIND_ALIASES = {"cnn": "text_cnn", "lstm": "lstm_classifier"}
 PRETRAINED = {"minilm"}  # kinds that read text with their own tokenizer (no vocabulary, no <bos>/<eos>)
@@ -182,7 +182,7 @@ class MiniLMTextClassifier:
 def train_minilm(train, train_labels, dev, dev_labels, model_cfg=None, train_cfg=None, log=print) -> dict:
     """all-MiniLM-L6-v2 (the packaged base weights) with a 2-class head, every weight fine-tuned on (train,
     labels) by tst.evaluators.training.fit (Adam, bucketed batches, bf16 autocast per precision), early-stopped
-    on dev accuracy."""
+    on dev accuracy; model_cfg["frozen_layers"] k > 0 keeps the embeddings and the lowest k layers fixed."""
     from tst.models.minilm_classifier import (
         MiniLMClassifier,
         base_files,
@@ -200,6 +200,7 @@ def train_minilm(train, train_labels, dev, dev_labels, model_cfg=None, train_cfg
     base = base_files()
     model = MiniLMClassifier(base["config"], 2, float(model_cfg["dropout"]))
     load_base_weights(model, base["weights"])
+    model.freeze(int(model_cfg.get("frozen_layers", 0)))
     model.to(device)
     tok = tokenizer_from(base["tokenizer"], model_cfg["max_wordpieces"])
     ids = encode(tok, [" ".join(s) for s in train])

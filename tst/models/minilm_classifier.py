@@ -8,7 +8,9 @@ The encoder is the BERT of the packaged sentence-transformers model the content 
                                                                as the model's own 1_Pooling)
     logits   = W dropout(u) + b,  W in R^{2 x 384}           P(class | x) = softmax(logits)
 
-Every weight is trained (Adam through tst.evaluators.training.fit). The checkpoint holds the BERT config, the
+Every weight is trained (Adam through tst.evaluators.training.fit), unless `frozen_layers` k > 0: then the
+embeddings and the lowest k transformer layers keep the base weights, and no gradient flows below layer k
+(the backward pass, 2/3 of a training step's arithmetic, shrinks with it). The checkpoint holds the BERT config, the
 tokenizer (tokenizer.json as text) and every weight, so it loads without the package; it names the package and
 the sha256 of the base weights it started from.
 """
@@ -58,6 +60,16 @@ class MiniLMClassifier(nn.Module):
         self.pad_id = int(self.encoder.config.pad_token_id or 0)  # [PAD]: never inside a tokenized sentence
         self.dropout = nn.Dropout(dropout)
         self.out = nn.Linear(self.encoder.config.hidden_size, n_out)
+
+    def freeze(self, k: int) -> None:
+        """Keep the embeddings and the lowest k of the encoder's layers at their weights (k = 0: train every
+        weight)."""
+        n = len(self.encoder.encoder.layer)
+        if not 0 <= k <= n:
+            raise ValueError(f"frozen_layers must be 0..{n} (the encoder's layers), got {k}")
+        if k:
+            for p in [*self.encoder.embeddings.parameters(), *self.encoder.encoder.layer[:k].parameters()]:
+                p.requires_grad_(False)
 
     def pooled(self, ids: torch.Tensor) -> torch.Tensor:
         """ids [B, T] right-padded with [PAD] (tst.evaluators.training.pad_ids) -> u [B, hidden]; the mask m is
