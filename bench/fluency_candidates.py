@@ -157,6 +157,13 @@ ACCEPTABILITY["minilm_edits_frozen3"] = (
     True,
     MINILM_TRAIN,
 )
+ACCEPTABILITY["minilm_edits_1ep_frozen3"] = (
+    "minilm",
+    {**MINILM, "frozen_layers": 3},
+    {"kinds": ALL, "max_ops": 2, "seed": 1},
+    True,
+    {**MINILM_TRAIN, "max_epochs": 1},
+)
 # real sentences per style; the others: every sentence
 MAX_TRAIN = {
     "minilm": MINILM_MAX_TRAIN,
@@ -164,6 +171,7 @@ MAX_TRAIN = {
     "minilm_edits_2k": 2000,
     "minilm_edits_1ep": MINILM_MAX_TRAIN,
     "minilm_edits_frozen3": MINILM_MAX_TRAIN,
+    "minilm_edits_1ep_frozen3": MINILM_MAX_TRAIN,
 }
 # name: the ACCEPTABILITY members whose P(real) is averaged per sentence (acceptability_<name>)
 ENSEMBLES = {
