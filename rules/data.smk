@@ -17,6 +17,7 @@ rule prepare_data:
         "benchmarks/prepare_data/{dataset}.tsv"
     wildcard_constraints:
         dataset=names.alternatives(set(config["datasets"]) - BPE_DATASETS),
+    priority: 20  # every evaluator waits for it: run it before the jobs that can start without it
     conda:
         env("data")
     threads: 1
