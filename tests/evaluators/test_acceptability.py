@@ -428,8 +428,8 @@ def test_lstm_overlay_gives_the_classifier_of_before_stop_34(repo_root):
 
 
 def test_default_minilm_reads_word_text_and_needs_neither_vocabulary_nor_lm(repo_root):
-    """The default (config.yaml): minilm on the edits alone, 5,000 sentences per style, 2 epochs evaluated every
-    half epoch; its rule reads the word-level .raw.txt text (what scoring feeds it, BPE or not), no vocabulary and
+    """The default (config.yaml): minilm on the edits alone with the embeddings and lowest 3 layers frozen, 5,000
+    sentences per style, 1 epoch evaluated every half epoch (docs/fluency.md, stop 36); its rule reads the word-level .raw.txt text (what scoring feeds it, BPE or not), no vocabulary and
     no LM, so it does not wait for the joint LM."""
     import yaml
 
@@ -437,11 +437,11 @@ def test_default_minilm_reads_word_text_and_needs_neither_vocabulary_nor_lm(repo
 
     config = yaml.safe_load((repo_root / "config.yaml").read_text())
     s = acceptability_settings({**config["evaluators"]["acceptability"], "min_count": 1})
-    assert s["kind"] == "minilm" and s["model"] == {"max_wordpieces": 64, "dropout": 0.1}
+    assert s["kind"] == "minilm" and s["model"] == {"max_wordpieces": 64, "frozen_layers": 3, "dropout": 0.1}
     assert s["train"] == {
         "lr": 5e-5,
         "batch_size": 32,
-        "max_epochs": 2,
+        "max_epochs": 1,
         "evals_per_epoch": 2,
         "patience": 2,
         "seed": 1,
@@ -473,7 +473,7 @@ def test_rule_script_trains_minilm_without_a_vocabulary(tmp_path):
 
 def test_a_dataset_adjusts_its_own_acceptability_keys(repo_root):
     """datasets.<name>.acceptability keys go over evaluators.acceptability for that dataset only (the demo trains
-    600 sentences per style for 1 epoch); other sections and datasets keep the global block."""
+    600 sentences per style); other sections and datasets keep the global block."""
     import yaml
 
     from tst.config import evaluator_settings
@@ -483,10 +483,9 @@ def test_a_dataset_adjusts_its_own_acceptability_keys(repo_root):
         k: v for k, v in config["datasets"]["demo"].items() if k not in ("acceptability", "lm")
     }
     demo, other = (evaluator_settings(config, "acceptability", d) for d in ("demo", "other"))
-    assert (demo["max_train"], demo["max_epochs"]) == (600, 1)
-    assert (other["max_train"], other["max_epochs"]) == (5000, 2)
-    assert {k: v for k, v in demo.items() if k not in ("max_train", "max_epochs")} == {
-        k: v for k, v in other.items() if k not in ("max_train", "max_epochs")
+    assert (demo["max_train"], other["max_train"]) == (600, 5000)
+    assert {k: v for k, v in demo.items() if k != "max_train"} == {
+        k: v for k, v in other.items() if k != "max_train"
     }
     config["datasets"]["demo"]["cnn"] = {"max_epochs": 9}  # only the listed sections take a dataset's keys
     assert evaluator_settings(config, "cnn", "demo") == evaluator_settings(config, "cnn", "other")
