@@ -48,6 +48,7 @@ rule import_system:
         "logs/import_system/{dataset}/{system}.{style}.log",
     wildcard_constraints:
         system=configured_systems(),
+    priority: 20  # a second each; the validity checks wait for every system, so none may be left for last
     conda:
         env("data")
     params:
