@@ -70,6 +70,16 @@ def test_default_profile_alone_leaves_site_settings_to_snakemake(repo_root, monk
     assert args.executor is None and not args.groups
 
 
+def test_the_scheduler_replans_every_10_s_at_the_default_rate(repo_root, monkeypatch):
+    """profiles/default's max-jobs-per-timespan, as Snakemake parses it, for a local and a SLURM run: while jobs
+    wait, Snakemake re-plans once per timespan (10 s, not its default 1 s), and the rate it allows is the
+    default's, 100 submissions a second (1000 / 10)."""
+    for argv in ((), ("--profile", "profiles/slurm")):
+        limit = parse_cli(repo_root, monkeypatch, *argv).max_jobs_per_timespan
+        assert (limit.max_jobs, limit.timespan) == (1000, 10)
+        assert limit.max_jobs / limit.timespan == 100
+
+
 def test_resources_have_one_source(repo_root):
     # per-rule resources live in the config (evaluators.resources, transfer.resources), never in a profile
     for name in ("default", "slurm"):
