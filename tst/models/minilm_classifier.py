@@ -22,6 +22,8 @@ import json
 import torch
 from torch import nn
 
+from tst.models.bert import Bert, base_state, mean_pool
+
 
 def base_files() -> dict:
     """The packaged model's BERT config (dict), tokenizer (tokenizer.json text) and the sha256 of its
@@ -44,22 +46,13 @@ def base_files() -> dict:
     }
 
 
-def bert_config(config: dict):
-    from transformers import BertConfig
-
-    keep = {k: v for k, v in config.items() if not k.startswith("_") and k not in ("architectures",)}
-    return BertConfig(**keep)
-
-
 class MiniLMClassifier(nn.Module):
     def __init__(self, config: dict, n_out: int = 2, dropout: float = 0.1):
-        from transformers import BertModel
-
         super().__init__()
-        self.encoder = BertModel(bert_config(config), add_pooling_layer=False)
-        self.pad_id = int(self.encoder.config.pad_token_id or 0)  # [PAD]: never inside a tokenized sentence
+        self.encoder = Bert(config)  # tst.models.bert: transformers' BertModel arithmetic and parameter names
+        self.pad_id = self.encoder.pad_id  # [PAD]: never inside a tokenized sentence
         self.dropout = nn.Dropout(dropout)
-        self.out = nn.Linear(self.encoder.config.hidden_size, n_out)
+        self.out = nn.Linear(self.encoder.hidden_size, n_out)
 
     def freeze(self, k: int) -> None:
         """Keep the embeddings and the lowest k of the encoder's layers at their weights (k = 0: train every
@@ -75,9 +68,7 @@ class MiniLMClassifier(nn.Module):
         """ids [B, T] right-padded with [PAD] (tst.evaluators.training.pad_ids) -> u [B, hidden]; the mask m is
         1 on the real wordpieces, found as the corpus classifiers find theirs."""
         mask = (ids != self.pad_id).long()
-        h = self.encoder(input_ids=ids, attention_mask=mask).last_hidden_state
-        m = mask.unsqueeze(-1).to(h.dtype)
-        return (h * m).sum(1) / m.sum(1).clamp_min(1.0)
+        return mean_pool(self.encoder(ids, mask), mask)
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         """ids [B, T] -> logits [B, n_out]."""
@@ -87,12 +78,8 @@ class MiniLMClassifier(nn.Module):
 def load_base_weights(model: MiniLMClassifier, path) -> None:
     """The packaged model's encoder weights into model.encoder (its keys have no `bert.` prefix); the head
     stays as initialised. Every encoder weight must be there; the base's unused pooler (BERT's [CLS] dense
-    layer: this classifier mean-pools) and its position_ids buffer are left out."""
-    from safetensors.torch import load_file
-
-    state = {k: v for k, v in load_file(str(path)).items() if not k.startswith("pooler.")}
-    state.pop("embeddings.position_ids", None)
-    model.encoder.load_state_dict(state, strict=True)
+    layer: this classifier mean-pools) and its position_ids buffer are left out (tst.models.bert.base_state)."""
+    model.encoder.load_state_dict(base_state(path), strict=True)
 
 
 def tokenizer_from(text: str, max_wordpieces: int):
