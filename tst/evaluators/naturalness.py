@@ -8,9 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import torch
 
-from tst.evaluators.classifiers import classifier_from_checkpoint, train_classifier
 from tst.evaluators.style_lexicon import unigram_matrix
 from tst.io import read_json, write_json
 from tst.vocab import Vocab
@@ -150,6 +148,8 @@ def train_naturalness_cnn(
 ) -> dict:
     """Checkpoint dict of a torch classifier (label 1 = human; arch "lstm", Mir's, or "cnn"), vocabulary from
     its own training text."""
+    from tst.evaluators.classifiers import train_classifier
+
     train_cfg = dict(train_cfg or {})
     tr, tr_y, dv, dv_y = split_data(human, generated, dev_fraction, train_cfg.get("seed", 1))
     vocab = Vocab.build(tr, min_count=min_count)
@@ -194,6 +194,8 @@ def save_naturalness(obj, path: str | Path, seen: list[list[str]] | None = None)
     if isinstance(obj, LRNaturalness) or str(path).endswith(".json"):
         write_json(path, obj.to_json() if isinstance(obj, LRNaturalness) else obj)
     else:
+        import torch
+
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         torch.save(obj, path)
 
@@ -203,6 +205,8 @@ def _lr_from_json(d: dict) -> LRNaturalness:
 
 
 def _cnn_from_checkpoint(ckpt: dict) -> CNNNaturalness:
+    from tst.evaluators.classifiers import classifier_from_checkpoint
+
     return CNNNaturalness(classifier_from_checkpoint(ckpt), ckpt.get("metrics"))
 
 
@@ -211,6 +215,8 @@ def load_naturalness(path: str | Path):
     if str(path).endswith(".json"):
         d, build = read_json(path), _lr_from_json
     else:
+        import torch
+
         d, build = torch.load(path, map_location="cpu", weights_only=True), _cnn_from_checkpoint
     if d.get("kind") == "naturalness_cross_fit":
         return CrossFitNaturalness([build(f) for f in d["folds"]], d["seen"])
