@@ -168,6 +168,9 @@ def score_inputs(wildcards):
             for kind in config["score"].get("naturalness") or {}
         ],
     }
+    inputs["sbert_sources"] = settings.sbert_source_files(
+        config, ds, [sp for sp, _ in runs]
+    )
     if settings.has_references(config, ds):
         inputs["references"] = per_style(layout.references, dataset=ds)
     if config["score"].get("attribute_hit", True):

@@ -3,12 +3,15 @@ of word-order-damaged copies of every honest system (tst.validity) -> validity/c
 
 from tst.io import read_lines, write_json
 from tst.logs import log_to
+from tst.metrics.sbert import preload_files
 from tst.score import Evaluators
 from tst.validity import content_separation, word_order_damage
 
 sm = snakemake  # noqa: F821 (set by Snakemake)
 with log_to(sm.log[0]):
     ev = Evaluators(sm.params.evaluators_dir, sm.input.get("bpe") or None)
+    if sm.input.get("sbert_sources"):  # the test sources' sentence embeddings (rule embed_sources)
+        preload_files(sm.input.sbert_sources)
     seed, options = sm.params.seed, sm.params.options
     refs = {style: read_lines(path) for style, path in enumerate(sm.input.get("references") or [])}
     systems = {}

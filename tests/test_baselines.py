@@ -205,6 +205,15 @@ def test_the_files_the_baseline_and_validity_rules_read():
     assert files["sources"][4:] == ["results/d/data/test.0.raw.txt", "results/d/data/test.1.raw.txt"]
     assert files["references"] == ["results/d/data/references.0.tsv", "results/d/data/references.1.tsv"]
     assert "results/d/evaluators/lm_joint.pt" in files["evaluators"] and "bpe" not in files
+    # the test sources' sentence embeddings, preloaded (sbert is on by default); none when it is off
+    assert files["sbert_sources"] == [
+        "results/d/evaluators/sbert_sources.test.npy",
+        "results/d/evaluators/sbert_sources.test.txt",
+    ]
+    assert settings.sbert_source_files({**config, "score": {"sbert": False}}, "d", ["test"]) == []
+    assert settings.sbert_source_files(config, "d", ["dev", "test", "dev"]) == [
+        f"results/d/evaluators/sbert_sources.{sp}.{ext}" for sp in ("dev", "test") for ext in ("npy", "txt")
+    ]
     report = settings.validity_report_files(config, "d")
     assert report["calibration_scores"] == [
         f"results/d/scores/{s}/test.final.json" for s in ("source", "random_target", "shuffled")

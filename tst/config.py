@@ -314,6 +314,21 @@ def test_output_files(config: dict, dataset: str, system: str) -> dict[str, list
     }
 
 
+def sbert_source_files(config: dict, dataset: str, splits) -> list[str]:
+    """The sentence embeddings of the dataset's `splits` (rule embed_sources: per split the .npy vectors and
+    the .txt texts) that score jobs preload, so that each encodes only its outputs; none when the score
+    options turn sbert off."""
+    from tst.metrics.base import resolve_options
+
+    if not resolve_options(score_options(config, dataset))["sbert"]:
+        return []
+    return [
+        layout.evaluators(dataset, names.sbert_sources_file(split, ext))
+        for split in dict.fromkeys(splits)
+        for ext in ("npy", "txt")
+    ]
+
+
 def validity_files(config: dict, dataset: str) -> dict[str, list[str]]:
     """The inputs of the validity checks (tst.validity): every validity system's test outputs and sources (two
     files each, in validity_systems order), the evaluators the checks read, the references, the BPE model."""
@@ -324,6 +339,7 @@ def validity_files(config: dict, dataset: str) -> dict[str, list[str]]:
     out = {k: [p for f in files for p in f[k]] for k in ("outputs", "sources")}
     ev = evaluator_files([*SEPARATION_KEYS, *DAMAGE_KEYS])
     out["evaluators"] = [layout.evaluators(dataset, f) for f in ev]
+    out["sbert_sources"] = sbert_source_files(config, dataset, ["test"])
     if has_references(config, dataset):
         out["references"] = [layout.references(dataset, s) for s in layout.STYLES]
     if (config["datasets"][dataset].get("bpe") or {}).get("enabled"):

@@ -107,6 +107,14 @@ EVALUATOR_FILES = [
     "idf.json",
     "style_lexicon.json",
 ]
+SBERT_SOURCES = "sbert_sources"  # sbert_sources.{split}.npy / .txt: a split's sentence embeddings (preloaded)
+
+
+def sbert_sources_file(split: str, ext: str) -> str:
+    """The embeddings (ext npy) or their texts (ext txt) of a split's sentences, in the evaluators folder."""
+    return f"{SBERT_SOURCES}.{split}.{ext}"
+
+
 NATURALNESS_KINDS = {"lr": "json", "nn": "pt"}  # naturalness/{system}.{kind}.{ext}
 
 

@@ -93,18 +93,21 @@ def test_identical_sentences_give_one(model):
     assert np.allclose(r.per_sentence, 1.0, atol=1e-6) and np.isclose(r.score, 1.0, atol=1e-6)
 
 
+class Counting:
+    """A model that records the texts it is asked to encode and encodes them with `model`."""
+
+    def __init__(self, model):
+        self.model, self.seen = model, []
+
+    def encode(self, texts, **kw):
+        self.seen += list(texts)
+        return self.model.encode(texts, **kw)
+
+
 def test_each_sentence_is_encoded_once_per_process(model):
     from tst.metrics import sbert
 
-    class Counting:
-        def __init__(self):
-            self.seen = []
-
-        def encode(self, texts, **kw):
-            self.seen += list(texts)
-            return model.encode(texts, **kw)
-
-    fake = Counting()
+    fake = Counting(model)
     first = sbert.sbert_similarity(["a b", "c d"], ["a b", "e f"], fake)
     again = sbert.sbert_similarity(["a b", "c d"], ["g h", "e f"], fake)  # same sources, one new output
     assert fake.seen == ["a b", "c d", "e f", "g h"]
@@ -133,3 +136,27 @@ def test_scoring_loads_neither_transformers_nor_gensim(tmp_path):
     )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert res.stdout.strip() == "(1, 384) ['a', 'b'] []"
+
+
+def test_preloaded_sources_are_not_encoded_again_and_score_the_same(model, tmp_path):
+    """rule embed_sources writes a split's embeddings once (save_embeddings); a score job preloads them and
+    encodes only its outputs, with the per-pair cosines of encoding everything in the job (to 1e-6: the
+    batches differ)."""
+    from tst.metrics import sbert
+
+    sources = [p[0] for p in PAIRS] + [PAIRS[0][0]]  # a repeated line is stored once
+    outputs = [p[1] for p in PAIRS] + ["the food was fine ."]
+    vec, txt = tmp_path / "s.npy", tmp_path / "s.txt"
+    assert sbert.save_embeddings([s.split() for s in sources], vec, txt, model) == 3
+    assert txt.read_text().splitlines() == [p[0] for p in PAIRS]
+    assert np.load(vec).shape == (3, 384) and np.load(vec).dtype == np.float32
+    expected = sbert.sbert_similarity(sources, outputs, model).per_sentence
+
+    fake = Counting(model)
+    assert sbert.preload_files([vec, txt], fake) == 3
+    got = sbert.sbert_similarity(sources, outputs, fake).per_sentence
+    assert fake.seen == outputs  # the sources came from the files
+    np.testing.assert_allclose(got, expected, atol=1e-6)
+    txt.write_text("one line\n")
+    with pytest.raises(ValueError, match="s.npy holds .* vectors for the 1 lines of .*s.txt"):
+        sbert.preload(vec, txt, fake)

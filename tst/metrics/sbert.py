@@ -139,6 +139,45 @@ def embed(sentences, model, batch_size: int = BATCH_SIZE) -> np.ndarray:
     return np.vstack([seen[t] for t in texts]).astype(np.float64)
 
 
+def save_embeddings(texts, vectors_path, texts_path, model=None) -> int:
+    """Embed the distinct `texts` (lines of tokens or strings) and write them for `preload`: the vectors as
+    .npy [n, 384] float32 and the texts, one per line, in the same order (two plain files, byte-reproducible).
+    The workflow's rule embed_sources writes a dataset's sources once; the 20 score jobs of a Yelp stage then
+    encode only their outputs. Returns n."""
+    model = model or load_model()
+    texts = list(dict.fromkeys(_text(s) for s in texts))
+    if any("\n" in t for t in texts):
+        raise ValueError("a text to embed holds a newline; texts are one line each")
+    vectors = embed(texts, model).astype(np.float32) if texts else np.zeros((0, 0), np.float32)
+    Path(vectors_path).parent.mkdir(parents=True, exist_ok=True)
+    np.save(vectors_path, vectors, allow_pickle=False)
+    Path(texts_path).write_text("".join(t + "\n" for t in texts), encoding="utf-8")
+    return len(texts)
+
+
+def preload(vectors_path, texts_path, model=None) -> int:
+    """Put the embeddings save_embeddings wrote into this process's cache for `model` (default: the packaged
+    one), so `embed` does not encode those texts again. A cache only: a text not in it is encoded as before.
+    Returns the number of texts; ValueError naming the files when they do not match."""
+    texts = Path(texts_path).read_text(encoding="utf-8").split("\n")[:-1]
+    vectors = np.load(vectors_path, allow_pickle=False)
+    if texts and (vectors.ndim != 2 or vectors.shape[0] != len(texts)):
+        raise ValueError(
+            f"{vectors_path} holds {vectors.shape} vectors for the {len(texts)} lines of {texts_path}; "
+            "delete both and rerun (rule embed_sources writes them together)"
+        )
+    seen = _CACHE.setdefault(id(model or load_model()), {})
+    seen.update(zip(texts, vectors.astype(np.float32)))
+    return len(texts)
+
+
+def preload_files(files, model=None) -> int:
+    """preload each (vectors .npy, texts .txt) pair of a rule's input list (tst.config.sbert_source_files, in
+    that order); the number of texts."""
+    files = [str(f) for f in files]
+    return sum(preload(v, t, model) for v, t in zip(files[::2], files[1::2]))
+
+
 def sbert_similarity(
     sources, outputs, model=None, name: str = "sbert_all_minilm_l6_v2", batch_size: int = BATCH_SIZE
 ) -> MetricResult:
