@@ -153,8 +153,8 @@ def transfer_inputs(wildcards):
 # ---- score ----
 def score_inputs(wildcards):
     """Two files (style 0, 1) per run, in run order: outputs, sources, attribute lists (and for external
-    systems the text the lists belong to); the evaluators the registry's metrics read; the system's
-    naturalness classifiers; the human references."""
+    systems the text the lists belong to); the evaluators the registry's metrics read; the sources'
+    embeddings (rule embed_sources); the naturalness classifiers; the references."""
     ds, system = wildcards.dataset, wildcards.get("system")
     runs = EXTERNAL_RUNS if system else OUR_RUNS
     system = system or names.system_name(wildcards.variant, wildcards.seed)
@@ -163,14 +163,12 @@ def score_inputs(wildcards):
         "outputs": [layout.outputs(ds, system, *run) for run in each],
         "sources": [layout.sources(ds, system, *run) for run in each],
         "evaluators": [layout.evaluators(ds, f) for f in evaluator_files()],
+        "sbert_sources": settings.sbert_source_files(config, ds, [r[0] for r in runs]),
         "naturalness": [
             layout.evaluators(ds, names.naturalness_file(system, kind))
             for kind in config["score"].get("naturalness") or {}
         ],
     }
-    inputs["sbert_sources"] = settings.sbert_source_files(
-        config, ds, [sp for sp, _ in runs]
-    )
     if settings.has_references(config, ds):
         inputs["references"] = per_style(layout.references, dataset=ds)
     if config["score"].get("attribute_hit", True):

@@ -179,6 +179,7 @@ def test_paper_scale_jobs_per_rule(repo_root, paper_dry_run):
         "train_classifier": 2,  # cnn, lstm
         "train_lm": 3,  # joint, style0, style1
         "build_embeddings": 3,  # glove, word2vec, word2vec_masked
+        "embed_sources": 2,  # the sources' sentence embeddings: dev and test (our models score both)
         "prepare_data": 1,
     }
     assert {rule: jobs.get(rule) for rule in expected} == expected
@@ -229,8 +230,8 @@ def test_slurm_submits_tens_of_group_jobs(repo_root, paper_dry_run):
     jobs = planned_jobs(paper_dry_run)
     assert total == 40  # 24 models + 6 score + 3 groups + 7 single jobs
     assert (
-        sum(jobs.values()) - sum(n for rule, n in jobs.items() if rule in local_rules(repo_root)) == 247
-    )  # 217 + 6 released x (score, 2 imports, 2 nat.)
+        sum(jobs.values()) - sum(n for rule, n in jobs.items() if rule in local_rules(repo_root)) == 249
+    )  # 217 + 6 released x (score, 2 imports, 2 nat.) + embed_sources for dev and test (in the lexicons group)
 
 
 @pytest.mark.shared_data
