@@ -66,11 +66,11 @@ def train(kind, human, generated, cfg, seed):
 
 
 with log_to(sm.log[0]):
-    if sm.wildcards.kind != "lr":  # the unigram LR needs no torch (its import is ~1.6 s of a ~5 s job)
+    kind, cfg, out = sm.wildcards.kind, sm.params.settings, sm.output[0]
+    if kind != "lr":  # the unigram LR needs no torch (its import is ~1.6 s of a ~5 s job)
         import torch
 
         torch.set_num_threads(sm.threads)
-    kind, cfg, out = sm.wildcards.kind, sm.params.settings, sm.output[0]
     seed = cfg.get("seed", 1)
     human, generated = [], []  # the system's inputs and its outputs on them, both source styles
     for src_style in (0, 1):

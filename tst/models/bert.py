@@ -196,6 +196,8 @@ class SentenceEncoder:
         normalize_embeddings: bool = False,
         show_progress_bar: bool = False,
     ) -> np.ndarray:
+        from tst.evaluators.training import pad_ids
+
         texts = list(texts)
         out = np.zeros((len(texts), self.model.hidden_size), dtype=np.float32)
         order = np.argsort([-len(t) for t in texts], kind="stable")
@@ -203,11 +205,8 @@ class SentenceEncoder:
             for start in range(0, len(order), batch_size):
                 idx = order[start : start + batch_size]
                 ids = self.tokenizer([texts[i] for i in idx])["input_ids"]
-                x = torch.full((len(ids), max(map(len, ids))), self.model.pad_id, dtype=torch.long)
-                mask = torch.zeros_like(x)
-                for r, row in enumerate(ids):
-                    x[r, : len(row)] = torch.tensor(row)
-                    mask[r, : len(row)] = 1
+                x = pad_ids(ids, self.model.pad_id)
+                mask = (x != self.model.pad_id).long()  # [PAD] never inside a tokenized sentence
                 u = mean_pool(self.model(x, mask), mask)
                 if normalize_embeddings or self.normalize:
                     u = F.normalize(u, p=2, dim=1)
