@@ -11,6 +11,7 @@ import torch
 
 from tst.device import use_bf16
 from tst.names import checkpoint_steps
+from tst.optim import Adam
 
 # evaluators.precision auto on a CPU with bf16 in hardware (tst.device.cpu_has_bf16): bf16 autocast in the
 # training steps: faster with the same dev perplexity and accuracy within seed noise (the figures:
@@ -104,7 +105,7 @@ def fit(
     device = next(model.parameters()).device
     amp = use_bf16(cfg.get("precision", "auto"), device, CPU_AUTO_BF16)
     rng = np.random.default_rng(cfg.get("seed", 1))
-    opt = torch.optim.Adam(model.parameters(), lr=cfg.get("lr", 1e-3))
+    opt = Adam(model.parameters(), lr=cfg.get("lr", 1e-3))
     k, max_epochs = int(cfg.get("evals_per_epoch", 1)), cfg.get("max_epochs", 10)
     best, best_state, bad, history = start, copy.deepcopy(model.state_dict()), 0, []
     stopped = f"max_epochs {max_epochs}"

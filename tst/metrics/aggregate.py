@@ -29,6 +29,7 @@ import torch
 from torch import nn
 
 from tst.metrics.gm import DEFAULT_T, gm_array, gm_torch
+from tst.optim import Adam
 
 FEATURES = ("acc", "sim", "pp")
 MAX_TIE_RATE = 0.5  # a fit that cannot order more than half of its training pairs is degenerate
@@ -92,7 +93,7 @@ def learn_gm(
     groups = [{"params": [t], "lr": lr}]
     if alpha:
         groups.append({"params": [log_alpha], "lr": alpha_lr})
-    opt = torch.optim.Adam(groups)
+    opt = Adam(groups)
     best, best_any = None, None
     for step in range(steps + 1):
         a = log_alpha.exp() if alpha else None
@@ -203,7 +204,7 @@ def learn_mlp(
     both = torch.cat([fp, fm])
     model.mean.copy_(both.mean(0))
     model.std.copy_(both.std(0).clamp_min(1e-6))
-    opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
+    opt = Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
     best = None
     for step in range(steps + 1):
         sp, sm = model(fp), model(fm)

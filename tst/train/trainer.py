@@ -33,6 +33,7 @@ from tst.metrics.distinct import distinct
 from tst.models import losses as L
 from tst.models.registry import build_model
 from tst.names import checkpoint_steps, epoch_label, per_epoch, whole_epochs
+from tst.optim import Adam
 from tst.train import checkpoint
 from tst.train.batching import epoch_plan, pad_batch, steps_per_epoch
 from tst.train.transfer import per_style, transfer_sentences, unmasked_path, write_transfers
@@ -480,8 +481,8 @@ def train(
 
     torch.manual_seed(seed)
     model = build_model(lam.settings, len(vocab), lam).to(device)
-    opt_g = torch.optim.Adam(model.generator_parameters(), lr=cfg["lr"], betas=tuple(cfg["betas"]))
-    opt_d = torch.optim.Adam(model.discriminator_parameters(), lr=cfg["lr"], betas=tuple(cfg["betas"]))
+    opt_g = Adam(model.generator_parameters(), lr=cfg["lr"], betas=tuple(cfg["betas"]))
+    opt_d = Adam(model.discriminator_parameters(), lr=cfg["lr"], betas=tuple(cfg["betas"]))
     if lms:
         for lm in lms:
             lm.to(device).eval()
