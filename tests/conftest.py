@@ -80,6 +80,55 @@ def run_script(
     return runpy.run_path(str(REPO / "scripts" / f"{name}.py"), init_globals={"snakemake": sm})
 
 
+SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
+
+
+def tiny_config(repo_root: Path) -> dict:
+    """config.yaml made tiny: 400 sentences per style, 2 epochs for the evaluators, M0 and M2 for 1 epoch at
+    small dimensions. Every rule of the demo still runs (tests/workflow/test_run.py, test_slurm_demo.py)."""
+    import yaml
+
+    cfg = yaml.safe_load((repo_root / "config.yaml").read_text())
+    demo = cfg["datasets"]["demo"]
+    demo["source"]["sentences_per_style"] = 400
+    ev = cfg.setdefault("evaluators", {})
+    for section in ("cnn", "lstm", "lm"):
+        ev.setdefault(section, {})["max_epochs"] = 2
+    ev.setdefault("naturalness", {}).setdefault("nn", {})["max_epochs"] = 2
+    tr = cfg["transfer"]
+    tr.update(epochs=1, run_variants=["M0", "M2"], emb_dim=16, style_dim=8, content_dim=32, disc_filters=8)
+    return cfg
+
+
+def snakemake(workdir: Path, repo_root: Path, *args, check=True):
+    """snakemake -s repo_root/Snakefile --cores 2 *args in workdir (asserts success unless check=False)."""
+    import subprocess
+
+    result = subprocess.run(
+        [SNAKEMAKE, "-s", str(repo_root / "Snakefile"), "--cores", "2", *args],
+        cwd=workdir,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=1500,
+    )
+    if check:
+        assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
+    return result
+
+
+@pytest.fixture(scope="session")
+def finished_run(repo_root, tmp_path_factory) -> Path:
+    """The tiny config run once, locally, for the whole session: test_run.py's cache checks plan against it and
+    compare a second run to it; test_slurm_demo.py compares a SLURM run to it. No test changes its bytes."""
+    import yaml
+
+    workdir = tmp_path_factory.mktemp("workflow")
+    (workdir / "config.yaml").write_text(yaml.safe_dump(tiny_config(repo_root)))
+    snakemake(workdir, repo_root)
+    return workdir
+
+
 def planned_jobs(dry_run_output: str) -> dict:
     """Rule -> count from the 'Job stats' table of a dry run ({} when nothing is to be done)."""
     jobs, in_table = {}, False

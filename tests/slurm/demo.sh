@@ -4,7 +4,9 @@
 # runs must be byte-identical (the evaluators are compared too). Prints the SLURM run's wall time, its number of
 # submissions (sbatch calls) and rule jobs, and every differing file.
 #   TST_SLURM_WORK=dir     where the two runs go (default: a new /tmp/tst-slurm-demo.* folder, kept)
-#   TST_LOCAL_RUN=dir      reuse a finished local demo run in dir (its results/demo) instead of running one
+#   TST_SLURM_CONFIG=file  the config both runs read (default: the repository's config.yaml, the demo); the
+#                          test suite passes its tiny config (tests/conftest.py) with TST_LOCAL_RUN = its run
+#   TST_LOCAL_RUN=dir      reuse a finished local run of that config in dir (its results/demo) instead of running one
 #   TST_SLURM_TIMEOUT=s    stop the SLURM run after s seconds (default 3600): a run that cannot see its jobs'
 #                          states waits forever
 set -euo pipefail
@@ -12,6 +14,7 @@ set -euo pipefail
 REPO="$(cd "$(dirname "$0")/../.." && pwd)"
 SNAKEMAKE="$REPO/.venv/bin/snakemake"
 WORK="${TST_SLURM_WORK:-$(mktemp -d /tmp/tst-slurm-demo.XXXXXX)}"
+CONFIG="${TST_SLURM_CONFIG:-$REPO/config.yaml}"
 COMPARED=(scores tables evaluators)
 REQUIRED=(scores tables)
 
@@ -19,9 +22,9 @@ log() { printf '%s\n' "demo.sh: $*" >&2; }
 
 "$REPO/tests/slurm/cluster.sh" start
 mkdir -p "$WORK/slurm" "$WORK/local"
-log "runs in $WORK"
+log "runs in $WORK, config $CONFIG"
 
-cp "$REPO/config.yaml" "$WORK/slurm/config.yaml"
+cp "$CONFIG" "$WORK/slurm/config.yaml"
 start=$(date +%s)
 if ! (cd "$WORK/slurm" && timeout "${TST_SLURM_TIMEOUT:-3600}" \
     "$SNAKEMAKE" -s "$REPO/Snakefile" --profile "$REPO/profiles/slurm") >"$WORK/slurm.log" 2>&1; then
@@ -38,7 +41,7 @@ if [ -n "${TST_LOCAL_RUN:-}" ]; then
     local_run="$TST_LOCAL_RUN"
 else
     local_run="$WORK/local"
-    cp "$REPO/config.yaml" "$local_run/config.yaml"
+    cp "$CONFIG" "$local_run/config.yaml"
     log "local run"
     if ! (cd "$local_run" && "$SNAKEMAKE" -s "$REPO/Snakefile" --cores 2) >"$WORK/local.log" 2>&1; then
         tail -n 40 "$WORK/local.log" >&2

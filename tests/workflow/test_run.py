@@ -6,53 +6,13 @@ import copy
 import json
 import os
 import shutil
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 import yaml
-from conftest import planned_jobs
-
-SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
+from conftest import planned_jobs, snakemake, tiny_config
 
 pytestmark = pytest.mark.slow
-
-
-def tiny_config(repo_root: Path) -> dict:
-    cfg = yaml.safe_load((repo_root / "config.yaml").read_text())
-    demo = cfg["datasets"]["demo"]
-    demo["source"]["sentences_per_style"] = 400
-    ev = cfg.setdefault("evaluators", {})
-    for section in ("cnn", "lstm", "lm"):
-        ev.setdefault(section, {})["max_epochs"] = 2
-    ev.setdefault("naturalness", {}).setdefault("nn", {})["max_epochs"] = 2
-    tr = cfg["transfer"]
-    tr.update(epochs=1, run_variants=["M0", "M2"], emb_dim=16, style_dim=8, content_dim=32, disc_filters=8)
-    return cfg
-
-
-def snakemake(workdir: Path, repo_root: Path, *args, check=True):
-    result = subprocess.run(
-        [SNAKEMAKE, "-s", str(repo_root / "Snakefile"), "--cores", "2", *args],
-        cwd=workdir,
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=1500,
-    )
-    if check:
-        assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
-    return result
-
-
-@pytest.fixture(scope="module")
-def finished_run(repo_root, tmp_path_factory):
-    workdir = tmp_path_factory.mktemp("workflow")
-    (workdir / "config.yaml").write_text(yaml.safe_dump(tiny_config(repo_root)))
-    snakemake(workdir, repo_root)
-    return workdir
 
 
 def test_every_stage_produces_its_artifacts(finished_run):
