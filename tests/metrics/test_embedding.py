@@ -1,6 +1,10 @@
 """Sim, content preservation and WMD against hand-computed values (tiny 2-d embeddings)."""
 
 import math
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from conftest import Emb
@@ -54,6 +58,21 @@ def test_random_pair_with_two_sentences_swaps_them():
     big = random_pair_content_preservation(["a b", "c", "a"] * 5, ["a b", "c", "a"] * 5, e, seed=1)
     again = random_pair_content_preservation(["a b", "c", "a"] * 5, ["a b", "c", "a"] * 5, e, seed=1)
     assert big.per_sentence == again.per_sentence  # seeded
+
+
+def test_wmd_solves_without_importing_scikit_learn():
+    """POT is imported with scikit-learn unimportable (its k-means, ~0.7 s per score job); emd2 still solves:
+    the crossing case of test_wmd_hand_cases, 1.0 by hand."""
+    script = (
+        "import sys\n"
+        "from conftest import Emb\n"
+        "from tst.metrics.wmd import VectorCache, word_movers_distance\n"
+        "v = VectorCache(Emb({'a': [0, 0], 'b': [1, 0], 'c': [0, 1], 'd': [1, 1]}))\n"
+        "print(word_movers_distance(['a', 'b'], ['c', 'd'], v), 'ot' in sys.modules, 'sklearn' in sys.modules)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env)
+    assert r.stdout.split() == ["1.0", "True", "False"]
 
 
 def test_vader_lexicon_holds_sentiment_words_only():

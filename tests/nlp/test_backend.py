@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from tst.nlp.backend import needs_torch, unimportable
+from tst.nlp.backend import needs_torch
 
 
 def test_the_packaged_cnn_pipeline_needs_no_torch():
@@ -26,18 +26,6 @@ def test_a_transformer_pipeline_or_an_unreadable_one_keeps_torch(tmp_path):
     no_config.mkdir()
     assert needs_torch(str(trf)) and needs_torch(str(torch_layer)) and needs_torch(str(no_config))
     assert needs_torch("no_such_pipeline_installed")
-
-
-def test_unimportable_blocks_inside_the_block_only(tmp_path, monkeypatch):
-    (tmp_path / "tst_probe_module.py").write_text("VALUE = 7\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    with unimportable("tst_probe_module"), pytest.raises(ImportError):
-        import tst_probe_module
-    import tst_probe_module
-
-    assert tst_probe_module.VALUE == 7
-    with unimportable("tst_probe_module"):  # already imported: left as it is
-        assert sys.modules["tst_probe_module"] is tst_probe_module
 
 
 def test_spacy_parses_without_importing_torch():

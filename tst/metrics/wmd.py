@@ -9,6 +9,7 @@ import numpy as np
 
 from tst.evaluators.embeddings import describe_embeddings
 from tst.evaluators.style_lexicon import STYLE_MASK, mask_style_words, remove_style_words, style_words
+from tst.imports import unimportable
 from tst.metrics.base import STYLE_LEXICON, Context, Metric, MetricResult
 from tst.names import EMBEDDINGS
 
@@ -62,7 +63,8 @@ def word_movers_distance(a, b, vectors) -> float | None:
     M = np.sqrt(((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))  # Euclidean ground distance
     da = np.array([ca[t] for t in wa], dtype=np.float64)
     db = np.array([cb[t] for t in wb], dtype=np.float64)
-    import ot
+    with unimportable("sklearn"):  # POT imports scikit-learn for its k-means (~0.7 s); emd2 does not use it
+        import ot
 
     return float(ot.emd2(da / da.sum(), db / db.sum(), M))
 

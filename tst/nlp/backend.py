@@ -11,6 +11,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tst.imports import unimportable
+
 STANZA_FIX = (
     "Stanza's English models are missing. Download them once with "
     "`python -c \"import stanza; stanza.download('en')\"`, or point config key nlp.stanza_dir "
@@ -48,20 +50,6 @@ class NLPBackend:
 
 
 # ---------------------------------------------------------------------------------------------- spaCy
-
-
-@contextlib.contextmanager
-def unimportable(name: str):
-    """`import name` raises ImportError inside the block (Python's sys.modules[name] = None convention); after it
-    the module imports as usual. For libraries that import an optional package whenever it is installed."""
-    if name in sys.modules:
-        yield
-        return
-    sys.modules[name] = None
-    try:
-        yield
-    finally:
-        del sys.modules[name]
 
 
 def needs_torch(model: str) -> bool:
