@@ -24,6 +24,7 @@ rule score_ours:
         "logs/score/{dataset}/{variant}.seed{seed}.log",
     benchmark:
         "benchmarks/score/{dataset}/{variant}.seed{seed}.tsv"
+    priority: 5  # the longest score jobs (every checkpoint): first, so none is left to run alone at the end
     conda:
         env("score")
     params:

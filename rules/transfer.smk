@@ -19,6 +19,7 @@ rule train_transfer:
         "logs/train_transfer/{dataset}/{variant}.seed{seed}.log",
     benchmark:
         "benchmarks/train_transfer/{dataset}/{variant}.seed{seed}.tsv"
+    priority: 5  # the run's longest chain: training -> test transfers -> the model's scores
     conda:
         env("transfer")
     threads: TRANSFER_JOB["threads"]
@@ -54,6 +55,7 @@ rule transfer_test:
         ],
     log:
         "logs/transfer_test/{dataset}/{variant}.seed{seed}.log",
+    priority: 10  # seconds; the model's score and naturalness jobs wait for it (the demo: one waited 2 min)
     conda:
         env("transfer")
     threads: TRANSFER_JOB["threads"]
