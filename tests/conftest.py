@@ -6,10 +6,12 @@ helpers by its name (`from test_trainer import CFG`), wherever it lives: every t
 so test module names are unique across folders (pytest's default import mode needs that anyway)."""
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 TEST_FOLDERS = sorted(p for p in Path(__file__).parent.iterdir() if p.is_dir() and any(p.glob("test_*.py")))
@@ -86,8 +88,6 @@ SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 def tiny_config(repo_root: Path) -> dict:
     """config.yaml made tiny: 400 sentences per style, 2 epochs for the evaluators, M0 and M2 for 1 epoch at
     small dimensions. Every rule of the demo still runs (tests/workflow/test_run.py, test_slurm_demo.py)."""
-    import yaml
-
     cfg = yaml.safe_load((repo_root / "config.yaml").read_text())
     demo = cfg["datasets"]["demo"]
     demo["source"]["sentences_per_style"] = 400
@@ -102,8 +102,6 @@ def tiny_config(repo_root: Path) -> dict:
 
 def snakemake(workdir: Path, repo_root: Path, *args, check=True):
     """snakemake -s repo_root/Snakefile --cores 2 *args in workdir (asserts success unless check=False)."""
-    import subprocess
-
     result = subprocess.run(
         [SNAKEMAKE, "-s", str(repo_root / "Snakefile"), "--cores", "2", *args],
         cwd=workdir,
@@ -121,8 +119,6 @@ def snakemake(workdir: Path, repo_root: Path, *args, check=True):
 def finished_run(repo_root, tmp_path_factory) -> Path:
     """The tiny config run once, locally, for the whole session: test_run.py's cache checks plan against it and
     compare a second run to it; test_slurm_demo.py compares a SLURM run to it. No test changes its bytes."""
-    import yaml
-
     workdir = tmp_path_factory.mktemp("workflow")
     (workdir / "config.yaml").write_text(yaml.safe_dump(tiny_config(repo_root)))
     snakemake(workdir, repo_root)

