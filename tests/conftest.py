@@ -5,7 +5,9 @@ the Snakefile, rules and profiles; a top-level module's tests at the top). A tes
 helpers by its name (`from test_trainer import CFG`), wherever it lives: every test folder is put on sys.path here,
 so test module names are unique across folders (pytest's default import mode needs that anyway)."""
 
+import fcntl
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +18,15 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 TEST_FOLDERS = sorted(p for p in Path(__file__).parent.iterdir() if p.is_dir() and any(p.glob("test_*.py")))
 sys.path[:0] = [str(p) for p in TEST_FOLDERS]
+
+
+# Started first, so that pytest-xdist gives it a worker at once: the SLURM run mostly waits (submissions, status
+# checks), and the other worker runs the rest of the suite meanwhile; started last, it would run alone at the end.
+FIRST = ("tests/workflow/test_slurm_demo.py::test_demo_through_slurm_equals_a_local_run",)
+
+
+def pytest_collection_modifyitems(items):
+    items.sort(key=lambda item: item.nodeid not in FIRST)  # a stable sort: the others keep their order
 
 
 def shared_data_path() -> Path | None:
@@ -115,13 +126,34 @@ def snakemake(workdir: Path, repo_root: Path, *args, check=True):
     return result
 
 
+def session_folder(tmp_path_factory) -> Path:
+    """A folder of this pytest session that every pytest-xdist worker sees (`make test` runs 2 workers): the
+    parent of a worker's basetemp (pytest-N/popen-gwK), or basetemp itself without xdist."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def shared_run_folder(tmp_path_factory) -> Path:
+    """Where finished_run runs the tiny config (known before the run: test_slurm_demo.py starts beside it)."""
+    return session_folder(tmp_path_factory) / "finished_run"
+
+
 @pytest.fixture(scope="session")
 def finished_run(repo_root, tmp_path_factory) -> Path:
     """The tiny config run once, locally, for the whole session: test_run.py's cache checks plan against it and
-    compare a second run to it; test_slurm_demo.py compares a SLURM run to it. No test changes its bytes."""
-    workdir = tmp_path_factory.mktemp("workflow")
-    (workdir / "config.yaml").write_text(yaml.safe_dump(tiny_config(repo_root)))
-    snakemake(workdir, repo_root)
+    compare a second run to it; test_slurm_demo.py compares a SLURM run to it. No test changes its bytes.
+    With pytest-xdist the first worker to need it runs it while a file lock holds the others, which then reuse it;
+    a failed run is deleted and run again by the next worker that asks (and fails there too, with its log)."""
+    workdir = shared_run_folder(tmp_path_factory)
+    done = workdir.with_name(workdir.name + ".done")
+    with open(workdir.with_name(workdir.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not done.exists():
+            shutil.rmtree(workdir, ignore_errors=True)
+            workdir.mkdir()
+            (workdir / "config.yaml").write_text(yaml.safe_dump(tiny_config(repo_root)))
+            snakemake(workdir, repo_root)
+            done.touch()
     return workdir
 
 

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # make test-slurm: the demo (config.yaml) through a single-node SLURM with `snakemake --profile profiles/slurm` and
-# no other flag, then locally (`snakemake --cores 2`), each in its own folder; the scores and tables of the two
-# runs must be byte-identical (the evaluators are compared too). Prints the SLURM run's wall time, its number of
-# submissions (sbatch calls) and rule jobs, and every differing file.
+# no other flag (unless TST_SLURM_POLL below), then locally (`snakemake --cores 2`), each in its own folder; the
+# scores and tables of the two runs must be byte-identical (the evaluators are compared too). Prints the SLURM
+# run's wall time, its number of submissions (sbatch calls) and rule jobs, and every differing file.
 #   TST_SLURM_WORK=dir     where the two runs go (default: a new /tmp/tst-slurm-demo.* folder, kept)
 #   TST_SLURM_CONFIG=file  the config both runs read (default: the repository's config.yaml, the demo); the
 #                          test suite passes its tiny config (tests/conftest.py) with TST_LOCAL_RUN = its run
 #   TST_LOCAL_RUN=dir      reuse a finished local run of that config in dir (its results/demo) instead of running one
+#   TST_SLURM_POLL=s       first status check s seconds after a submission (the plugin's default: 40; then +10 s
+#                          per check that finds no job finished, at most 180): the test suite passes 5
 #   TST_SLURM_TIMEOUT=s    stop the SLURM run after s seconds (default 3600): a run that cannot see its jobs'
 #                          states waits forever
 set -euo pipefail
@@ -25,9 +27,13 @@ mkdir -p "$WORK/slurm" "$WORK/local"
 log "runs in $WORK, config $CONFIG"
 
 cp "$CONFIG" "$WORK/slurm/config.yaml"
+poll=()
+if [ -n "${TST_SLURM_POLL:-}" ]; then
+    poll=(--slurm-init-seconds-before-status-checks "$TST_SLURM_POLL")
+fi
 start=$(date +%s)
 if ! (cd "$WORK/slurm" && timeout "${TST_SLURM_TIMEOUT:-3600}" \
-    "$SNAKEMAKE" -s "$REPO/Snakefile" --profile "$REPO/profiles/slurm") >"$WORK/slurm.log" 2>&1; then
+    "$SNAKEMAKE" -s "$REPO/Snakefile" --profile "$REPO/profiles/slurm" "${poll[@]}") >"$WORK/slurm.log" 2>&1; then
     tail -n 40 "$WORK/slurm.log" >&2
     log "the SLURM run failed or timed out; its log: $WORK/slurm.log"
     exit 1
