@@ -13,10 +13,11 @@ scores, and the LMs' dev perplexities.
 
 import argparse
 import csv
-import json
 from pathlib import Path
 
 import torch
+
+from tst.io import read_json
 
 
 def table(results: Path) -> dict:
@@ -31,9 +32,10 @@ def leaderboard(results: Path) -> dict:
     }
 
 
-def metric(results: Path, system: str, name: str) -> float:
-    scores = json.loads((results / "scores" / system / "test.final.json").read_text())["metrics"]
-    return scores[name]["score"]
+def metrics(results: Path, system: str) -> dict:
+    """metric name -> corpus score of a system's test outputs."""
+    scores = read_json(results / "scores" / system / "test.final.json")["metrics"]
+    return {name: m["score"] for name, m in scores.items()}
 
 
 def dev_pp(results: Path, lm: str) -> str:
@@ -49,17 +51,13 @@ def main():
     tb, ta = table(a.before), table(a.after)
     print("| metric | aspect | level | Spearman before | after | change | |")
     print("|---|---|---|---:|---:|---:|---|")
-    for key in ta:
-        if key in tb and abs(ta[key] - tb[key]) > 1e-6:
-            change = ta[key] - tb[key]
-            mark = (
-                "sign changed"
-                if (ta[key] > 0) != (tb[key] > 0)
-                else ("over 0.05" if abs(change) > 0.05 else "")
-            )
-            print(f"| {' | '.join(key)} | {tb[key]:+.3f} | {ta[key]:+.3f} | {change:+.3f} | {mark} |")
-    unchanged = sum(1 for k in ta if k in tb and abs(ta[k] - tb[k]) <= 1e-6)
-    print(f"\n{unchanged} of {len(ta)} rows unchanged.\n")
+    changed = [k for k in ta if k in tb and abs(ta[k] - tb[k]) > 1e-6]
+    for key in changed:
+        change = ta[key] - tb[key]
+        sign = (ta[key] > 0) != (tb[key] > 0)
+        mark = "sign changed" if sign else ("over 0.05" if abs(change) > 0.05 else "")
+        print(f"| {' | '.join(key)} | {tb[key]:+.3f} | {ta[key]:+.3f} | {change:+.3f} | {mark} |")
+    print(f"\n{sum(k in tb for k in ta) - len(changed)} of {len(ta)} rows unchanged.\n")
     lb, la = leaderboard(a.before), leaderboard(a.after)
     print(
         "| system | PP before | PP after | after / before | PP-target before | after | GM before | GM after |"
@@ -67,8 +65,8 @@ def main():
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for f in sorted((a.after / "scores").glob("*/test.final.json")):
         s = f.parent.name
-        pb, pa = metric(a.before, s, "pp_joint"), metric(a.after, s, "pp_joint")
-        tb_, ta_ = metric(a.before, s, "pp_target"), metric(a.after, s, "pp_target")
+        mb, ma = metrics(a.before, s), metrics(a.after, s)
+        pb, pa, tb_, ta_ = mb["pp_joint"], ma["pp_joint"], mb["pp_target"], ma["pp_target"]
         gm = {
             k: f"{float(t[s]['gm']):.2f}" if t.get(s, {}).get("gm") else "-"
             for k, t in (("b", lb), ("a", la))

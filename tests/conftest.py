@@ -126,16 +126,12 @@ def snakemake(workdir: Path, repo_root: Path, *args, check=True):
     return result
 
 
-def session_folder(tmp_path_factory) -> Path:
-    """A folder of this pytest session that every pytest-xdist worker sees (`make test` runs 2 workers): the
-    parent of a worker's basetemp (pytest-N/popen-gwK), or basetemp itself without xdist."""
-    base = tmp_path_factory.getbasetemp()
-    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-
-
 def shared_run_folder(tmp_path_factory) -> Path:
-    """Where finished_run runs the tiny config (known before the run: test_slurm_demo.py starts beside it)."""
-    return session_folder(tmp_path_factory) / "finished_run"
+    """Where finished_run runs the tiny config, known before the run (test_slurm_demo.py starts beside it): in the
+    session's folder that every pytest-xdist worker sees (`make test` runs 2), the parent of a worker's basetemp
+    (pytest-N/popen-gwK), or basetemp itself without xdist."""
+    base = tmp_path_factory.getbasetemp()
+    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "finished_run"
 
 
 @pytest.fixture(scope="session")
