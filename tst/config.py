@@ -184,14 +184,14 @@ def trained_datasets(config: dict) -> list[str]:
 
 
 # Evaluator sections a dataset may adjust for itself (datasets.<name>.<section>: keys over evaluators.<section>)
-DATASET_EVALUATOR_KEYS = ("acceptability", "lm")
+DATASET_EVALUATOR_KEYS = ("acceptability", "lm", "cnn", "lstm")
 
 
 def evaluator_settings(config: dict, section: str, dataset: str) -> dict:
     """Model + training settings of one evaluator section; the vocabulary min_count defaults to the dataset's,
     the device to evaluators.device, the precision to evaluators.precision; a section of DATASET_EVALUATOR_KEYS
     takes the dataset's own keys over the global ones (the demo's small corpus trains its acceptability shorter and
-    its LMs at a smaller batch)."""
+    its LMs and style classifiers at a smaller batch)."""
     ev = config.get("evaluators") or {}
     own = (
         (config.get("datasets") or {}).get(dataset, {}).get(section)
