@@ -8,8 +8,6 @@
 # params.options = tst.config.score_options (cp_lexicon, cp_seed, sbert, pp_count_eos, extra_metrics, and
 # the dataset's references release, named in the ref-BLEU variants): changing one reruns the scores.
 # Lines longer than params.max_words tokens are cut and counted (n_truncated; tst.config.score_max_words).
-# A score job computes with evaluators.threads torch threads, the threads it asks for (torch's default, every
-# core, oversubscribed the cores when several ran side by side).
 
 
 rule score_ours:
@@ -27,7 +25,6 @@ rule score_ours:
     benchmark:
         "benchmarks/score/{dataset}/{variant}.seed{seed}.tsv"
     priority: 5  # the longest score jobs (every checkpoint): first, so none is left to run alone at the end
-    threads: EV_JOB["threads"]
     conda:
         env("score")
     params:
@@ -50,7 +47,6 @@ rule score_external:
         "logs/score/{dataset}/{system}.log",
     benchmark:
         "benchmarks/score/{dataset}/{system}.tsv"
-    threads: EV_JOB["threads"]
     conda:
         env("score")
     params:

@@ -35,7 +35,6 @@ rule validity_checks:
     benchmark:
         "benchmarks/validity_checks/{dataset}.tsv"
     priority: 5  # one ~3 min job the tables wait for: start it beside the score jobs, not after them
-    threads: EV_JOB["threads"]  # its torch threads, as the score jobs'
     conda:
         env("score")
     params:

@@ -6,8 +6,6 @@ bpe.model: the classifiers and LMs trained on pieces read the word-level text en
 import logging
 from pathlib import Path
 
-import torch
-
 from tst.logs import log_to
 from tst.metrics.sbert import preload_files
 from tst.names import system_name
@@ -15,7 +13,6 @@ from tst.score import Evaluators, coverage_warnings, score_files, score_meta
 
 sm = snakemake  # noqa: F821 (set by Snakemake)
 with log_to(sm.log[0]):
-    torch.set_num_threads(sm.threads)  # the threads the job asks for (evaluators.threads), not every core
     w = sm.wildcards
     system = w.get("system") or system_name(w.variant, w.seed)
     evaluators = Evaluators(Path(sm.input.evaluators[0]).parent, bpe=sm.input.get("bpe") or None)

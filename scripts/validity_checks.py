@@ -1,8 +1,6 @@
 """Rule validity_checks: content separation of every content metric on the human references, and the scores
 of word-order-damaged copies of every honest system (tst.validity) -> validity/checks.json."""
 
-import torch
-
 from tst.io import read_lines, write_json
 from tst.logs import log_to
 from tst.metrics.sbert import preload_files
@@ -11,7 +9,6 @@ from tst.validity import content_separation, word_order_damage
 
 sm = snakemake  # noqa: F821 (set by Snakemake)
 with log_to(sm.log[0]):
-    torch.set_num_threads(sm.threads)  # the threads the job asks for (evaluators.threads), not every core
     ev = Evaluators(sm.params.evaluators_dir, sm.input.get("bpe") or None)
     if sm.input.get("sbert_sources"):  # the test sources' sentence embeddings (rule embed_sources)
         preload_files(sm.input.sbert_sources)

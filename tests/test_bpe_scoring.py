@@ -154,10 +154,6 @@ def test_score_script_passes_the_bpe_model(trained, tmp_path):
     write_lines(src[0], ["the kind dog was old there ."])
     write_lines(src[1], ["the quick man was sad there ."])
     out = tmp_path / "scores.json"
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(2)  # as torch's default on a 2-core machine: the job must ask for its own
     run_script(
         "score",
         input={
@@ -170,11 +166,7 @@ def test_score_script_passes_the_bpe_model(trained, tmp_path):
         params={"runs": [("test", "final")], "options": {}, "max_words": 60},  # as rule score_* passes them
         wildcards={"dataset": "lit", "system": "source"},
         log=[str(tmp_path / "log.txt")],
-        threads=1,
     )
-    threads = torch.get_num_threads()
-    torch.set_num_threads(before)
-    assert threads == 1  # the job's declared threads (rule score_*: evaluators.threads), not every core
     obj = read_json(out)
     assert obj["metrics"]["acc"]["score"] == 0.0
     assert obj["units"]["style_cnn.pt"]["unk_rate"] == 0.0 and obj["units"]["style_cnn.pt"]["units"] == "bpe"
