@@ -14,6 +14,7 @@ rule train_classifier:
         "benchmarks/train_classifier/{dataset}/{kind}.tsv"
     wildcard_constraints:
         kind=layout.CONSTRAINTS["classifier"],
+    priority: 8  # after the joint LM and the acceptability start: the validity checks and every score job wait for the CNN
     conda:
         env("evaluators")
     threads: EV_JOB["threads"]
