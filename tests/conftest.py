@@ -153,6 +153,56 @@ def finished_run(repo_root, tmp_path_factory) -> Path:
     return workdir
 
 
+WORKFLOW_FILES = (
+    "Snakefile",
+    "config.yaml",
+    "rules",
+    "scripts",
+    "tst",
+    "envs",
+    "schemas",
+    "profiles",
+    "report",
+)
+
+
+def copy_workflow(repo_root: Path, clone: Path) -> Path:
+    """A copy of the workflow and its package in clone (what a moved or second clone is)."""
+    clone.mkdir()
+    for name in WORKFLOW_FILES:
+        src = repo_root / name
+        if src.is_dir():
+            shutil.copytree(src, clone / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(src, clone / name)
+    return clone
+
+
+def slurm_test_skip_reason() -> str | None:
+    """Why test_slurm_demo.py's run through SLURM is skipped here, or None when it runs (it needs a cluster)."""
+    if os.environ.get("TST_SLURM_TEST") != "1":
+        return "a run through SLURM, on a cluster: set TST_SLURM_TEST=1 (make test-slurm runs tests/slurm/demo.sh)"
+    if shutil.which("sbatch") is None and os.geteuid() != 0:
+        return "sbatch not found and not root (apt-get install slurm-wlm munge): no SLURM to run on"
+    return None
+
+
+def assert_same_artifacts(first: Path, second: Path) -> int:
+    """Two runs of the same config wrote the same bytes: every file of results/demo's scores, data, evaluators
+    and tables, the same files in both. Returns how many files were compared."""
+    first_ds, second_ds = first / "results" / "demo", second / "results" / "demo"
+    compared = 0
+    for folder in ("scores", "data", "evaluators", "tables"):
+        files = sorted(p.relative_to(first_ds) for p in (first_ds / folder).rglob("*") if p.is_file())
+        assert files == sorted(
+            p.relative_to(second_ds) for p in (second_ds / folder).rglob("*") if p.is_file()
+        )
+        for rel in files:
+            assert (first_ds / rel).read_bytes() == (second_ds / rel).read_bytes(), f"{rel} differs"
+            compared += 1
+    return compared
+
+
 def planned_jobs(dry_run_output: str) -> dict:
     """Rule -> count from the 'Job stats' table of a dry run ({} when nothing is to be done)."""
     jobs, in_table = {}, False

@@ -6,6 +6,8 @@
 #   TST_SLURM_WORK=dir     where the two runs go (default: a new /tmp/tst-slurm-demo.* folder, kept)
 #   TST_SLURM_CONFIG=file  the config both runs read (default: the repository's config.yaml, the demo); the
 #                          test suite passes its tiny config (tests/conftest.py) with TST_LOCAL_RUN = its run
+#   TST_SLURM_WORKFLOW=dir the copy of the workflow (Snakefile, rules, profiles ...) the SLURM run starts from
+#                          (default: this repository); the test suite passes another copy (tests/conftest.py)
 #   TST_LOCAL_RUN=dir      reuse a finished local run of that config in dir (its results/demo) instead of running one
 #   TST_SLURM_POLL=s       first status check s seconds after a submission (the plugin's default: 40; then +10 s
 #                          per check that finds no job finished, at most 180): the test suite passes 5
@@ -17,6 +19,7 @@ REPO="$(cd "$(dirname "$0")/../.." && pwd)"
 SNAKEMAKE="$REPO/.venv/bin/snakemake"
 WORK="${TST_SLURM_WORK:-$(mktemp -d /tmp/tst-slurm-demo.XXXXXX)}"
 CONFIG="${TST_SLURM_CONFIG:-$REPO/config.yaml}"
+WORKFLOW="${TST_SLURM_WORKFLOW:-$REPO}"
 COMPARED=(scores tables evaluators)
 REQUIRED=(scores tables)
 
@@ -24,7 +27,7 @@ log() { printf '%s\n' "demo.sh: $*" >&2; }
 
 "$REPO/tests/slurm/cluster.sh" start
 mkdir -p "$WORK/slurm" "$WORK/local"
-log "runs in $WORK, config $CONFIG"
+log "runs in $WORK, config $CONFIG, workflow $WORKFLOW"
 
 cp "$CONFIG" "$WORK/slurm/config.yaml"
 poll=()
@@ -33,7 +36,7 @@ if [ -n "${TST_SLURM_POLL:-}" ]; then
 fi
 start=$(date +%s)
 if ! (cd "$WORK/slurm" && timeout "${TST_SLURM_TIMEOUT:-3600}" \
-    "$SNAKEMAKE" -s "$REPO/Snakefile" --profile "$REPO/profiles/slurm" "${poll[@]}") >"$WORK/slurm.log" 2>&1; then
+    "$SNAKEMAKE" -s "$WORKFLOW/Snakefile" --profile "$WORKFLOW/profiles/slurm" "${poll[@]}") >"$WORK/slurm.log" 2>&1; then
     tail -n 40 "$WORK/slurm.log" >&2
     log "the SLURM run failed or timed out; its log: $WORK/slurm.log"
     exit 1

@@ -10,7 +10,14 @@ import time
 
 import pytest
 import yaml
-from conftest import planned_jobs, snakemake, tiny_config
+from conftest import (
+    assert_same_artifacts,
+    copy_workflow,
+    planned_jobs,
+    slurm_test_skip_reason,
+    snakemake,
+    tiny_config,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -60,25 +67,7 @@ def test_second_run_has_nothing_to_do(finished_run, repo_root):
 @pytest.fixture()
 def moved_clone(repo_root, tmp_path):
     """A copy of the workflow and its package elsewhere (what a moved or second clone is)."""
-    clone = tmp_path / "clone"
-    clone.mkdir()
-    for name in (
-        "Snakefile",
-        "config.yaml",
-        "rules",
-        "scripts",
-        "tst",
-        "envs",
-        "schemas",
-        "profiles",
-        "report",
-    ):
-        src = repo_root / name
-        if src.is_dir():
-            shutil.copytree(src, clone / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(src, clone / name)
-    return clone
+    return copy_workflow(repo_root, tmp_path / "clone")
 
 
 def test_moved_clone_and_touched_scripts_plan_nothing(finished_run, moved_clone):
@@ -193,19 +182,14 @@ def test_identical_runs_write_identical_artifacts(finished_run, moved_clone, tmp
     """A second run of the same config (from another clone, in another folder) writes the same bytes: no
     timing, date, host or path inside any artifact (issue: evaluator epoch_seconds and report.json seconds
     made every score file's evaluator sha256 differ). Compared: every score JSON and TSV, the prepared data,
-    the evaluators and the tables."""
+    the evaluators and the tables. Where the SLURM test runs, its run through SLURM is this second run (from
+    another clone, in another folder, compared the same way), so the tiny config is not run a third time."""
+    if slurm_test_skip_reason() is None:
+        pytest.skip(
+            "test_slurm_demo.py's SLURM run is the second run here, compared with assert_same_artifacts"
+        )
     second = tmp_path / "second"
     second.mkdir()
     shutil.copy(finished_run / "config.yaml", second / "config.yaml")
     snakemake(second, moved_clone)
-    first_ds, second_ds = finished_run / "results" / "demo", second / "results" / "demo"
-    compared = 0
-    for folder in ("scores", "data", "evaluators", "tables"):
-        files = sorted(p.relative_to(first_ds) for p in (first_ds / folder).rglob("*") if p.is_file())
-        assert files == sorted(
-            p.relative_to(second_ds) for p in (second_ds / folder).rglob("*") if p.is_file()
-        )
-        for rel in files:
-            assert (first_ds / rel).read_bytes() == (second_ds / rel).read_bytes(), f"{rel} differs"
-            compared += 1
-    assert compared > 50
+    assert assert_same_artifacts(finished_run, second) > 50

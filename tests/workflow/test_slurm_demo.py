@@ -6,13 +6,18 @@ finished_run), so it adds one tiny run through SLURM instead of two demo runs; i
 only when asked: TST_SLURM_TEST=1."""
 
 import os
-import shutil
 import signal
 import subprocess
 
 import pytest
 import yaml
-from conftest import shared_run_folder, tiny_config
+from conftest import (
+    assert_same_artifacts,
+    copy_workflow,
+    shared_run_folder,
+    slurm_test_skip_reason,
+    tiny_config,
+)
 
 SCRIPTS = ("cluster.sh", "demo.sh")
 
@@ -26,19 +31,19 @@ def test_scripts_parse(repo_root, script):
 
 @pytest.mark.slurm
 def test_demo_through_slurm_equals_a_local_run(repo_root, tmp_path, tmp_path_factory, request):
-    if os.environ.get("TST_SLURM_TEST") != "1":
-        pytest.skip(
-            "a run through SLURM, on a cluster: set TST_SLURM_TEST=1 "
-            "(make test-slurm runs tests/slurm/demo.sh)"
-        )
-    if shutil.which("sbatch") is None and os.geteuid() != 0:
-        pytest.skip("sbatch not found and not root (apt-get install slurm-wlm munge): no SLURM to run on")
+    """The SLURM run goes from another copy of the workflow (copy_workflow), in another folder: it is also
+    test_run.py's second run of the same config (test_identical_runs_write_identical_artifacts skips where
+    this test runs), so every score, data, evaluator and table file must be byte-identical to the local run's."""
+    reason = slurm_test_skip_reason()
+    if reason:
+        pytest.skip(reason)
     # The SLURM run starts first, beside the shared local run of the same config (finished_run: run here, or
     # by the other xdist worker, or already done); demo.sh compares the two after its SLURM run, which is the
     # slower (the same jobs behind submissions and status checks); were the local run ever unfinished then, the
     # compare would find its files missing and fail. Status checks every 5 s from the first (the plugin's default
     # first check waits 40 s, on every submission of this short run).
     (tmp_path / "tiny.yaml").write_text(yaml.safe_dump(tiny_config(repo_root)))
+    clone = copy_workflow(repo_root, tmp_path / "clone")
     output = tmp_path / "demo.sh.log"
     with open(output, "w") as out:
         script = subprocess.Popen(
@@ -47,6 +52,7 @@ def test_demo_through_slurm_equals_a_local_run(repo_root, tmp_path, tmp_path_fac
                 **os.environ,
                 "TST_SLURM_WORK": str(tmp_path / "runs"),
                 "TST_SLURM_CONFIG": str(tmp_path / "tiny.yaml"),
+                "TST_SLURM_WORKFLOW": str(clone),
                 "TST_LOCAL_RUN": str(shared_run_folder(tmp_path_factory)),
                 "TST_SLURM_POLL": "5",
             },
@@ -64,3 +70,4 @@ def test_demo_through_slurm_equals_a_local_run(repo_root, tmp_path, tmp_path_fac
     assert returncode == 0, log[-4000:]
     assert (finished_run / "config.yaml").read_text() == (tmp_path / "tiny.yaml").read_text()
     assert "results/demo/scores:" in log and "byte-identical" in log
+    assert assert_same_artifacts(finished_run, tmp_path / "runs" / "slurm") > 50
