@@ -363,7 +363,8 @@ def test_schema_defs_are_used_and_blocks_not_repeated(repo_root):
     schema = yaml.safe_load((repo_root / "schemas" / "config.schema.yaml").read_text())
     refs = _refs(schema)
     assert {r.removeprefix("#/$defs/") for r in refs} == set(schema["$defs"])
-    assert refs.count("#/$defs/neural_evaluator") == 3  # evaluators.cnn, lstm, naturalness.nn
+    # evaluators.cnn, lstm, naturalness.nn, and datasets.<name>.cnn, lstm
+    assert refs.count("#/$defs/neural_evaluator") == 5
     # evaluators.lm and datasets.<name>.lm: the same properties as neural_evaluator (a YAML merge) + its own
     assert refs.count("#/$defs/language_model") == 2
     lm = schema["$defs"]["language_model"]["properties"]
