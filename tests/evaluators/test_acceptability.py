@@ -476,11 +476,11 @@ def test_a_dataset_adjusts_its_own_acceptability_keys(repo_root):
     600 sentences per style); other sections and datasets keep the global block."""
     import yaml
 
-    from tst.config import evaluator_settings
+    from tst.config import DATASET_EVALUATOR_KEYS, evaluator_settings
 
     config = yaml.safe_load((repo_root / "config.yaml").read_text())
     config["datasets"]["other"] = {
-        k: v for k, v in config["datasets"]["demo"].items() if k not in ("acceptability", "lm", "cnn", "lstm")
+        k: v for k, v in config["datasets"]["demo"].items() if k not in DATASET_EVALUATOR_KEYS
     }
     demo, other = (evaluator_settings(config, "acceptability", d) for d in ("demo", "other"))
     assert (demo["max_train"], other["max_train"]) == (600, 5000)

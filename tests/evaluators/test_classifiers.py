@@ -81,24 +81,3 @@ def test_content_words_masked_in_training_are_masked_when_scoring(tmp_path):
     np.testing.assert_array_equal(masked.predict_proba(with_word), masked.predict_proba(with_mask))
     np.testing.assert_array_equal(masked.predict_proba(with_mask), plain.predict_proba(with_mask))
     assert not np.array_equal(plain.predict_proba(with_word), plain.predict_proba(with_mask))
-
-
-def test_the_demo_keeps_batch_64_and_yelp_trains_its_classifiers_at_batch_256(repo_root):
-    """Stop 40: the style classifiers train at batch 256, lr 3e-3 (docs/evaluator_speed.md: the declared rule,
-    full Yelp); the demo's 4,800 training sentences would give 19 updates an epoch at 256, so datasets.demo keeps
-    64 at 1e-3 for both. Every other key is the global block's, for both datasets."""
-    import yaml
-
-    from tst.config import evaluator_settings
-
-    config = yaml.safe_load((repo_root / "config.yaml").read_text())
-    yelp = yaml.safe_load((repo_root / "configs" / "yelp.yaml").read_text())
-    config["datasets"]["yelp"] = yelp["datasets"]["yelp"]
-    for section in ("cnn", "lstm"):
-        demo, other = (evaluator_settings(config, section, d) for d in ("demo", "yelp"))
-        assert (demo["batch_size"], demo["lr"]) == (64, 0.001), section
-        assert (other["batch_size"], other["lr"]) == (256, 0.003), section
-        rest = ("batch_size", "lr", "min_count")  # min_count: each dataset's vocabulary's own
-        assert {k: v for k, v in demo.items() if k not in rest} == {
-            k: v for k, v in other.items() if k not in rest
-        }, section

@@ -240,8 +240,9 @@ def test_full_softmax_overlay_gives_the_lms_of_before_issue_28(repo_root):
 
 def test_the_demo_keeps_batch_64_and_every_other_dataset_takes_batch_256(repo_root):
     """Stop 35: evaluators.lm trains at batch 256, lr 3e-3 (docs/evaluator_speed.md: on full Yelp the joint LM
-    reaches a lower dev PP in less time); the demo's 4,800 training sentences would give 19 updates an epoch,
-    so datasets.demo.lm keeps batch 64 at lr 1e-3. Every other key is the global block's, for both."""
+    reaches a lower dev PP in less time); stop 40: so do the style classifiers, evaluators.cnn and lstm (the
+    declared rule there). The demo's 4,800 training sentences would give 19 updates an epoch, so datasets.demo
+    keeps batch 64 at lr 1e-3 for all three. Every other key is the global block's, for both datasets."""
     import yaml
 
     from tst.config import evaluator_settings
@@ -249,13 +250,14 @@ def test_the_demo_keeps_batch_64_and_every_other_dataset_takes_batch_256(repo_ro
     config = yaml.safe_load((repo_root / "config.yaml").read_text())
     yelp = yaml.safe_load((repo_root / "configs" / "yelp.yaml").read_text())
     config["datasets"]["yelp"] = yelp["datasets"]["yelp"]
-    demo, other = (evaluator_settings(config, "lm", d) for d in ("demo", "yelp"))
-    assert (demo["batch_size"], demo["lr"]) == (64, 0.001)
-    assert (other["batch_size"], other["lr"]) == (256, 0.003)
-    rest = ("batch_size", "lr", "min_count")  # min_count: each dataset's vocabulary's own
-    assert {k: v for k, v in demo.items() if k not in rest} == {
-        k: v for k, v in other.items() if k not in rest
-    }
+    for section in ("lm", "cnn", "lstm"):
+        demo, other = (evaluator_settings(config, section, d) for d in ("demo", "yelp"))
+        assert (demo["batch_size"], demo["lr"]) == (64, 0.001), section
+        assert (other["batch_size"], other["lr"]) == (256, 0.003), section
+        rest = ("batch_size", "lr", "min_count")  # min_count: each dataset's vocabulary's own
+        assert {k: v for k, v in demo.items() if k not in rest} == {
+            k: v for k, v in other.items() if k not in rest
+        }, section
     # the rule's init input follows the dataset's own keys too: a dataset that trains its style LMs from scratch
     # gets no joint LM to start from, while the others still do
     from tst.config import lm_init
