@@ -111,6 +111,7 @@ rule embed_sources:
     conda:
         env("score")
     params:
+        precision=lambda w: settings.score_options(config, w.dataset).get("precision"),  # the score jobs'
         code=code("embed_sources.py"),
     script:
         "../scripts/embed_sources.py"

@@ -7,7 +7,7 @@ import logging
 from pathlib import Path
 
 from tst.logs import log_to
-from tst.metrics.sbert import preload_files
+from tst.metrics.sbert import preload_files, scoring_bf16
 from tst.names import system_name
 from tst.score import Evaluators, coverage_warnings, score_files, score_meta
 
@@ -17,7 +17,7 @@ with log_to(sm.log[0]):
     system = w.get("system") or system_name(w.variant, w.seed)
     evaluators = Evaluators(Path(sm.input.evaluators[0]).parent, bpe=sm.input.get("bpe") or None)
     if sm.input.get("sbert_sources"):  # the sources' sentence embeddings, encoded once (rule embed_sources)
-        n = preload_files(sm.input.sbert_sources)
+        n = preload_files(sm.input.sbert_sources, bf16=scoring_bf16(sm.params.options))
         logging.getLogger("score").info("preloaded the sentence embeddings of %d sources", n)
     json_out, tsv_out = ([o] if isinstance(o, str) else list(o) for o in (sm.output.json, sm.output.tsv))
     for i, (split, checkpoint) in enumerate(sm.params.runs):

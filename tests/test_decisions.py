@@ -122,7 +122,10 @@ def test_settings_of_the_default_config(repo_root):
         "cp_seed": 0,
         "sbert": True,
         "pp_count_eos": False,
+        "precision": "auto",  # evaluators.precision: the MiniLM's at scoring
     }
+    cfg["evaluators"]["precision"] = "fp32"
+    assert settings.score_options(cfg)["precision"] == "fp32"
     assert "variants" not in settings.transfer_settings(cfg) and "lr" in settings.transfer_settings(cfg)
     assert settings.naturalness_source(cfg, "M0.seed1") == ("dev", f"ep{epochs}.0")
     assert settings.naturalness_source(cfg, "mit") == ("test", "final")
@@ -196,6 +199,7 @@ def test_dataset_settings_reach_only_the_jobs_that_read_them(repo_root):
         "cp_seed": 0,
         "sbert": True,
         "pp_count_eos": False,
+        "precision": "auto",
     }
     tables = settings.lookup_tables(cfg)
     assert (

@@ -59,6 +59,7 @@ def _style_of(path: str) -> int:
 def _add_score(sub) -> None:
     from tst.bootstrap import DEFAULTS as BOOTSTRAP
     from tst.config import LENGTH_MAX_WORDS, SCORE_MAX_WORDS_FACTOR
+    from tst.device import PRECISIONS
     from tst.io import ENCODING_ERRORS
     from tst.metrics.gm import DEFAULT_T
     from tst.metrics.registry import CP_LEXICONS, DEFAULT_OPTIONS, SCORE_CHARS_PER_WORD, help_lines
@@ -142,6 +143,14 @@ def _add_score(sub) -> None:
         default=DEFAULT_OPTIONS["sbert"],
         help="the all-MiniLM-L6-v2 cosine (sbert_all_minilm_l6_v2), the default GM's content score "
         "(default %(default)s; --no-sbert skips it and the default GM)",
+    )
+    p.add_argument(
+        "--precision",
+        default=DEFAULT_OPTIONS["precision"],
+        choices=PRECISIONS,
+        help="the MiniLM's precision at inference (sbert, the minilm acceptability classifier), as "
+        "evaluators.precision (default %(default)s: bf16 autocast on CUDA and on a CPU with bf16 in hardware, "
+        "else fp32; named in the metrics' variants)",
     )
     p.add_argument(
         "--pp-count-eos",
@@ -370,6 +379,7 @@ def cmd_score(args) -> dict:
         "cp_seed": args.cp_seed,
         "sbert": args.sbert,
         "pp_count_eos": args.pp_count_eos,
+        "precision": args.precision,
         "references_release": _references_release(args, dataset_dir),
     }
     try:

@@ -592,11 +592,15 @@ def score_options(config: dict, dataset: str | None = None) -> dict:
     """The score section's metric options (cp_lexicon, cp_seed, sbert, pp_count_eos, extra_metrics) for
     `dataset`, whose own cp_lexicon (datasets.<name>.cp_lexicon: Fu et al. filter sentiment words on review
     data only) replaces the score section's, plus references_release (datasets.<name>.references.release, named in the ref-BLEU
-    variants) when the dataset records one; gm_t goes to the report, which derives GM."""
+    variants) when the dataset records one, and evaluators.precision as precision (the MiniLM's at inference);
+    gm_t goes to the report, which derives GM."""
     from tst.metrics.registry import SCORE_OPTIONS
 
     score = config.get("score") or {}
     out = {k: score[k] for k in SCORE_OPTIONS if k in score}
+    precision = (config.get("evaluators") or {}).get("precision")
+    if precision is not None:
+        out["precision"] = precision
     block = ((config.get("datasets") or {}).get(dataset) or {}) if dataset else {}
     if block.get("cp_lexicon"):
         out["cp_lexicon"] = block["cp_lexicon"]

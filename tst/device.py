@@ -4,8 +4,10 @@ autocast where `precision` asks for it."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import torch
+if TYPE_CHECKING:
+    import torch
 
 PRECISIONS = ("auto", "bf16", "fp32")
 # CPU flags (Linux /proc/cpuinfo) of bf16 arithmetic in hardware: AVX512-BF16 (Intel Cooper Lake+, AMD Zen 4+)
@@ -15,6 +17,8 @@ CPU_BF16_FLAGS = ("avx512_bf16", "amx_bf16")
 
 def pick_device(name: str | None = None) -> torch.device:
     """'cpu' / 'cuda' / 'cuda:1' when given, else CUDA when present."""
+    import torch  # here, not at the top: tst.metrics.base reads PRECISIONS without importing torch
+
     if name:
         return torch.device(name)
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")

@@ -180,6 +180,11 @@ def test_metric_is_the_mean_p_real_with_empty_outputs_at_zero():
     ]
     assert "empty output counts as P(real) = 0" in r.variant and r.higher_is_better
     assert "negatives: 1-1 edits of swap" in r.variant
+    # bf16 (evaluators.precision at scoring) is for a pretrained encoder only: this corpus classifier is asked
+    # as before, and the variant does not claim it
+    in_bf16 = acceptability(["a b", "", "c .", "d e f"], model, bf16=True)
+    assert in_bf16.per_sentence == r.per_sentence and in_bf16.variant == r.variant
+    assert "bf16" not in r.variant
     mixed = Acceptability(clf, {"kinds": ["swap"], "max_ops": 2, "lm_share": 0.5, "temperature": 1.0})
     assert (
         "50% of negatives cut after 0..n-1 words and continued by sampling the joint LM" in mixed.description

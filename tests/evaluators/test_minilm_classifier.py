@@ -195,6 +195,25 @@ def test_each_distinct_sentence_is_encoded_once_and_scored_as_alone(trained, mon
     np.testing.assert_allclose(p[:2], alone, atol=1e-6)
 
 
+def test_bf16_scoring_stays_near_fp32_and_never_mixes_with_it(trained):
+    """Scoring under evaluators.precision (bf16 autocast of the encoder, tst.models.bert.inference_bf16): each
+    P(real) within 0.05 of the fp32 one (measured on Yelp's 20 systems: at most 0.019), yet not equal (the
+    autocast ran); fp32 and bf16 values are remembered apart, so a later fp32 call gets fp32 values. The metric's
+    variant names the precision."""
+    from tst.metrics.acceptability import acceptability
+
+    s = [["the", "pizza", "was", "great"], ["great", "was", "pizza"], ["the", "staff", "is", "friendly"]]
+    p32 = acceptability_from_checkpoint(trained).p_real(s)
+    a = acceptability_from_checkpoint(trained)
+    p16 = a.p_real(s, bf16=True)
+    assert np.abs(p16 - p32).max() < 0.05 and not np.array_equal(p16, p32)
+    np.testing.assert_array_equal(a.p_real(s), p32)
+    np.testing.assert_array_equal(a.p_real(s, bf16=True), p16)
+    r16, r32 = acceptability(s, a, bf16=True), acceptability(s, a)
+    assert "bf16 autocast" in r16.variant and "bf16" not in r32.variant
+    assert r16.per_sentence == pytest.approx(list(p16)) and r32.per_sentence == pytest.approx(list(p32))
+
+
 def test_the_plain_bert_is_transformers_bertmodel():
     """tst.models.bert against transformers' BertModel on the packaged weights: the same parameter names (so
     checkpoints of either load into the other) and the same hidden states on a right-padded batch, at every

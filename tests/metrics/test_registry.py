@@ -179,6 +179,7 @@ def test_options_are_checked():
         "pp_count_eos": False,
         "references_release": None,
         "extra_metrics": (),
+        "precision": "auto",  # config.yaml's evaluators.precision
     }
     assert resolve_options({"extra_metrics": ["distinct"]})["extra_metrics"] == ("distinct",)
     with pytest.raises(TypeError, match="extra_metrics"):

@@ -348,7 +348,7 @@ class Acceptability:
         )
         reads = (
             "all-MiniLM-L6-v2 fine-tuned, on the words"
-            if classifier.kind in PRETRAINED
+            if self.pretrained
             else f"{classifier.kind} on <bos> words <eos>"
         )
         self.description = (
@@ -357,11 +357,20 @@ class Acceptability:
             f"1-{self.corruption.get('max_ops')} edits of {kinds}"
         )
 
-    def p_real(self, sentences) -> np.ndarray:
+    @property
+    def pretrained(self) -> bool:
+        """It reads the words through a pretrained encoder (minilm), which p_real can run in bf16."""
+        return self.classifier.kind in PRETRAINED
+
+    def p_real(self, sentences, bf16: bool = False) -> np.ndarray:
+        """P(real) per sentence; bf16: a pretrained encoder runs in bf16 autocast (the corpus-trained LSTM and
+        CNN always compute in fp32)."""
         tokens = [s.split() if isinstance(s, str) else list(s) for s in sentences]
         if not tokens:
             return np.zeros(0)
         x = classifier_input(tokens, self.strip_final, self.classifier.kind)
+        if bf16 and self.pretrained:
+            return self.classifier.predict_proba(x, bf16=True)[:, REAL]
         return self.classifier.predict_proba(x)[:, REAL]
 
 

@@ -154,26 +154,30 @@ class MiniLMTextClassifier:
         self.tokenizer, self.batch_size = tokenizer, batch_size
         self.device = device or pick_device()
         self.model = model.to(self.device).eval()
-        self.seen: dict[str, np.ndarray] = {}  # text -> probabilities, for the life of the object
+        # text -> probabilities, for the life of the object, one dict per precision (bf16 or not)
+        self.seen: dict[bool, dict[str, np.ndarray]] = {False: {}, True: {}}
 
     @torch.no_grad()
-    def predict_proba(self, sentences: list[list[str]]) -> np.ndarray:
-        """Each distinct text is encoded once per object: a score job reads every checkpoint's outputs of a
-        model, which repeat (19,200 demo outputs of M0, 6,563 distinct). Training builds a new object per
-        evaluation, so its dev accuracy never reads a stale value."""
+    def predict_proba(self, sentences: list[list[str]], bf16: bool = False) -> np.ndarray:
+        """Each distinct text is encoded once per object and precision: a score job reads every checkpoint's
+        outputs of a model, which repeat (19,200 demo outputs of M0, 6,563 distinct). Training builds a new
+        object per evaluation, so its dev accuracy never reads a stale value. bf16: the BERT in bf16 autocast
+        (scoring under evaluators.precision, tst.models.bert.inference_bf16); the dev accuracy is fp32."""
         from tst.models.minilm_classifier import encode
 
         self.model.eval()
         texts = [" ".join(s) for s in sentences]
-        if len(self.seen) > self.CACHE_MAX:
-            self.seen.clear()
-        new = [t for t in dict.fromkeys(texts) if t not in self.seen]
+        seen = self.seen[bool(bf16)]
+        if len(seen) > self.CACHE_MAX:
+            seen.clear()
+        new = [t for t in dict.fromkeys(texts) if t not in seen]
         ids = encode(self.tokenizer, new)
-        for idx in capped_batches([len(s) for s in ids], self.batch_size):
-            x = pad_ids([ids[i] for i in idx], self.model.pad_id).to(self.device)
-            p = F.softmax(self.model(x).float(), -1).double().cpu().numpy()
-            self.seen.update(zip((new[i] for i in idx), p))
-        return np.array([self.seen[t] for t in texts], dtype=np.float64).reshape(len(texts), 2)
+        with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=bool(bf16)):
+            for idx in capped_batches([len(s) for s in ids], self.batch_size):
+                x = pad_ids([ids[i] for i in idx], self.model.pad_id).to(self.device)
+                p = F.softmax(self.model(x).float(), -1).double().cpu().numpy()
+                seen.update(zip((new[i] for i in idx), p))
+        return np.array([seen[t] for t in texts], dtype=np.float64).reshape(len(texts), 2)
 
     def predict(self, sentences: list[list[str]]) -> np.ndarray:
         return self.predict_proba(sentences).argmax(1)

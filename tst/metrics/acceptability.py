@@ -16,22 +16,29 @@ from tst.names import ACCEPTABILITY
 EMPTY_RULE = "an empty output counts as P(real) = 0, the worst value (ours)"
 
 
-def acceptability(outputs, model, name: str = "acceptability") -> MetricResult:
+def acceptability(outputs, model, name: str = "acceptability", bf16: bool = False) -> MetricResult:
     """Corpus score: (1/N) sum_i P(real | x'_i) over every output; per sentence P(real | x'_i).
 
     `model.p_real(token lists) -> array` (tst.evaluators.acceptability.Acceptability). An empty output
-    is scored 0 without asking the classifier (it has seen no empty sentence, real or corrupted).
+    is scored 0 without asking the classifier (it has seen no empty sentence, real or corrupted). bf16: a
+    pretrained encoder (minilm) runs in bf16 autocast (tst.models.bert.inference_bf16), named in the variant.
     """
     inner = getattr(model, "model", model)  # under tst.data.bpe.ModelUnits: the classifier it feeds
     what = getattr(inner, "description", None) or type(inner).__name__
-    variant = f"mean P(real sentence) under a classifier of real vs corrupted training sentences ({what}); {EMPTY_RULE}"
+    bf16 = bool(bf16 and getattr(inner, "pretrained", False))
+    precision = "; its encoder in bf16 autocast (evaluators.precision)" if bf16 else ""
+    variant = (
+        f"mean P(real sentence) under a classifier of real vs corrupted training sentences ({what}{precision}); "
+        f"{EMPTY_RULE}"
+    )
     tokens = [o.split() if isinstance(o, str) else list(o) for o in outputs]
     if not tokens:
         return MetricResult(name, variant, None, [], True, {"n": 0, "n_empty": 0})
     p = np.zeros(len(tokens))
     keep = [i for i, t in enumerate(tokens) if t]
     if keep:
-        q = np.asarray(model.p_real([tokens[i] for i in keep]), dtype=float).reshape(-1)
+        kept = [tokens[i] for i in keep]
+        q = np.asarray(model.p_real(kept, bf16=True) if bf16 else model.p_real(kept), dtype=float).reshape(-1)
         if len(q) != len(keep):
             raise ValueError(f"p_real returned {len(q)} values for {len(keep)} sentences")
         p[keep] = q
@@ -47,7 +54,11 @@ def acceptability(outputs, model, name: str = "acceptability") -> MetricResult:
 
 
 def _acceptability(ctx: Context):
-    return acceptability(ctx.outputs, ctx.load(ACCEPTABILITY))
+    from tst.models.bert import inference_bf16
+
+    model = ctx.load(ACCEPTABILITY)
+    device = getattr(getattr(model, "classifier", None), "device", None) or "cpu"
+    return acceptability(ctx.outputs, model, bf16=inference_bf16(ctx.options["precision"], device))
 
 
 ROWS = [Metric("acceptability", "Accept", "P(real)", "fluency", True, 100, (ACCEPTABILITY,), _acceptability)]

