@@ -10,7 +10,7 @@ from tst.codehash import code_hash
 from tst.data.prepare import expected_outputs
 from tst.data.sources import data_file, resolve_data_dir
 from tst.human.outputs import system_output_files
-from tst.layout import SPLITS, STYLES
+from tst.layout import SCORED_SPLITS, STYLES
 from tst.metrics.registry import IDF, STYLE_LEXICON, evaluator_files
 from tst.report.contents import PLOT_FORMATS, PLOTS, TABLE_FORMATS, TABLES, TITLES
 from tst.resources import check_fits_node, job_resources, node_size
@@ -237,13 +237,14 @@ def report_human(wildcards):
 
 
 def all_targets():
-    """Per dataset: prepared data, evaluators, attribute lists, human-rating analyses, and the tables and
-    plots, which pull in every model of ours and every score."""
+    """Per dataset: prepared data, evaluators, the dev and test attribute lists (attribute hit; the training
+    split's are made for a variant with the attribute regularizer, transfer_inputs), human-rating analyses, and the
+    tables and plots, which pull in every model of ours and every score."""
     targets = []
     for ds in DATASETS:
         targets += [layout.data(ds, layout.DATA_REPORT), *human_targets(ds)]
         targets += [layout.evaluators(ds, f) for f in names.EVALUATOR_FILES]
-        targets += [layout.attribute_lists(ds, sp, s) for sp in SPLITS for s in STYLES]
+        targets += [layout.attribute_lists(ds, sp, s) for sp in SCORED_SPLITS for s in STYLES]
         targets += [layout.table(ds, t, x) for t in TABLES for x in TABLE_FORMATS]
         targets += [layout.plot(ds, p, x) for p in PLOTS for x in PLOT_FORMATS]
     return targets

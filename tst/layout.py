@@ -32,6 +32,8 @@ from __future__ import annotations
 from tst import names
 from tst.data.splits import SPLITS  # train, dev, test: the splits of every dataset, as file names carry them
 
+SCORED_SPLITS = SPLITS[1:]  # dev, test: the splits systems are scored on (attribute hit reads their lists)
+
 RESULTS = "results"
 STYLES = ("0", "1")  # a style as file names carry it: its index in the dataset's `styles`
 

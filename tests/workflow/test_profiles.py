@@ -174,8 +174,8 @@ def test_paper_scale_jobs_per_rule(repo_root, paper_dry_run):
         "import_system": 2 * n_systems,  # per style
         "baseline_system": 2 * (external - n_systems - 1),  # per baseline and style
         "train_naturalness": kinds * (models + external),  # per system and kind
-        "parse": 3 * 2,  # splits x styles
-        "attributes": 3 * 2,
+        "parse": 2 * 2,  # dev, test x styles (train: only for a variant with lambda_attr > 0, none here)
+        "attributes": 2 * 2,
         "train_classifier": 2,  # cnn, lstm
         "train_lm": 3,  # joint, style0, style1
         "build_embeddings": 3,  # glove, word2vec, word2vec_masked

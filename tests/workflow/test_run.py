@@ -193,3 +193,24 @@ def test_identical_runs_write_identical_artifacts(finished_run, moved_clone, tmp
     shutil.copy(finished_run / "config.yaml", second / "config.yaml")
     snakemake(second, moved_clone)
     assert assert_same_artifacts(finished_run, second) > 50
+
+
+def test_the_training_splits_attribute_lists_are_made_for_the_attribute_regularizer_only(
+    finished_run, repo_root, tmp_path
+):
+    """Attribute hit reads the dev and test lists; the training split's (its parses: ~170 CPU s on Yelp) feed
+    only a variant with lambda_attr > 0. The tiny run (M0, M2) made none; adding such a variant plans the two
+    training parses and lists, and its training reads them."""
+    made = sorted(
+        p.name for p in (finished_run / "results" / "demo" / "attributes").glob("*.attributes.jsonl")
+    )
+    assert made == [f"{sp}.{s}.attributes.jsonl" for sp in ("dev", "test") for s in (0, 1)]
+    cfg = yaml.safe_load((finished_run / "config.yaml").read_text())
+    cfg["transfer"]["variants"]["M0attr"] = {**cfg["transfer"]["variants"]["M0"], "lambda_attr": 1}
+    cfg["transfer"]["run_variants"] = [*cfg["transfer"]["run_variants"], "M0attr"]
+    overlay = tmp_path / "overlay.yaml"
+    overlay.write_text(yaml.safe_dump(cfg))
+    out = snakemake(finished_run, repo_root, "-n", "--configfile", str(overlay)).stdout
+    jobs = planned_jobs(out)
+    assert jobs["parse"] == jobs["attributes"] == 2 and jobs["train_transfer"] == 1, jobs
+    assert "results/demo/attributes/train.0.attributes.jsonl" in out
