@@ -237,14 +237,15 @@ def report_human(wildcards):
 
 
 def all_targets():
-    """Per dataset: prepared data, evaluators, the dev and test attribute lists (attribute hit; the training
-    split's are made for a variant with the attribute regularizer, transfer_inputs), human-rating analyses, and the
-    tables and plots, which pull in every model of ours and every score."""
+    """Per dataset: prepared data, evaluators, dev and test attribute lists (train's: transfer_inputs), human-rating
+    analyses, and the tables and plots, which pull in every model of ours and every score."""
     targets = []
     for ds in DATASETS:
         targets += [layout.data(ds, layout.DATA_REPORT), *human_targets(ds)]
         targets += [layout.evaluators(ds, f) for f in names.EVALUATOR_FILES]
-        targets += [layout.attribute_lists(ds, sp, s) for sp in SCORED_SPLITS for s in STYLES]
+        targets += [
+            layout.attribute_lists(ds, sp, s) for sp in SCORED_SPLITS for s in STYLES
+        ]
         targets += [layout.table(ds, t, x) for t in TABLES for x in TABLE_FORMATS]
         targets += [layout.plot(ds, p, x) for p in PLOTS for x in PLOT_FORMATS]
     return targets
