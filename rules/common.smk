@@ -237,8 +237,7 @@ def report_human(wildcards):
 
 
 def all_targets():
-    """Per dataset: prepared data, evaluators, dev and test attribute lists (train's: transfer_inputs), human-rating
-    analyses, and the tables and plots, which pull in every model of ours and every score."""
+    """Per dataset: data, evaluators, dev/test attribute lists, human analyses, tables, plots."""
     targets = []
     for ds in DATASETS:
         targets += [layout.data(ds, layout.DATA_REPORT), *human_targets(ds)]
