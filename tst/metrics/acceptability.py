@@ -21,7 +21,7 @@ def acceptability(outputs, model, name: str = "acceptability", bf16: bool = Fals
 
     `model.p_real(token lists) -> array` (tst.evaluators.acceptability.Acceptability). An empty output
     is scored 0 without asking the classifier (it has seen no empty sentence, real or corrupted). bf16: a
-    pretrained encoder (minilm) runs in bf16 autocast (tst.models.bert.inference_bf16), named in the variant.
+    pretrained encoder (minilm) runs in bf16 autocast (tst.metrics.sbert.scoring_bf16), named in the variant.
     """
     inner = getattr(model, "model", model)  # under tst.data.bpe.ModelUnits: the classifier it feeds
     what = getattr(inner, "description", None) or type(inner).__name__
@@ -54,11 +54,11 @@ def acceptability(outputs, model, name: str = "acceptability", bf16: bool = Fals
 
 
 def _acceptability(ctx: Context):
-    from tst.models.bert import inference_bf16
+    from tst.metrics.sbert import scoring_bf16
 
     model = ctx.load(ACCEPTABILITY)
     device = getattr(getattr(model, "classifier", None), "device", None) or "cpu"
-    return acceptability(ctx.outputs, model, bf16=inference_bf16(ctx.options["precision"], device))
+    return acceptability(ctx.outputs, model, bf16=scoring_bf16(ctx.options, device))
 
 
 ROWS = [Metric("acceptability", "Accept", "P(real)", "fluency", True, 100, (ACCEPTABILITY,), _acceptability)]

@@ -212,14 +212,15 @@ def sbert_similarity(
     return MetricResult(name, what, float(per.mean()), per.tolist(), True, details)
 
 
-def scoring_bf16(options: dict | None) -> bool:
-    """Whether the scoring options' precision (evaluators.precision; unset: DEFAULT_OPTIONS') runs this CPU
-    MiniLM in bf16 autocast (tst.models.bert.inference_bf16). The score, validity and embed_sources jobs ask
-    it of the same options, so preloaded source embeddings have the outputs' precision."""
+def scoring_bf16(options: dict | None, device="cpu") -> bool:
+    """Whether the scoring options' precision (evaluators.precision; unset: DEFAULT_OPTIONS') runs a MiniLM on
+    `device` (this metric's: the CPU; the minilm acceptability classifier's own) in bf16 autocast
+    (tst.models.bert.inference_bf16). The score, validity and embed_sources jobs ask it of the same options, so
+    preloaded source embeddings have the outputs' precision."""
     from tst.metrics.base import DEFAULT_OPTIONS
     from tst.models.bert import inference_bf16
 
-    return inference_bf16((options or {}).get("precision") or DEFAULT_OPTIONS["precision"], "cpu")
+    return inference_bf16((options or {}).get("precision") or DEFAULT_OPTIONS["precision"], device)
 
 
 # ---- registry row (tst.metrics.registry) ----
