@@ -11,6 +11,9 @@ _NUMBER = re.compile(r"^[+-]?(\d+([.,:/]\d+)*|\d*[.,]\d+)(st|nd|rd|th|s|%)?$")
 
 @lru_cache(maxsize=1)
 def _treebank():
+    from tst.imports import load_nltk
+
+    load_nltk()
     from nltk.tokenize import TreebankWordTokenizer
 
     return TreebankWordTokenizer()

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tst.imports import load_nltk
 from tst.io import InputError, read_lines
 from tst.metrics.base import INPUTS, Context, Metric, MetricResult, Skip, with_references
 
@@ -104,6 +105,7 @@ def corpus_bleu(outputs, references, name: str = "bleu_ref_corpus") -> MetricRes
 
 
 def _sentence(output, refs, fn) -> float:
+    load_nltk()
     from nltk.translate.bleu_score import sentence_bleu
 
     hyp = _line(output).split()
@@ -121,6 +123,7 @@ def sentence_bleu_mean(
     numerators); smoothing="none": nltk's default method0, as in fastnlp/style-transformer
     evaluator/evaluator.py, which passes no smoothing function.
     """
+    load_nltk()
     from nltk.translate.bleu_score import SmoothingFunction
 
     _check(outputs, references)
@@ -141,6 +144,7 @@ def sentence_bleu_mean(
 def _st_tokens(text: str) -> tuple[str, ...]:
     """The Style Transformer evaluator's tokens: nltk word_tokenize of the lowercased, stripped line (cached:
     a scoring job tokenizes the same sources and references for every checkpoint)."""
+    load_nltk()
     from nltk.tokenize import word_tokenize
 
     return tuple(word_tokenize(text.lower().strip(), preserve_line=True))
@@ -148,6 +152,7 @@ def _st_tokens(text: str) -> tuple[str, ...]:
 
 def style_transformer_bleu(outputs, references, name: str) -> MetricResult:
     """Mean sentence BLEU x 100 as the Style Transformer evaluator computes it (see the module docstring)."""
+    load_nltk()
     from nltk.translate.bleu_score import sentence_bleu
 
     def tok(text) -> tuple[str, ...]:

@@ -31,8 +31,7 @@ import re
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 
-from nltk.stem import PorterStemmer
-
+from tst.imports import load_nltk
 from tst.io import read_jsonl
 from tst.nlp.backend import Doc, Token
 from tst.nlp.vader import vader_lexicon
@@ -44,7 +43,14 @@ REFLEXIVE = {"myself", "yourself", "yourselves", "himself", "herself", "ourselve
 POSSESSIVE_DETERMINERS = {"my", "your", "his", "her", "our", "their", "thy"}
 HAS_LETTER = re.compile(r"[^\W\d_]")
 
-_stemmer = PorterStemmer()
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    """NLTK's Porter stemmer (nltk imported on first use, tst.imports.load_nltk)."""
+    load_nltk()
+    from nltk.stem import PorterStemmer
+
+    return PorterStemmer()
 
 
 @dataclass
@@ -116,7 +122,7 @@ def stem(word: str) -> str:
     """Porter stem of the lowercased word (§5.1.1 step 3); NER placeholders stay as they are."""
     if PLACEHOLDER.match(word):
         return word
-    return _stemmer.stem(word.lower())
+    return _stemmer().stem(word.lower())
 
 
 def stem_tokens(tokens: list[str]) -> list[str]:
