@@ -9,7 +9,7 @@ rule report_tables:
         unpack(report_human),
         unpack(
             lambda w: settings.validity_report_files(
-                config, w.dataset, ["checks", "calibration", "rated"]
+                config, w.dataset, ["checks", "calibration", "rated", "originals"]
             )
         ),
         scores=report_scores,

@@ -1,6 +1,7 @@
 """Rule report_tables: the tables of one dataset from its score files (tst.report.build.TABLES, as csv, md,
 tex and html); GM is derived from the stored corpus scores with the config's score.gm_t; the leaderboard
-resamples the per-sentence TSVs (input.tsvs, beside the JSONs) with the config's score.bootstrap."""
+resamples the per-sentence TSVs (input.tsvs, beside the JSONs) with the config's score.bootstrap; the word-order
+table's undamaged rows are the validity systems' score files (input.originals)."""
 
 from pathlib import Path
 
@@ -22,6 +23,7 @@ with log_to(sm.log[0]):
         warmups=sm.params.warmups,
         calibration=read_json(calibration) if calibration else None,
         checks=read_json(sm.input.checks),
+        originals=sm.input.get("originals") or [],
         honest=sm.params.honest,
         rated=sm.input.get("rated"),
         bootstrap=sm.params.bootstrap,

@@ -219,6 +219,12 @@ def test_the_files_the_baseline_and_validity_rules_read():
         f"results/d/scores/{s}/test.final.json" for s in ("source", "random_target", "shuffled")
     ]
     assert report["calibration"] == "results/d/validity/gm_thresholds.json" and report["rated"] is None
+    # the word-order table's rows as they are: the validity systems' own score files, at the outputs' checkpoint
+    assert report["originals"] == [
+        "results/d/scores/mit/test.final.json",
+        "results/d/scores/reference/test.final.json",
+        "results/d/scores/M0.seed2/test.ep2.0.json",
+    ]
     assert settings.validity_report_files(config, "d", ["checks", "rated"]) == {
         "checks": "results/d/validity/checks.json"
     }

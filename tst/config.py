@@ -307,11 +307,17 @@ def baseline_files(dataset: str, system: str, style: int) -> dict[str, str]:
 def test_output_files(config: dict, dataset: str, system: str) -> dict[str, list[str]]:
     """{"outputs", "sources"}: per style, a system's test outputs (ours: at the last test checkpoint) and the
     sources they rewrite."""
-    ckpt = test_checkpoints(config)[-1] if names.parse_system(system) else names.FINAL
+    ckpt = last_test_checkpoint(config, system)
     return {
         "outputs": [layout.outputs(dataset, system, "test", ckpt, s) for s in layout.STYLES],
         "sources": [layout.sources(dataset, system, "test", ckpt, s) for s in layout.STYLES],
     }
+
+
+def last_test_checkpoint(config: dict, system: str) -> str:
+    """The checkpoint of a system's test outputs that the validity checks read: ours, the last test checkpoint;
+    an external system, its final outputs."""
+    return test_checkpoints(config)[-1] if names.parse_system(system) else names.FINAL
 
 
 def sbert_source_files(config: dict, dataset: str, splits) -> list[str]:
@@ -351,8 +357,9 @@ def validity_report_files(config: dict, dataset: str, keys=None) -> dict:
     """What the validity rules write and the report reads: `checks` (rule validity_checks), `calibration`
     (the calibrated GM's thresholds, rule gm_calibration, when the config runs the baselines they need) and
     the baselines' score files it reads (`calibration_scores`), `rated` (the rated rows, datasets with human
-    ratings: each GM's agreement with people). None where there is none; with `keys`, only those that
-    exist."""
+    ratings: each GM's agreement with people), `originals` (the score files of the validity systems' outputs as
+    they are, in validity_systems order: the word-order table's undamaged row). None where there is none; with
+    `keys`, only those that exist."""
     systems = calibration_baselines(config)
     rated = bool(config["datasets"][dataset].get("human_ratings"))
     files = {
@@ -360,6 +367,10 @@ def validity_report_files(config: dict, dataset: str, keys=None) -> dict:
         "calibration": layout.calibration(dataset) if systems else None,
         "calibration_scores": [layout.score(dataset, s, "test", names.FINAL) for s in systems],
         "rated": layout.human(dataset, layout.RATED) if rated else None,
+        "originals": [
+            layout.score(dataset, s, "test", last_test_checkpoint(config, s))
+            for s in validity_systems(config, dataset)
+        ],
     }
     return files if keys is None else {k: files[k] for k in keys if files[k]}
 

@@ -112,12 +112,6 @@ def test_separation_and_word_order_tables():
             "seed": 0,
             "systems": {
                 "mit": {
-                    "original": {
-                        "acc": {"score": 0.8},
-                        "sim": {"score": 0.9},
-                        C: {"score": 0.6},
-                        "pp_joint": {"score": 20.0},
-                    },
                     "swap": {
                         "acc": {"score": 0.8},
                         "sim": {"score": 0.9},
@@ -136,7 +130,9 @@ def test_separation_and_word_order_tables():
     }
     s = separation_table(checks)
     assert s.data.iloc[0]["auc"] == 0.75 and "word2vec_masked.kv" in " ".join(s.notes)
-    w = word_order_table(checks, (63, 71, 97, -37), CAL)
+    # the outputs as they are: the system's own score file (rule score), not scored again by the checks
+    original = {"acc": {"score": 0.8}, "sim": {"score": 0.9}, C: {"score": 0.6}, "pp_joint": {"score": 20.0}}
+    w = word_order_table(checks, (63, 71, 97, -37), CAL, {"mit": original})
     r = w.data.iloc[0]
     # calibrated: PP 20 -> 28 lowers the PP factor 34.9 -> 27.6; P&G's: PP 20 -> 28 raises theirs 57 -> 65
     assert pp_factor(20) == pytest.approx(34.95, abs=0.005) and pp_factor(28) == pytest.approx(
@@ -148,6 +144,10 @@ def test_separation_and_word_order_tables():
         (17 * 19 * 65) ** (1 / 3)
     )
     assert w.rows[0][2].endswith("✓") and w.rows[0][5].endswith("✗")
+    assert r["pp"] == 20.0 and r["pp_swap"] == 28.0
+    # a system without its score file: no GM as it is, so no ✓ or ✗ either
+    bare = word_order_table(checks, (63, 71, 97, -37), CAL, {}).data.iloc[0]
+    assert bare["gm"] is None and bare["gm_swap"] == pytest.approx((70 * 40 * pp_factor(28)) ** (1 / 3))
     assert separation_table({"separation": None}).empty
 
 
@@ -173,3 +173,16 @@ def test_build_tables_writes_the_validity_tables(files, tmp_path):
     names = {p.name for p in paths}
     assert {"validity.md", "content_separation.csv", "word_order.tex"} <= names
     assert "fixed_target" in (tmp_path / "t" / "validity.md").read_text()
+    # the word-order table's row as it is comes from the system's score file: mit's PP 40 there, 60 swapped
+    swapped = {"acc": {"score": 0.8}, "sim": {"score": 0.9}, C: {"score": 0.6}, "pp_joint": {"score": 60.0}}
+    checks = {
+        "word_order": {
+            "swaps_per_line": 3,
+            "seed": 0,
+            "systems": {"mit": {"swap": swapped, "shuffle": swapped}},
+        }
+    }
+    build.build_tables(files, tmp_path / "w", calibration=CAL, checks=checks, originals=[files[0]])
+    row = pd.read_csv(tmp_path / "w" / "word_order.csv").iloc[0]
+    assert row["system"] == "mit" and row["pp"] == 40.0 and row["pp_swap"] == 60.0
+    assert row["gm"] == pytest.approx((70 * 40 * pp_factor(40)) ** (1 / 3), abs=1e-9)

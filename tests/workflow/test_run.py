@@ -214,3 +214,47 @@ def test_the_training_splits_attribute_lists_are_made_for_the_attribute_regulari
     jobs = planned_jobs(out)
     assert jobs["parse"] == jobs["attributes"] == 2 and jobs["train_transfer"] == 1, jobs
     assert "results/demo/attributes/train.0.attributes.jsonl" in out
+
+
+def test_the_word_order_tables_undamaged_rows_are_what_the_validity_checks_would_score(finished_run):
+    """The validity checks score only the damaged copies; the word-order table takes each system's outputs as
+    they are from its score file. That file must hold what the checks themselves would compute on those outputs
+    (tst.score.score_system on the same lines, the same evaluators and options), metric by metric; and the
+    table's undamaged GM is that file's."""
+    import pandas as pd
+
+    from tst import config as settings
+    from tst.io import read_json, read_lines
+    from tst.metrics.registry import GM_CONTENT, add_derived
+    from tst.metrics.sbert import preload_files, scoring_bf16
+    from tst.score import Evaluators, score_system
+    from tst.validity import DAMAGE_KEYS
+
+    cfg = yaml.safe_load((finished_run / "config.yaml").read_text())
+    options = settings.score_options(cfg, "demo")
+    ev = Evaluators(finished_run / "results" / "demo" / "evaluators")
+    originals = settings.validity_report_files(cfg, "demo")["originals"]
+    assert [p.split("/")[3] for p in originals] == ["reference", "M0.seed1", "M2.seed1"]
+    files = settings.validity_files(cfg, "demo")
+    preload_files(
+        [finished_run / f for f in files["sbert_sources"]], bf16=scoring_bf16(options)
+    )  # as the checks do
+    table = pd.read_csv(finished_run / "results" / "demo" / "tables" / "word_order.csv").set_index("system")
+    for i, path in enumerate(originals[:2]):
+        sources, outputs, styles = [], [], []
+        for style in (0, 1):
+            src = read_lines(finished_run / files["sources"][2 * i + style])
+            sources += src
+            outputs += read_lines(finished_run / files["outputs"][2 * i + style])
+            styles += [style] * len(src)
+        own = score_system(sources, outputs, styles, ev, options=options, only=DAMAGE_KEYS)
+        stored = read_json(finished_run / path)
+        for key in DAMAGE_KEYS:  # the MiniLM in bf16 (precision auto, a CPU with bf16) moves with its batches
+            tol = 2e-4 if key == GM_CONTENT and scoring_bf16(options) else 1e-9
+            assert stored["metrics"][key]["score"] == pytest.approx(own[key].score, rel=1e-9, abs=tol), key
+        gm = add_derived(
+            stored["metrics"],
+            cfg["score"]["gm_t"],
+            read_json(finished_run / "results/demo/validity/gm_thresholds.json"),
+        )
+        assert table.loc[stored["system"], "gm_pg"] == pytest.approx(gm["gm_pg"]["score"])

@@ -50,6 +50,7 @@ def build_tables(
     honest: list[str] | None = None,
     rated=None,
     bootstrap: dict | None = None,
+    originals=(),
 ) -> list[Path]:
     """Write results/{dataset}/tables/{name}.{csv,md,tex,html} for every name in TABLES. gm_t: when given, GM is
     recomputed from each score file's corpus Acc, Sim and PP with these thresholds (see load_scores); warmups:
@@ -59,7 +60,8 @@ def build_tables(
     rated: human/ratings_with_metrics.tsv (the leaderboard's human columns; each metric's system-level Spearman
     with the human ratings);
     bootstrap: the leaderboard's resampling options (tst.config.bootstrap_options), which reads the per-sentence
-    TSV beside each score JSON."""
+    TSV beside each score JSON; originals: the score files of the systems whose damaged copies `checks` holds (the
+    word-order table's rows as they are)."""
     s = settings(report_config)
     frame, info = load_scores(score_paths, gm_t, calibration)
     out = [
@@ -104,7 +106,7 @@ def build_tables(
             human=validity.gm_vs_human(frame, rated),
         ),
         validity.separation_table(checks),
-        validity.word_order_table(checks, gm_t, calibration),
+        validity.word_order_table(checks, gm_t, calibration, validity.metrics_by_system(originals)),
     ]
     return [p for t in out for p in tables.write_table(t, out_dir)]
 

@@ -210,11 +210,23 @@ def _damage_cell(rec: dict, key: str, kind: str) -> str:
     return f"{fmt(v, 2)} {'✓' if v < base else '✗'}"
 
 
+def metrics_by_system(score_paths) -> dict[str, dict]:
+    """system -> the corpus metrics of its score file (a score JSON's `metrics`), for the given score files."""
+    from tst.io import read_json
+
+    return {d["system"]: d["metrics"] for d in map(read_json, score_paths)}
+
+
 def word_order_table(
-    checks: dict | None, gm_t=None, calibration: dict | None = None, name: str = "word_order"
+    checks: dict | None,
+    gm_t=None,
+    calibration: dict | None = None,
+    originals: dict | None = None,
+    name: str = "word_order",
 ) -> Table:
-    """Per honest system: GM (calibrated) and GM-P&G of its outputs as they are, with adjacent swaps and
-    shuffled; ✓ = the damaged copy scores below the system."""
+    """Per honest system: GM (calibrated) and GM-P&G of its outputs as they are (originals: system -> its score
+    file's metrics, metrics_by_system), with adjacent swaps and shuffled (checks["word_order"], tst.validity);
+    ✓ = the damaged copy scores below the system."""
     cols = ["system", "gm", "gm_swap", "gm_shuffle", "gm_pg", "gm_pg_swap", "gm_pg_shuffle", "pp", "pp_swap"]
     table = Table(
         name,
@@ -228,7 +240,8 @@ def word_order_table(
         table.empty = "No honest systems to damage."
         return table
     records = []
-    for system, row in wo["systems"].items():
+    for system, damaged in wo["systems"].items():
+        row = {"original": (originals or {}).get(system) or {}, **damaged}
         g = {kind: add_derived(m, gm_t, calibration) for kind, m in row.items()}
         rec = {"system": system}
         for key in _GMS:
