@@ -165,7 +165,7 @@ def content_separation(reference_lines: dict[int, list[str]], evaluators, option
 def word_order_damage(systems: dict[str, tuple], evaluators, options: dict, seed: int) -> dict:
     """For each system (name -> (sources, outputs, source_styles)): DAMAGE_KEYS' corpus scores of its outputs
     with SWAPS adjacent swaps per line, and shuffled (damaged). The outputs as they are are not scored here: the
-    system's own score file holds the same metrics on the same outputs (rule score, tst.config.validity_score_files),
+    system's own score file holds the same metrics on the same outputs (rule score; tst.config.validity_report_files names them as "originals"),
     and the word-order table reads them from it (a third of this job's work before: on Yelp, 14 systems x 1,000
     outputs)."""
     from tst.metrics.registry import METRICS

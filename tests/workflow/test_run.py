@@ -248,9 +248,8 @@ def test_the_word_order_tables_undamaged_rows_are_what_the_validity_checks_would
             styles += [style] * len(src)
         own = score_system(sources, outputs, styles, ev, options=options, only=DAMAGE_KEYS)
         stored = read_json(finished_run / path)
-        for (
-            key
-        ) in DAMAGE_KEYS:  # the MiniLM's embeddings move with their batches: by ~1e-7 in fp32, 2e-4 in bf16
+        # the MiniLM's embeddings move with their batches: by ~1e-7 in fp32, 2e-4 in bf16
+        for key in DAMAGE_KEYS:
             tol = (2e-4 if scoring_bf16(options) else 1e-7) if key == GM_CONTENT else 1e-9
             assert stored["metrics"][key]["score"] == pytest.approx(own[key].score, rel=1e-9, abs=tol), key
         gm = add_derived(

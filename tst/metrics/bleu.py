@@ -104,8 +104,7 @@ def corpus_bleu(outputs, references, name: str = "bleu_ref_corpus") -> MetricRes
     )
 
 
-def _sentence(output, refs, fn) -> float:
-    load_nltk()
+def _sentence(output, refs, fn) -> float:  # per sentence: sentence_bleu_mean has loaded nltk (load_nltk)
     from nltk.translate.bleu_score import sentence_bleu
 
     hyp = _line(output).split()
@@ -143,8 +142,8 @@ def sentence_bleu_mean(
 @functools.lru_cache(maxsize=200_000)
 def _st_tokens(text: str) -> tuple[str, ...]:
     """The Style Transformer evaluator's tokens: nltk word_tokenize of the lowercased, stripped line (cached:
-    a scoring job tokenizes the same sources and references for every checkpoint)."""
-    load_nltk()
+    a scoring job tokenizes the same sources and references for every checkpoint; style_transformer_bleu has
+    loaded nltk, load_nltk)."""
     from nltk.tokenize import word_tokenize
 
     return tuple(word_tokenize(text.lower().strip(), preserve_line=True))
