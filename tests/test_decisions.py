@@ -179,6 +179,42 @@ def test_code_hash_follows_imports_and_only_content(tmp_path):
     assert code_hash.__wrapped__(script, tmp_path / "moved" / "tst") == edited
 
 
+def test_code_hash_parses_each_module_text_once(tmp_path):
+    """Scripts that share modules: each distinct file text is parsed once (the workflow hashes ~25 scripts at
+    every start); an edited module is parsed anew, and the hash follows the edit."""
+    from tst.codehash import _imports_in
+
+    pkg = _package(tmp_path, {"__init__.py": "", "shared.py": "import tst.leaf\n", "leaf.py": "X = 1\n"})
+    scripts = []
+    for name in ("one", "two"):
+        scripts.append(tmp_path / f"{name}.py")
+        scripts[-1].write_text(f"import tst.shared  # {name}\n")
+    _imports_in.cache_clear()
+    for script in scripts:
+        assert set(modules_of(script, pkg)) == {"tst", "tst.shared", "tst.leaf"}
+    # 2 scripts + tst/__init__, shared, leaf: 5 texts parsed; the second script's 3 modules came from the cache
+    assert (_imports_in.cache_info().misses, _imports_in.cache_info().hits) == (5, 3)
+    before = code_hash.__wrapped__(scripts[0], pkg)
+    (pkg / "leaf.py").write_text("import tst.extra\n")
+    (pkg / "extra.py").write_text("")
+    assert set(modules_of(scripts[0], pkg)) == {"tst", "tst.shared", "tst.leaf", "tst.extra"}
+    assert code_hash.__wrapped__(scripts[0], pkg) != before
+
+
+def test_defaults_read_yaml_as_safe_load_does(repo_root):
+    """tst.defaults reads YAML with libyaml's safe loader where PyYAML has it (the PyPI wheels do): every YAML
+    file of the clone gives the same data as the pure-Python yaml.safe_load."""
+    from tst import defaults
+
+    assert defaults._LOADER is (yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader)
+    files = [repo_root / "config.yaml", *sorted((repo_root / "configs").glob("*.yaml"))]
+    files += sorted((repo_root / "schemas").glob("*.yaml")) + sorted((repo_root / "profiles").rglob("*.yaml"))
+    assert len(files) > 15
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        assert yaml.load(text, Loader=defaults._LOADER) == yaml.safe_load(text), path
+
+
 def test_dataset_settings_reach_only_the_jobs_that_read_them(repo_root):
     """A dataset's own cp_lexicon replaces score.cp_lexicon for that dataset only; preparation and system
     import see only the corpus keys, so a new system, human ratings or a scoring option reruns no

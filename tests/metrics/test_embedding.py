@@ -61,18 +61,19 @@ def test_random_pair_with_two_sentences_swaps_them():
 
 
 def test_wmd_solves_without_importing_scikit_learn():
-    """POT is imported with scikit-learn unimportable (its k-means, ~0.7 s per score job); emd2 still solves:
-    the crossing case of test_wmd_hand_cases, 1.0 by hand."""
+    """POT is imported with scikit-learn and networkx unimportable (its k-means and a graph partitioning, ~1 s per
+    score job); emd2 still solves: the crossing case of test_wmd_hand_cases, 1.0 by hand."""
     script = (
         "import sys\n"
         "from conftest import Emb\n"
         "from tst.metrics.wmd import VectorCache, word_movers_distance\n"
         "v = VectorCache(Emb({'a': [0, 0], 'b': [1, 0], 'c': [0, 1], 'd': [1, 1]}))\n"
-        "print(word_movers_distance(['a', 'b'], ['c', 'd'], v), 'ot' in sys.modules, 'sklearn' in sys.modules)\n"
+        "print(word_movers_distance(['a', 'b'], ['c', 'd'], v), 'ot' in sys.modules, 'sklearn' in sys.modules,\n"
+        "      'networkx' in sys.modules)\n"
     )
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
     r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env)
-    assert r.stdout.split() == ["1.0", "True", "False"]
+    assert r.stdout.split() == ["1.0", "True", "False", "False"]
 
 
 def test_vader_lexicon_holds_sentiment_words_only():

@@ -63,7 +63,9 @@ def word_movers_distance(a, b, vectors) -> float | None:
     M = np.sqrt(((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))  # Euclidean ground distance
     da = np.array([ca[t] for t in wa], dtype=np.float64)
     db = np.array([cb[t] for t in wb], dtype=np.float64)
-    with unimportable("sklearn"):  # POT imports scikit-learn for its k-means (~0.7 s); emd2 does not use it
+    # POT imports scikit-learn for its k-means (~0.7 s) and networkx for a graph partitioning of ot.gromov (~0.3 s),
+    # both optional there; emd2 uses neither
+    with unimportable("sklearn", "networkx"):
         import ot
 
     return float(ot.emd2(da / da.sum(), db / db.sum(), M))
