@@ -229,6 +229,27 @@ def svg_ids(path: Path) -> list[str]:
     return [el.get("id") for el in root.iter() if el.get("id")]
 
 
+def test_figure_text_is_wrapped_to_the_width_it_is_given():
+    """wrap_lines: 1 in at 6 pt holds 72 / (6 x 0.6) = 20 characters a line; lines break at words, given line
+    breaks and empty lines stay. Then a real footnote-sized text drawn by matplotlib stays inside its width."""
+    assert plots.wrap_lines("alpha beta gamma delta epsilon zeta\n\nomega", 1.0, 6) == (
+        "alpha beta gamma\ndelta epsilon zeta\n\nomega"  # 16 and 18 characters: "+ delta" would make 22
+    )
+    import matplotlib.pyplot as plt
+
+    text = (
+        "Sim ↑: mean over pairs of cos(v(source), v(output)), v(s) = sum_q idf(q) e(q) / sum_q idf(q) over tokens "
+        "with an embedding; idf(q) = log(|C| / |{s in C: q in s}|); an output with no usable word (EMPTY, EVERY "
+        "WORD WITHOUT AN EMBEDDING) scores 0 (ours), as Pang & Gimpel's code does; Acc: share of outputs whose "
+        "argmax P(style) is the target style (CNN, Kim 2014); WMD mmmm wwww MMMM WWWW"
+    )
+    fig = plt.figure(figsize=(6, 3), dpi=100)
+    drawn = fig.text(0.0, 0.5, plots.wrap_lines(text, 6.0, 6.5), ha="left", fontsize=6.5)
+    width = drawn.get_window_extent(fig.canvas.get_renderer()).width
+    plt.close(fig)
+    assert drawn.get_text().count("\n") >= 2 and width <= 6.0 * 100
+
+
 def test_plots(score_files, tmp_path):
     out = tmp_path / "plots"
     paths = build.build_plots(score_files, out, {"pp_bins": [40, 43, 46, 49]}, ["M0", "M2"])

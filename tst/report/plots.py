@@ -47,18 +47,30 @@ def save_figure(fig, stem: str | Path) -> list[Path]:
     return paths
 
 
+# Text is wrapped here, at a width in characters, not by matplotlib's wrap=True, which measures the rendered line
+# again at every word (issue 28: 5 of the 13 s of the tiny run's report_plots). CHAR_EM: the average width of a
+# character of DejaVu Sans text in ems, taken large (0.6; lowercase prose averages ~0.5) so no line outgrows the width.
+CHAR_EM = 0.6
+
+
+def wrap_lines(text: str, width_in: float, fontsize: float) -> str:
+    """Each line of text wrapped at word boundaries to fit width_in inches at fontsize points."""
+    chars = max(20, int(width_in * 72 / (fontsize * CHAR_EM)))
+    return "\n".join(textwrap.fill(line, chars) if line else line for line in text.split("\n"))
+
+
 def _absent(ax, what: str) -> None:
     log.warning("plot skipped: %s", what)
+    width_in = ax.get_position().width * ax.figure.get_figwidth()
     ax.text(
         0.5,
         0.5,
-        f"not available:\n{what}",
+        wrap_lines(f"not available:\n{what}", width_in, 9),
         ha="center",
         va="center",
         transform=ax.transAxes,
         fontsize=9,
         color="0.4",
-        wrap=True,
     )
     ax.set_xticks([])
     ax.set_yticks([])
@@ -81,12 +93,11 @@ def footnote(fig, info: dict[str, MetricInfo], keys, extra: tuple[str, ...] = ()
     fig.text(
         0.01,
         -0.01,
-        "\n".join(wrapped),
+        wrap_lines("\n".join(wrapped), 0.99 * fig.get_figwidth(), 6.5),
         ha="left",
         va="top",
         fontsize=6.5,
         color="0.25",
-        wrap=True,
         gid="definitions",
     )
 
