@@ -172,18 +172,32 @@ def test_lr_C_chosen_by_cv_equals_sklearn_grid_search_on_the_same_folds(tmp_path
 
 def test_the_lr_kind_trains_saves_and_loads_without_torch(tmp_path):
     """20 of a Yelp stage's naturalness jobs are the unigram LR, ~5 s each, of which torch's import was ~1.6 s:
-    the LR path never imports it (a fresh interpreter trains, saves, loads and scores one)."""
+    the LR path never imports it (a fresh interpreter trains, saves, loads and scores one). Nor pandas, which
+    scikit-learn imports when it can (~0.45 s): C chosen by CV there gives the same model, bit for bit, as
+    scikit-learn imported as usual (pandas loaded) in this process."""
+    import json
     import subprocess
     import sys
 
+    import pandas  # noqa: F401 (scikit-learn as usual here: it sees pandas)
+
     out = tmp_path / "m.json"
+    h = [["the", "food", "was", "good"], ["good", "staff"], ["the", "place", "is", "nice"]] * 12
+    g = [["food", "good", "good"], ["the", "the", "staff"], ["nice", "nice", "place"]] * 12
     code = (
-        "import sys\n"
+        "import sys, json\n"
         "from tst.evaluators.naturalness import train_naturalness_lr, save_naturalness, load_naturalness\n"
-        "h = [['the', 'food', 'was', 'good']] * 20; g = [['food', 'good', 'good']] * 20\n"
-        f"save_naturalness(train_naturalness_lr(h, g, C=1.0), {str(out)!r})\n"
+        "h, g = json.loads(sys.argv[1])\n"
+        "m = train_naturalness_lr(h, g, C_grid=[0.01, 1, 100], cv_folds=3)\n"
+        f"save_naturalness(m, {str(out)!r})\n"
         f"p = load_naturalness({str(out)!r}).prob_human(h[:1] + g[:1])\n"
-        "print(p[0] > 0.5 > p[1], 'torch' in sys.modules)\n"
+        "print(p[0] > 0.5 > p[1], 'torch' in sys.modules, 'pandas' in sys.modules)\n"
+        "print(json.dumps(m.to_json()))\n"
     )
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert res.stdout.split() == ["True", "False"]
+    res = subprocess.run(
+        [sys.executable, "-c", code, json.dumps([h, g])], capture_output=True, text=True, check=True
+    )
+    first, model = res.stdout.splitlines()
+    assert first.split() == ["True", "False", "False"]
+    usual = train_naturalness_lr(h, g, C_grid=[0.01, 1, 100], cv_folds=3)
+    assert json.loads(model) == json.loads(json.dumps(usual.to_json()))
