@@ -23,7 +23,7 @@ run: install
 	"$(VENV)/bin/snakemake" --cores all $(SNAKEMAKE_ARGS)
 
 test: install
-	"$(VENV)/bin/pytest" -q -n 2
+	"$(VENV)/bin/pytest" -q -n 2 --dist worksteal
 
 test-slurm: install
 	tests/slurm/demo.sh

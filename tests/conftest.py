@@ -20,13 +20,20 @@ TEST_FOLDERS = sorted(p for p in Path(__file__).parent.iterdir() if p.is_dir() a
 sys.path[:0] = [str(p) for p in TEST_FOLDERS]
 
 
-# Started first, so that pytest-xdist gives it a worker at once: the SLURM run mostly waits (submissions, status
-# checks), and the other worker runs the rest of the suite meanwhile; started last, it would run alone at the end.
-FIRST = ("tests/workflow/test_slurm_demo.py::test_demo_through_slurm_equals_a_local_run",)
+# Started first, so that pytest-xdist gives them a worker at once while the other runs the rest of the suite
+# (`make test`: `--dist worksteal`, so that worker also takes over the tests queued behind them): the SLURM run
+# mostly waits (submissions, status checks); the shared tiny run (the first test that asks for it) and the
+# identical-runs test's second run would otherwise start late, with a worker waiting on the first one's lock or
+# running alone at the end.
+FIRST = (
+    "tests/workflow/test_slurm_demo.py::test_demo_through_slurm_equals_a_local_run",
+    "tests/workflow/test_run.py::test_every_stage_produces_its_artifacts",
+    "tests/workflow/test_run.py::test_identical_runs_write_identical_artifacts",
+)
 
 
 def pytest_collection_modifyitems(items):
-    items.sort(key=lambda item: item.nodeid not in FIRST)  # a stable sort: the others keep their order
+    items.sort(key=lambda item: FIRST.index(item.nodeid) if item.nodeid in FIRST else len(FIRST))  # stable
 
 
 def shared_data_path() -> Path | None:
