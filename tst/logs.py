@@ -22,21 +22,23 @@ def log_to(path):
             level=logging.INFO, stream=sys.stderr, force=True, format="%(levelname)s %(name)s: %(message)s"
         )
         yield
-        gc.freeze()
-        return
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f, redirect_stderr(f):
-        logging.basicConfig(
-            level=logging.INFO, stream=f, force=True, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-        )
-        try:
-            yield
-        except BaseException:
-            logging.getLogger("tst").exception("failed")
-            raise
-        finally:
-            root = logging.getLogger()
-            for handler in list(root.handlers):
-                handler.flush()
-                root.removeHandler(handler)
-    gc.freeze()
+    else:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f, redirect_stderr(f):
+            logging.basicConfig(
+                level=logging.INFO,
+                stream=f,
+                force=True,
+                format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+            )
+            try:
+                yield
+            except BaseException:
+                logging.getLogger("tst").exception("failed")
+                raise
+            finally:
+                root = logging.getLogger()
+                for handler in list(root.handlers):
+                    handler.flush()
+                    root.removeHandler(handler)
+    gc.freeze()  # reached only when the block ended without an error

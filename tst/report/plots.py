@@ -89,11 +89,11 @@ def _error_label(info: dict[str, MetricInfo], acc_key: str) -> str:
 def footnote(fig, info: dict[str, MetricInfo], keys, extra: tuple[str, ...] = ()) -> None:
     """The exact definition of each metric on the axes (and any extra lines), under the figure."""
     lines = [info[k].definition() for k in dict.fromkeys(keys) if k in info] + list(extra)
-    wrapped = [textwrap.shorten(line, 230, placeholder=" …") for line in lines]
+    shortened = [textwrap.shorten(line, 230, placeholder=" …") for line in lines]
     fig.text(
         0.01,
         -0.01,
-        wrap_lines("\n".join(wrapped), 0.99 * fig.get_figwidth(), 6.5),
+        wrap_lines("\n".join(shortened), 0.99 * fig.get_figwidth(), 6.5),
         ha="left",
         va="top",
         fontsize=6.5,
