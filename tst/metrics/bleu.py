@@ -15,12 +15,16 @@ Two named variants:
   mean over all sentences. word_tokenize's sentence splitter (punkt) is a download, so the line is split by
   its word tokenizer alone (word_tokenize(..., preserve_line=True)); on one-sentence lines the tokens are
   the same.
+Both sentence variants are computed by sentence_bleu4: nltk's sentence_bleu in its own arithmetic, the same
+floats (tested against nltk), ~2x faster.
 """
 
 from __future__ import annotations
 
 import functools
-import warnings
+import math
+import sys
+from collections import Counter
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -104,13 +108,48 @@ def corpus_bleu(outputs, references, name: str = "bleu_ref_corpus") -> MetricRes
     )
 
 
-def _sentence(output, refs, fn) -> float:  # per sentence: sentence_bleu_mean has loaded nltk (load_nltk)
-    from nltk.translate.bleu_score import sentence_bleu
+@functools.lru_cache(maxsize=200_000)
+def _ngram_counts(tokens: tuple[str, ...]) -> tuple[Counter, ...]:
+    """The 1- to 4-gram counts of a token tuple (nltk's Counter(ngrams(tokens, n)); none when shorter than n),
+    cached: a scoring job meets each source and many outputs again at every checkpoint."""
+    return tuple(Counter(zip(*(tokens[i:] for i in range(n)))) for n in range(1, 5))
 
-    hyp = _line(output).split()
+
+def sentence_bleu4(references, hypothesis, smoothing: str = "method1") -> float:
+    """nltk's sentence_bleu(references, hypothesis) (nltk 3.10.4: BLEU-4, uniform weights) with smoothing
+    "method1" (SmoothingFunction().method1) or "none" (its default, method0), in nltk's arithmetic and so the
+    same float, bit for bit (tests/metrics/test_bleu.py), without its Fractions, its n-gram counts made again
+    for every call, and its warning for every sentence without a 4-gram match: 1/3 of a demo score job's time
+    went there. references: token tuples (at least one), hypothesis: a token tuple."""
+    hyp = _ngram_counts(hypothesis)
+    refs = [_ngram_counts(r) for r in references]
+    p_n = []
+    for n, counts in enumerate(hyp):
+        # modified_precision: each n-gram's count clipped to its largest count in one reference
+        if len(refs) == 1:
+            get = refs[0][n].get
+            matches = sum(min(c, get(g, 0)) for g, c in counts.items())
+        else:
+            matches = sum(min(c, max(r[n].get(g, 0) for r in refs)) for g, c in counts.items())
+        total = max(1, sum(counts.values()))
+        if matches:
+            p_n.append(matches / total)  # float(Fraction(matches, total)), as math.log reads it
+        elif n == 0:
+            return 0.0  # nltk: no unigram match gives 0 whatever the smoothing
+        else:
+            p_n.append((0 + 0.1) / total if smoothing == "method1" else sys.float_info.min)
+    hyp_len = len(hypothesis)
+    # closest_ref_length (ties: the shorter) and brevity_penalty
+    ref_len = min((len(r) for r in references), key=lambda length: (abs(length - hyp_len), length))
+    bp = 1 if hyp_len > ref_len else math.exp(1 - ref_len / hyp_len)
+    return bp * math.exp(math.fsum(0.25 * math.log(p) for p in p_n))
+
+
+def _sentence(output, refs, smoothing: str) -> float:
+    hyp = tuple(_line(output).split())
     if not hyp:
         return 0.0
-    return 100.0 * float(sentence_bleu([_line(r).split() for r in refs], hyp, smoothing_function=fn))
+    return 100.0 * float(sentence_bleu4([tuple(_line(r).split()) for r in refs], hyp, smoothing))
 
 
 def sentence_bleu_mean(
@@ -122,19 +161,10 @@ def sentence_bleu_mean(
     numerators); smoothing="none": nltk's default method0, as in fastnlp/style-transformer
     evaluator/evaluator.py, which passes no smoothing function.
     """
-    load_nltk()
-    from nltk.translate.bleu_score import SmoothingFunction
-
     _check(outputs, references)
-    if smoothing == "method1":
-        fn = SmoothingFunction().method1
-    elif smoothing == "none":
-        fn = SmoothingFunction().method0
-    else:
+    if smoothing not in ("method1", "none"):
         raise ValueError(f"smoothing must be 'method1' or 'none', not {smoothing!r}")
-    with warnings.catch_warnings():  # nltk warns on every sentence without a 4-gram match
-        warnings.simplefilter("ignore", UserWarning)
-        per = [_sentence(o, refs, fn) for o, refs in zip(outputs, references)]
+    per = [_sentence(o, refs, smoothing) for o, refs in zip(outputs, references)]
     variant = f"mean sentence BLEU-4 x 100, nltk sentence_bleu, smoothing {smoothing}, tokenized text, cased"
     return MetricResult(name, variant, float(np.mean(per)) if per else None, per, True, {"n": len(per)})
 
@@ -152,18 +182,16 @@ def _st_tokens(text: str) -> tuple[str, ...]:
 def style_transformer_bleu(outputs, references, name: str) -> MetricResult:
     """Mean sentence BLEU x 100 as the Style Transformer evaluator computes it (see the module docstring)."""
     load_nltk()
-    from nltk.translate.bleu_score import sentence_bleu
 
     def tok(text) -> tuple[str, ...]:
         return _st_tokens(_line(text))
 
+    def bleu(hyp: tuple[str, ...], refs: list[tuple[str, ...]]) -> float:
+        # nltk's sentence_bleu on an empty hypothesis: brevity penalty 0, no unigram match, so 0
+        return 100.0 * float(sentence_bleu4(refs, hyp, "none")) if hyp else 0.0
+
     _check(outputs, references)
-    with warnings.catch_warnings():  # nltk warns on every sentence without a 4-gram match
-        warnings.simplefilter("ignore", UserWarning)
-        per = [
-            100.0 * float(sentence_bleu([tok(r) for r in refs], tok(o)))
-            for o, refs in zip(outputs, references)
-        ]
+    per = [bleu(tok(o), [tok(r) for r in refs]) for o, refs in zip(outputs, references)]
     variant = (
         "mean sentence BLEU-4 x 100 as the Style Transformer evaluator (fastnlp/style-transformer): "
         "lowercased, nltk word_tokenize, nltk sentence_bleu without smoothing"
