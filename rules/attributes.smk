@@ -26,6 +26,7 @@ rule attributes:
         layout.attribute_lists(),
     log:
         "logs/attributes/{dataset}/{split}.{style}.log",
+    priority: 20  # a second each; every score job waits for the lists (the demo's models' scores waited 66 s for one)
     conda:
         env("attributes")
     params:
