@@ -1,7 +1,7 @@
 """Time WMD (its three variants) and the four sentence BLEUs on every checkpoint's outputs of one of our models in a
 finished run: what that model's score job computes for them (issue 28, stop 45: docs/evaluator_speed.md).
 
-    python bench/score_checkpoints.py results/demo --model M2/seed1 [--repeats 2]
+    cd <a finished run's folder>; python bench/score_checkpoints.py --dataset demo --system M2.seed1 [--repeats 2]
 
 Prints the seconds of each group and a sha256 of every per-sentence value, so two versions of the code compare on
 the same outputs: run it again with PYTHONPATH=<a worktree of the code before>.
@@ -10,44 +10,42 @@ the same outputs: run it again with PYTHONPATH=<a worktree of the code before>.
 from __future__ import annotations
 
 import argparse
+import glob
 import hashlib
 import json
-import re
 import time
-from pathlib import Path
 
+from tst import layout, names
 from tst.evaluators.style_lexicon import style_words
 from tst.io import read_lines
 from tst.metrics.bleu import ref_bleu, self_bleu
 from tst.metrics.wmd import wmd
 from tst.score import Evaluators
 
-RUN = re.compile(r"(dev|test)\.(.+)\.([01])\.txt$")  # transfers/{split}.{checkpoint}.{style}.txt
 
-
-def pairs(run: Path, model: str):
-    """Sources and outputs of every (split, checkpoint, style) of the model, in file-name order; and which are test."""
+def pairs(dataset: str, system: str):
+    """Sources and outputs of every (split, checkpoint, style) of one of our systems (tst.layout's paths, in file-name
+    order), and which of them are test runs."""
+    variant, seed = names.parse_system(system)
     sources, outputs, test = [], [], []
-    for path in sorted((run / "models" / model / "transfers").glob("*.txt")):
-        m = RUN.match(path.name)
-        if not m:  # the unmasked copies
-            continue
-        src = read_lines(run / "data" / f"{m.group(1)}.{m.group(3)}.raw.txt")
-        out = read_lines(path)
-        sources += src
-        outputs += out
-        test += [m.group(1) == "test"] * len(out)
+    for split in ("dev", "test"):
+        for style in (0, 1):
+            for path in sorted(glob.glob(layout.transfer(dataset, variant, seed, split, "*", style))):
+                out = read_lines(path)
+                sources += read_lines(layout.sources(dataset, system, split, "*", style))
+                outputs += out
+                test += [split == "test"] * len(out)
     return sources, outputs, test
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("run", type=Path, help="a finished run's results/<dataset>")
-    ap.add_argument("--model", default="M2/seed1", help="<variant>/seed<N> under models/")
+    ap.add_argument("--dataset", default="demo")
+    ap.add_argument("--system", default="M2.seed1", help="one of our models: <variant>.seed<N>")
     ap.add_argument("--repeats", type=int, default=2)
     args = ap.parse_args()
-    sources, outputs, test = pairs(args.run, args.model)
-    ev = Evaluators(args.run / "evaluators")
+    sources, outputs, test = pairs(args.dataset, args.system)
+    ev = Evaluators(layout.evaluators(args.dataset))
     words = style_words(ev.load("style_lexicon.json"))
     kv, kv_masked = ev.load("word2vec.kv"), ev.load("word2vec_masked.kv")
     t_src = [s for s, t in zip(sources, test) if t]

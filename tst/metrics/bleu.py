@@ -137,7 +137,8 @@ def sentence_bleu4(references, hypothesis, smoothing: str = "method1") -> float:
         elif n == 0:
             return 0.0  # nltk: no unigram match gives 0 whatever the smoothing
         else:
-            p_n.append((0 + 0.1) / total if smoothing == "method1" else sys.float_info.min)
+            # method1: epsilon 0.1 for the zero numerator; method0: the smallest float (so its log counts)
+            p_n.append(0.1 / total if smoothing == "method1" else sys.float_info.min)
     hyp_len = len(hypothesis)
     # closest_ref_length (ties: the shorter) and brevity_penalty
     ref_len = min((len(r) for r in references), key=lambda length: (abs(length - hyp_len), length))
@@ -145,11 +146,9 @@ def sentence_bleu4(references, hypothesis, smoothing: str = "method1") -> float:
     return bp * math.exp(math.fsum(0.25 * math.log(p) for p in p_n))
 
 
-def _sentence(output, refs, smoothing: str) -> float:
-    hyp = tuple(_line(output).split())
-    if not hyp:
-        return 0.0
-    return 100.0 * float(sentence_bleu4([tuple(_line(r).split()) for r in refs], hyp, smoothing))
+def _bleu100(hyp: tuple[str, ...], refs: list[tuple[str, ...]], smoothing: str) -> float:
+    """100 x sentence_bleu4; an empty hypothesis scores 0 (as in nltk: brevity penalty 0, no unigram match)."""
+    return 100.0 * sentence_bleu4(refs, hyp, smoothing) if hyp else 0.0
 
 
 def sentence_bleu_mean(
@@ -164,7 +163,10 @@ def sentence_bleu_mean(
     _check(outputs, references)
     if smoothing not in ("method1", "none"):
         raise ValueError(f"smoothing must be 'method1' or 'none', not {smoothing!r}")
-    per = [_sentence(o, refs, smoothing) for o, refs in zip(outputs, references)]
+    per = [
+        _bleu100(tuple(_line(o).split()), [tuple(_line(r).split()) for r in refs], smoothing)
+        for o, refs in zip(outputs, references)
+    ]
     variant = f"mean sentence BLEU-4 x 100, nltk sentence_bleu, smoothing {smoothing}, tokenized text, cased"
     return MetricResult(name, variant, float(np.mean(per)) if per else None, per, True, {"n": len(per)})
 
@@ -186,12 +188,8 @@ def style_transformer_bleu(outputs, references, name: str) -> MetricResult:
     def tok(text) -> tuple[str, ...]:
         return _st_tokens(_line(text))
 
-    def bleu(hyp: tuple[str, ...], refs: list[tuple[str, ...]]) -> float:
-        # nltk's sentence_bleu on an empty hypothesis: brevity penalty 0, no unigram match, so 0
-        return 100.0 * float(sentence_bleu4(refs, hyp, "none")) if hyp else 0.0
-
     _check(outputs, references)
-    per = [bleu(tok(o), [tok(r) for r in refs]) for o, refs in zip(outputs, references)]
+    per = [_bleu100(tok(o), [tok(r) for r in refs], "none") for o, refs in zip(outputs, references)]
     variant = (
         "mean sentence BLEU-4 x 100 as the Style Transformer evaluator (fastnlp/style-transformer): "
         "lowercased, nltk word_tokenize, nltk sentence_bleu without smoothing"
