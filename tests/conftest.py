@@ -104,18 +104,14 @@ SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 
 
 def tiny_config(repo_root: Path) -> dict:
-    """config.yaml made tiny: 400 sentences per style, 2 epochs for the evaluators, M0 and M2 for 1 epoch at
-    small dimensions. Every rule of the demo still runs (tests/workflow/test_run.py, test_slurm_demo.py)."""
-    cfg = yaml.safe_load((repo_root / "config.yaml").read_text())
-    demo = cfg["datasets"]["demo"]
-    demo["source"]["sentences_per_style"] = 400
-    ev = cfg.setdefault("evaluators", {})
-    for section in ("cnn", "lstm", "lm"):
-        ev.setdefault(section, {})["max_epochs"] = 2
-    ev.setdefault("naturalness", {}).setdefault("nn", {})["max_epochs"] = 2
-    tr = cfg["transfer"]
-    tr.update(epochs=1, run_variants=["M0", "M2"], emb_dim=16, style_dim=8, content_dim=32, disc_filters=8)
-    return cfg
+    """config.yaml with configs/tiny.yaml over it, merged as Snakemake merges --configfile overlays: 400 sentences
+    per style, 2 epochs for the evaluators, M0 and M2 for 1 epoch at small dimensions. Every rule of the demo still
+    runs (tests/workflow/test_run.py, test_slurm_demo.py)."""
+    from tst.apply import merge_configs
+
+    return merge_configs(
+        [yaml.safe_load((repo_root / name).read_text()) for name in ("config.yaml", "configs/tiny.yaml")]
+    )
 
 
 def snakemake(workdir: Path, repo_root: Path, *args, check=True):
