@@ -1,7 +1,7 @@
 # The two commands of the README. Both install everything into .venv first (idempotent).
 #   make run   -> snakemake --cores all on config.yaml (the demo corpus, offline)
 #   make test  -> the test suite (it includes the checks of make lint: tests/test_style.py)
-#   make test-quick -> the same without its 15 workflow runs (pytest -m "not slow"): the inner loop while editing
+#   make test-quick -> the same without its 15 workflow tests (pytest -m "not slow"): the inner loop while editing
 #   make lint  -> ruff check, ruff format --check, snakefmt --check, snakemake --lint
 #   make test-slurm -> the demo through a single-node SLURM (profiles/slurm, installed and started here with
 #                  apt-get when missing: needs root) vs a local run: scores and tables byte-identical
