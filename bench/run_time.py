@@ -73,7 +73,7 @@ def main() -> None:
     ap.add_argument("--repo", type=Path, default=HERE.parent, help="the checkout whose workflow runs")
     args = ap.parse_args()
     sys.path[:0] = [str(HERE), str(HERE.parent)]
-    from stage_times import rule_table  # bench/stage_times.py
+    from stage_times import markdown_table, rule_table  # bench/stage_times.py
 
     from tst.device import CPU_BF16_FLAGS, cpu_flags
 
@@ -116,8 +116,7 @@ def main() -> None:
     print(json.dumps(result))
     if rc != 0:
         sys.exit(f"snakemake failed (exit {rc}): {workdir / 'run.log'}")
-    table = rule_table(workdir)
-    print(table.to_string())
+    print(markdown_table(rule_table(workdir)))
 
 
 if __name__ == "__main__":

@@ -35,6 +35,23 @@ def rule_table(workdir: Path) -> pd.DataFrame:
     return frame.round(1)
 
 
+def markdown_table(table: pd.DataFrame) -> str:
+    """rule_table as Markdown, with a total row."""
+    lines = [
+        "| rule | jobs | wall s (sum) | wall s (longest job) | CPU s | peak RSS MB |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for rule, r in table.iterrows():
+        lines.append(
+            f"| {rule} | {int(r.jobs)} | {r.wall_s:,.1f} | {r.max_wall_s:,.1f} | {r.cpu_s:,.1f} | {r.max_rss_mb:,.0f} |"
+        )
+    lines.append(
+        f"| **all** | {int(table.jobs.sum())} | {table.wall_s.sum():,.1f} | | {table.cpu_s.sum():,.1f} | "
+        f"{table.max_rss_mb.max():,.0f} |"
+    )
+    return "\n".join(lines)
+
+
 def log_span(log: Path) -> tuple[datetime, datetime]:
     stamps = [
         datetime.strptime(" ".join(m[1].split()), "%a %b %d %H:%M:%S %Y")
@@ -50,19 +67,7 @@ def main() -> None:
     ap.add_argument("--log", type=Path)
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
-    table = rule_table(args.workdir)
-    lines = [
-        "| rule | jobs | wall s (sum) | wall s (longest job) | CPU s | peak RSS MB |",
-        "|---|---:|---:|---:|---:|---:|",
-    ]
-    for rule, r in table.iterrows():
-        lines.append(
-            f"| {rule} | {int(r.jobs)} | {r.wall_s:,.1f} | {r.max_wall_s:,.1f} | {r.cpu_s:,.1f} | {r.max_rss_mb:,.0f} |"
-        )
-    lines.append(
-        f"| **all** | {int(table.jobs.sum())} | {table.wall_s.sum():,.1f} | | {table.cpu_s.sum():,.1f} | "
-        f"{table.max_rss_mb.max():,.0f} |"
-    )
+    lines = [markdown_table(rule_table(args.workdir))]
     log = args.log or max((args.workdir / ".snakemake" / "log").glob("*.snakemake.log"), key=lambda p: p.name)
     start, end = log_span(log)
     lines.append(
