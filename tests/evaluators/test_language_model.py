@@ -265,3 +265,14 @@ def test_the_demo_keeps_batch_64_and_every_other_dataset_takes_batch_256(repo_ro
     config["datasets"]["demo"]["lm"] = {**config["datasets"]["demo"]["lm"], "style_init": "scratch"}
     assert lm_init(config, "demo", "style0") is None
     assert lm_init(config, "yelp", "style0") == "results/yelp/evaluators/lm_joint.pt"
+
+
+def test_the_training_summary_names_a_set_lr_schedule_only():
+    """A PP score JSON names the learning-rate schedule its LM was trained with when the checkpoint set one;
+    a checkpoint from before the key (or one that left it out) says nothing about it."""
+    from tst.evaluators.language_model import training_summary
+
+    ckpt = {"config": {"model": {"softmax": "adaptive"}, "train": {"lr": 0.003}}, "metrics": {}}
+    assert "lr_schedule" not in training_summary(ckpt)
+    ckpt["config"]["train"]["lr_schedule"] = "linear"
+    assert training_summary(ckpt)["lr_schedule"] == "linear"

@@ -1,5 +1,6 @@
 """tst.evaluators.training.fit: dev evaluations inside an epoch, patience counted in evaluations."""
 
+import pytest
 import torch
 
 from tst.evaluators.training import fit
@@ -58,3 +59,33 @@ def test_fit_with_one_evaluation_per_epoch_runs_to_max_epochs():
     )
     assert [h["epoch"] for h in hist["epochs"]] == [1, 2, 3]
     assert hist["stopped"] == "max_epochs 3" and hist["best_dev"] == 1.0
+
+
+def test_linear_lr_schedule_moves_adam_by_the_decayed_rates():
+    """loss = w has a constant gradient 1, so each Adam step moves w by its learning rate (m-hat = 1, v-hat = 1:
+    lr x 1 / (1 + 1e-8)). 2 epochs of 2 one-sentence batches at lr 0.1: constant moves 4 x 0.1 = 0.4; linear
+    (step s of 4 at 0.1 (1 - s / 4)) moves 0.1 + 0.075 + 0.05 + 0.025 = 0.25. The dev score is w itself, which
+    falls at every evaluation, so the last weights are the best and nothing stops early."""
+    moved = {}
+    for kind in ("constant", "linear"):
+        model = torch.nn.Linear(1, 1, bias=False)
+        with torch.no_grad():
+            model.weight.fill_(1.0)
+        fit(
+            model,
+            [2, 2],
+            lambda m, idx, dev: m.weight.sum(),
+            lambda m: float(m.weight),
+            {"max_epochs": 2, "batch_size": 1, "lr": 0.1, "lr_schedule": kind},
+            False,
+            lambda s: None,
+        )
+        moved[kind] = 1.0 - float(model.weight)
+    assert abs(moved["constant"] - 0.4) < 1e-6
+    assert abs(moved["linear"] - 0.25) < 1e-6
+
+
+def test_an_unknown_lr_schedule_is_named():
+    model = torch.nn.Linear(1, 1, bias=False)
+    with pytest.raises(ValueError, match="lr_schedule: 'cosine' is not one of constant, linear"):
+        fit(model, [1], lambda m, i, d: m.weight.sum(), lambda m: 0.0, {"lr_schedule": "cosine"}, False)

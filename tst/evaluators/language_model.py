@@ -191,6 +191,8 @@ def training_summary(ckpt: dict) -> dict:
             out[key] = model[key]
     if metrics.get("epochs"):
         out["epochs"] = metrics["epochs"][-1]["epoch"]
+    if "lr_schedule" in ckpt["config"].get("train", {}):
+        out["lr_schedule"] = ckpt["config"]["train"]["lr_schedule"]
     for key in ("stopped", "precision", "dev_perplexity", "n_train_tokens", "init_dev_perplexity"):
         if key in metrics:
             out[key] = metrics[key]

@@ -83,6 +83,23 @@ def bucketed_batches(lengths: list[int], batch_size: int, rng: np.random.Generat
     return batches
 
 
+LR_SCHEDULES = ("constant", "linear")
+
+
+def lr_schedule(cfg: dict, total_steps: int):
+    """cfg["lr_schedule"]: constant (default: Adam at cfg["lr"] throughout; None is returned and the optimizer's
+    rate is never touched) | linear: step s of total_steps (0-based; every batch of max_epochs epochs) at
+    lr (1 - s / total_steps), down to lr / total_steps at the last step, as in BERT's fine-tuning (Devlin et al.
+    2019). Early stopping does not stretch it: training that stops early stops at a higher rate."""
+    kind = cfg.get("lr_schedule", "constant")
+    if kind not in LR_SCHEDULES:
+        raise ValueError(f"lr_schedule: {kind!r} is not one of {', '.join(LR_SCHEDULES)}")
+    if kind == "constant":
+        return None
+    lr = float(cfg.get("lr", 1e-3))
+    return lambda s: lr * (1.0 - s / total_steps)
+
+
 def fit(
     model: torch.nn.Module,
     lengths: list[int],
@@ -107,6 +124,8 @@ def fit(
     rng = np.random.default_rng(cfg.get("seed", 1))
     opt = Adam(model.parameters(), lr=cfg.get("lr", 1e-3))
     k, max_epochs = int(cfg.get("evals_per_epoch", 1)), cfg.get("max_epochs", 10)
+    lr_at = lr_schedule(cfg, max_epochs * -(-len(lengths) // cfg.get("batch_size", 64)))
+    step = 0
     best, best_state, bad, history = start, copy.deepcopy(model.state_dict()), 0, []
     stopped = f"max_epochs {max_epochs}"
     for epoch in range(1, max_epochs + 1):
@@ -115,6 +134,10 @@ def fit(
         model.train()
         t0, total, n = time.perf_counter(), 0.0, 0
         for b, idx in enumerate(batches, 1):
+            if lr_at is not None:
+                for group in opt.param_groups:
+                    group["lr"] = lr_at(step)
+            step += 1
             with torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp):
                 loss = batch_loss(model, idx, device)
             opt.zero_grad(set_to_none=True)
