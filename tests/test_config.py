@@ -82,6 +82,8 @@ def test_slurm_profile_dry_run(repo_root, tmp_path):
         ("transfer:\n  test_checkpoints: [ep9.0]\n  epochs: 1\n", "transfer.test_checkpoints[0]"),
         ("score:\n  naturalness: {lr: json, nm: pt}\n", "score.naturalness.nm"),
         ("evaluators:\n  lm: {lr_schedule: cosine}\n", "'cosine' is not one of ['constant', 'linear']"),
+        # a style LM's fractional epochs must end at one of its dev evaluations (2 per epoch in config.yaml)
+        ("evaluators:\n  lm: {style_epochs: 0.25}\n", "evaluators.lm.style_epochs (dataset demo)"),
         # a released system's metadata: source must be owner/repository@commit, url an http(s) address
         (
             "datasets:\n  demo:\n    systems: {x: {file: a, source: fastnlp/style-transformer}}\n",

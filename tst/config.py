@@ -74,6 +74,13 @@ def check_config(config: dict, data_dir=None) -> None:
                 f"Define it under datasets: or pass its overlay, e.g. --configfile configs/{name}.yaml"
             )
     _check_transfer(config.get("transfer") or {}, datasets, config.get("run", []))
+    for name in config.get("run", []):
+        lm = evaluator_settings(config, "lm", name)
+        if lm.get("style_init") == "joint" and "style_epochs" in lm:
+            try:
+                names.check_epochs(lm["style_epochs"], int(lm.get("evals_per_epoch", 1)))
+            except ValueError as e:
+                raise ConfigError(f"config key evaluators.lm.style_epochs (dataset {name}): {e}") from None
     if data_dir is not None:
         check_paraphrases(config, data_dir)
     score = config.get("score") or {}

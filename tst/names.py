@@ -79,6 +79,16 @@ def checkpoint_labels(epochs: int, checkpoints_per_epoch: int = 2) -> list[str]:
     return [epoch_label(j / k) for j in range(1, k * whole_epochs(epochs) + 1)]
 
 
+def check_epochs(max_epochs, evals_per_epoch: int) -> None:
+    """max_epochs may be fractional (0.5: half an epoch's batches) when training ends at a dev evaluation:
+    max_epochs x evals_per_epoch must be a whole number."""
+    if max_epochs <= 0 or abs(max_epochs * evals_per_epoch - round(max_epochs * evals_per_epoch)) > 1e-9:
+        raise ValueError(
+            f"max_epochs {max_epochs} does not end at a dev evaluation ({evals_per_epoch} per epoch): use a "
+            f"multiple of 1/{evals_per_epoch}, or more evals_per_epoch"
+        )
+
+
 def checkpoint_steps(steps_per_epoch: int, checkpoints_per_epoch: int) -> dict[int, float]:
     """{update within the epoch (1-based): the epoch fraction of its checkpoint}: checkpoint j of k is written
     after update ceil(j x steps_per_epoch / k) of the epoch (for k = 2: the half and the end). An epoch of

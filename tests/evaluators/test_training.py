@@ -89,3 +89,29 @@ def test_an_unknown_lr_schedule_is_named():
     model = torch.nn.Linear(1, 1, bias=False)
     with pytest.raises(ValueError, match="lr_schedule: 'cosine' is not one of constant, linear"):
         fit(model, [1], lambda m, i, d: m.weight.sum(), lambda m: 0.0, {"lr_schedule": "cosine"}, False)
+
+
+def test_a_fractional_max_epochs_ends_at_its_evaluation():
+    """max_epochs 0.5 with 2 evaluations per epoch: of an epoch's 4 one-sentence batches, the first 2 are trained
+    (Adam on loss = w moves w by lr = 0.1 each: 1.0 -> 0.8), one evaluation at epoch 0.5, then training ends."""
+    model = torch.nn.Linear(1, 1, bias=False)
+    with torch.no_grad():
+        model.weight.fill_(1.0)
+    hist = fit(
+        model,
+        [2, 2, 2, 2],
+        lambda m, idx, dev: m.weight.sum(),
+        lambda m: float(m.weight),
+        {"max_epochs": 0.5, "evals_per_epoch": 2, "batch_size": 1, "lr": 0.1},
+        False,
+        lambda s: None,
+    )
+    assert [h["epoch"] for h in hist["epochs"]] == [0.5]
+    assert hist["stopped"] == "max_epochs 0.5"
+    assert abs(float(model.weight) - 0.8) < 1e-6
+
+
+def test_max_epochs_must_end_at_an_evaluation():
+    model = torch.nn.Linear(1, 1, bias=False)
+    with pytest.raises(ValueError, match=r"max_epochs 0.5 does not end at a dev evaluation \(1 per epoch\)"):
+        fit(model, [1], lambda m, i, d: m.weight.sum(), lambda m: 0.0, {"max_epochs": 0.5}, False)

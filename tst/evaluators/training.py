@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import math
 import random
 import time
 
@@ -10,7 +11,7 @@ import numpy as np
 import torch
 
 from tst.device import use_bf16
-from tst.names import checkpoint_steps
+from tst.names import check_epochs, checkpoint_steps
 from tst.optim import Adam
 
 # evaluators.precision auto on a CPU with bf16 in hardware (tst.device.cpu_has_bf16): bf16 autocast in the
@@ -124,11 +125,12 @@ def fit(
     rng = np.random.default_rng(cfg.get("seed", 1))
     opt = Adam(model.parameters(), lr=cfg.get("lr", 1e-3))
     k, max_epochs = int(cfg.get("evals_per_epoch", 1)), cfg.get("max_epochs", 10)
+    check_epochs(max_epochs, k)
     lr_at = lr_schedule(cfg, max_epochs * -(-len(lengths) // cfg.get("batch_size", 64)))
     step = 0
     best, best_state, bad, history = start, copy.deepcopy(model.state_dict()), 0, []
     stopped = f"max_epochs {max_epochs}"
-    for epoch in range(1, max_epochs + 1):
+    for epoch in range(1, math.ceil(max_epochs) + 1):
         batches = bucketed_batches(lengths, cfg.get("batch_size", 64), rng)
         points = checkpoint_steps(len(batches), k)  # {batch: fraction of the epoch}
         model.train()
@@ -166,7 +168,9 @@ def fit(
                 if bad >= cfg.get("patience", 2):
                     stopped = f"patience {cfg.get('patience', 2)} at epoch {done}"
                     break
-        if stopped.startswith("patience"):
+            if done >= max_epochs:  # a fractional max_epochs ends at its evaluation
+                break
+        if stopped.startswith("patience") or epoch >= max_epochs:
             break
     model.load_state_dict(best_state)
     model.eval()
