@@ -170,7 +170,7 @@ def fit(
                     break
             if done >= max_epochs:  # a fractional max_epochs ends at its evaluation
                 break
-        if stopped.startswith("patience") or epoch >= max_epochs:
+        if stopped.startswith("patience"):
             break
     model.load_state_dict(best_state)
     model.eval()
