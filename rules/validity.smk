@@ -2,7 +2,6 @@
 # gm_calibration: the default GM's thresholds from the sanity baselines' scores (tst.metrics.gm.calibrate).
 # validity_checks: content separation on the human references and word-order-damaged copies of every honest
 # system (tst.validity). The validity table (report_tables) reads both.
-from tst.metrics.registry import GM_CONTENT
 
 
 rule gm_calibration:
@@ -19,7 +18,6 @@ rule gm_calibration:
         env("report")
     params:
         systems=settings.calibration_baselines(config),
-        content_key=GM_CONTENT,
         code=code("gm_calibration.py"),
     script:
         "../scripts/gm_calibration.py"

@@ -8,4 +8,4 @@ from tst.metrics.gm import calibrate
 sm = snakemake  # noqa: F821 (set by Snakemake)
 with log_to(sm.log[0]):
     scores = {name: read_json(path)["metrics"] for name, path in zip(sm.params.systems, sm.input.scores)}
-    write_json(sm.output.thresholds, calibrate(scores, sm.params.content_key))
+    write_json(sm.output.thresholds, calibrate(scores))

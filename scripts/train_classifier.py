@@ -1,5 +1,5 @@
 """Rule train_classifier: a style classifier (kind cnn: Kim's CNN for Acc; lstm: Fu et al.'s LSTM-sigmoid for
-transfer strength) -> its checkpoint dict."""
+transfer strength; minilm: all-MiniLM-L6-v2 fine-tuned, the default GM's style factor) -> its checkpoint dict."""
 
 import json
 import logging
@@ -7,7 +7,8 @@ from pathlib import Path
 
 import torch
 
-from tst.evaluators.classifiers import KIND_ALIASES, MODEL_KEYS, train_classifier
+from tst.data.splits import sample_train
+from tst.evaluators.classifiers import KIND_ALIASES, MODEL_KEYS, PRETRAINED, train_classifier
 from tst.evaluators.content_mask import mask_content_words
 from tst.io import read_json, read_sentences
 from tst.logs import log_to
@@ -17,10 +18,11 @@ sm = snakemake  # noqa: F821 (set by Snakemake)
 log = logging.getLogger("train_classifier")
 
 
-def labelled(paths):
+def labelled(paths, max_n=None, seed=1):
+    """Sentences and labels of the style files; at most max_n per style (tst.data.splits.sample_train)."""
     sents, labels = [], []
     for style, path in enumerate(paths):
-        s = read_sentences(path)
+        s = sample_train(read_sentences(path), max_n, seed + style)
         sents += s
         labels += [style] * len(s)
     return sents, labels
@@ -29,8 +31,13 @@ def labelled(paths):
 with log_to(sm.log[0]):
     torch.set_num_threads(sm.threads)
     cfg, kind = dict(sm.params.settings), KIND_ALIASES[sm.wildcards.kind]
-    (train, y), (dev, dev_y) = labelled(sm.input.train), labelled(sm.input.dev)
-    words = read_json(sm.input.content)["words"] if sm.input.get("content") else None
+    # a pretrained encoder learns from at most max_train sentences per style (null: all) and is early-stopped on
+    # at most max_dev; it reads the words as they are (no content mask)
+    pretrained = kind in PRETRAINED
+    seed = int(cfg.get("seed", 1))
+    train, y = labelled(sm.input.train, cfg.pop("max_train", None), seed)
+    dev, dev_y = labelled(sm.input.dev, cfg.pop("max_dev", None), seed)
+    words = read_json(sm.input.content)["words"] if sm.input.get("content") and not pretrained else None
     if words:
         train, dev = mask_content_words(train, words), mask_content_words(dev, words)
     vocab = Vocab.load(sm.input.vocab, cfg["min_count"], cfg.get("max_vocab"))

@@ -1,8 +1,6 @@
 """Sanity baselines (tst.baselines), the validity checks (tst.validity) and the calibrated GM (tst.metrics.gm):
 values worked out by hand."""
 
-import itertools
-import math
 import random
 
 import numpy as np
@@ -10,7 +8,7 @@ import pytest
 
 from tst import baselines as bl
 from tst import config as settings
-from tst.metrics.gm import calibrate, gm, gm_calibrated, gm_calibrated_result
+from tst.metrics.gm import calibrate, gm_calibrated, gm_calibrated_result
 from tst.metrics.registry import GM_CONTENT, METRICS, add_derived
 from tst.validity import adjacent_swaps, auc, damaged, derangement, separation, shuffled_sources
 
@@ -79,7 +77,7 @@ def test_baselines_are_systems_of_every_dataset_and_not_honest():
     assert settings.baseline_systems(config) == ["shuffled", "empty"]
     assert settings.calibration_baselines(config) == []  # no content-free baseline: no calibrated GM
     config["baselines"] = {"run": ["fixed_target", "shuffled"]}
-    assert settings.calibration_baselines(config) == ["source", "fixed_target", "shuffled"]
+    assert settings.calibration_baselines(config) == ["source", "shuffled", "fixed_target"]
 
 
 def test_derangement_moves_every_element():
@@ -119,63 +117,48 @@ def test_word_order_damage():
     assert damaged(["a b c d e"], "swap", 1) == damaged(["a b c d e"], "swap", 1)
 
 
-def test_calibrate_takes_each_threshold_from_its_baseline():
+def test_calibrate_takes_the_highest_baseline_j():
     scores = {
-        "source": {"acc": {"score": 0.04}, "sim": {"score": 1.0}, "pp_joint": {"score": 40.0}},
-        "random_target": {"acc": {"score": 0.9}, "sim": {"score": 0.78}, "pp_joint": {"score": 30.0}},
-        "fixed_target": {"acc": {"score": 1.0}, "sim": {"score": 0.81}, "pp_joint": {"score": 5.0}},
-        "shuffled": {"acc": {"score": 0.05}, "sim": {"score": 1.0}, "pp_joint": {"score": 900.0}},
+        "source": {"joint": {"score": 0.0}},
+        "random_target": {"joint": {"score": 0.12}},
+        "fixed_target": {"joint": {"score": 0.2}},
+        "shuffled": {"joint": {"score": 0.01}},
+        "nearest_target": {
+            "joint": {"score": 0.5}
+        },  # not a calibration baseline (Li et al.'s RetrieveOnly idea)
     }
-    cal = calibrate(scores, "sim")
-    assert cal["t"] == pytest.approx([4.0, 81.0, 900.0])
-    assert cal["from"] == ["source", "fixed_target", "shuffled"]
-    # each baseline scores 0 on its own factor: copy on Acc, fixed_target on Sim, shuffled on PP
-    for name in ("source", "fixed_target", "shuffled"):
-        m = scores[name]
-        assert gm_calibrated(m["acc"]["score"], m["sim"]["score"], m["pp_joint"]["score"], cal["t"]) == 0.0
-    # a real system: (100*0.8 - 4) * (100*0.9 - 81) * 100 (ln 900 - ln 60) / ln 900 = 76 * 9 * 39.81 -> cube root
-    p = 100 * (math.log(900) - math.log(60)) / math.log(900)
-    assert p == pytest.approx(39.81, abs=0.005)
-    assert gm_calibrated(0.8, 0.9, 60.0, cal["t"]) == pytest.approx((76 * 9 * p) ** (1 / 3))
-    assert gm_calibrated(1.0, 1.0, 1.0, cal["t"]) == pytest.approx(
-        (96 * 19 * 100) ** (1 / 3)
-    )  # PP 1: factor 100
-    del scores["shuffled"]["pp_joint"]
-    with pytest.raises(ValueError, match="pp_joint of the baseline 'shuffled'"):
-        calibrate(scores, "sim")
-
-
-def test_calibrated_pp_factor_falls_over_the_whole_range_where_pang_gimpels_rises():
-    t = [4.0, 78.0, 500.0]
-    pps = [2.0, 5.0, 10.0, 20.0, 29.0, 60.0, 200.0]
-    ours = [gm_calibrated(0.9, 0.9, pp, t) for pp in pps]
-    assert all(a > b for a, b in itertools.pairwise(ours))
-    theirs = [gm(0.9, 0.9, pp) for pp in pps[:5]]  # below PP 30 P&G's min([97-PP]+, [PP+37]+) rises with PP
-    assert all(a < b for a, b in itertools.pairwise(theirs))
+    cal = calibrate(scores)
+    assert cal == {"t": [0.2], "keys": ["joint"], "from": ["fixed_target"], "rule": cal["rule"]}
+    # every calibration baseline scores 0; a system with J 0.6: 100 (0.6 - 0.2) / 0.8 = 50
+    assert all(gm_calibrated(scores[s]["joint"]["score"], 0.2) == 0.0 for s in ("source", "fixed_target"))
+    assert gm_calibrated(0.6, 0.2) == pytest.approx(50.0)
+    assert gm_calibrated(1.0, 0.2) == pytest.approx(100.0)
+    del scores["shuffled"]["joint"]
+    with pytest.raises(ValueError, match="joint of the baseline 'shuffled'"):
+        calibrate(scores)
+    with pytest.raises(ValueError, match="random_target or fixed_target"):
+        calibrate({"source": {"joint": {"score": 0.0}}})
 
 
 def test_add_derived_gm_needs_the_calibration_and_gm_pg_keeps_pang_gimpel():
-    content = METRICS["gm"].derived_from[1]  # the default GM's content score (GM_CONTENT)
-    assert content == GM_CONTENT == "sbert_all_minilm_l6_v2"
-    metrics = {"acc": {"score": 0.818}, "sim": {"score": 0.719}, "pp_joint": {"score": 37.3}}
-    metrics[content] = {"score": 0.6}
+    assert METRICS["gm"].derived_from == ("joint",) and GM_CONTENT == "sbert_all_minilm_l6_v2"
+    metrics = {
+        "acc": {"score": 0.818},
+        "sim": {"score": 0.719},
+        "pp_joint": {"score": 37.3},
+        "joint": {"score": 0.5},
+    }
     out = add_derived(metrics)
     assert "gm" not in out and "calibrated" in out.skipped["gm"]
     # Pang & Gimpel Table 2, M0 row: Acc 0.818, Sim 0.719, PP 37.3 -> GM 10.0
     assert out["gm_pg"]["score"] == pytest.approx(10.0, abs=0.05)
-    cal = {
-        "t": [4.0, 50.0, 300.0],
-        "keys": ["acc", content, "pp_joint"],
-        "from": ["a", "b", "c"],
-        "rule": "r",
-    }
+    cal = {"t": [0.25], "keys": ["joint"], "from": ["fixed_target"], "rule": "r"}
     out = add_derived(metrics, calibration=cal)
-    p = 100 * (math.log(300) - math.log(37.3)) / math.log(300)
-    assert out["gm"]["score"] == pytest.approx(((81.8 - 4) * (60 - 50) * p) ** (1 / 3))
-    assert out["gm"]["score"] == gm_calibrated_result(0.818, 0.6, 37.3, cal).score
-    assert "calibrated" in out["gm"]["variant"] and "ln t3 - ln pp_joint" in out["gm"]["variant"]
-    # thresholds calibrated for another content score are not applied to this one
-    out = add_derived(metrics, calibration={**cal, "keys": ["acc", "sim", "pp_joint"]})
+    assert out["gm"]["score"] == pytest.approx(100 * 0.25 / 0.75)
+    assert out["gm"]["score"] == gm_calibrated_result(0.5, cal).score
+    assert "t_J = 0.25" in out["gm"]["variant"]
+    # a threshold calibrated for another input is not applied to this one
+    out = add_derived(metrics, calibration={**cal, "keys": ["acc"]})
     assert "gm" not in out and "calibrated for" in out.skipped["gm"]
 
 
@@ -216,7 +199,7 @@ def test_the_files_the_baseline_and_validity_rules_read():
     ]
     report = settings.validity_report_files(config, "d")
     assert report["calibration_scores"] == [
-        f"results/d/scores/{s}/test.final.json" for s in ("source", "random_target", "shuffled")
+        f"results/d/scores/{s}/test.final.json" for s in ("source", "shuffled", "random_target")
     ]
     assert report["calibration"] == "results/d/validity/gm_thresholds.json" and report["rated"] is None
     # the word-order table's rows as they are: the validity systems' own score files, at the outputs' checkpoint

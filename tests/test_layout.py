@@ -220,7 +220,7 @@ def test_constraints():
     assert c["style"] == "0|1"
     assert c["seed"] == r"\d+"
     assert c["name"] == "[A-Za-z0-9][A-Za-z0-9_.-]*"
-    assert c["classifier"] == "cnn|lstm"
+    assert c["classifier"] == "cnn|lstm|minilm"
     assert c["lm"] == "joint|style0|style1"
     assert c["embedding"] == "glove|word2vec|word2vec_masked"
     assert (c["naturalness_kind"], c["naturalness_ext"]) == ("lr|nn", "json|pt")

@@ -17,7 +17,7 @@ per-sentence values where the metric is not one:
   value equals PP computed directly on the resampled outputs;
 - corpus BLEU: BLEU from the sums of the resampled sentences' n-gram statistics (sacreBLEU's sufficient
   statistics, as its paired bootstrap does), equal to sacrebleu's corpus BLEU of the resampled sentences;
-- GM (gm calibrated, gm_pg): recomputed from the resample's Acc, content score and PP.
+- GM: gm (ours) from the resample's J, gm_pg (Pang & Gimpel) from its Acc, Sim and PP.
 
 Interval: the percentile interval, the 2.5th and 97.5th percentiles of the B resampled values (numpy's
 linear interpolation). sacreBLEU reports mean +- half the width of its 2.5-97.5 interval instead; we report
@@ -182,8 +182,8 @@ def derived_resampled(samples: Mapping[str, np.ndarray], gm_t=None, calibration=
         out["gm_pg"] = gm_array(*(samples[k] for k in pg), t=gm_thresholds(gm_t or DEFAULT_T))
     cal = METRICS["gm"].derived_from
     if calibration and list(calibration["keys"]) == list(cal) and all(k in samples for k in cal):
-        t = calibration["t"]
-        out["gm"] = np.array([gm_calibrated(a, c, p, t) for a, c, p in zip(*(samples[k] for k in cal))])
+        t = calibration["t"][0]
+        out["gm"] = np.array([gm_calibrated(j, t) for j in samples[cal[0]]])
     return out
 
 

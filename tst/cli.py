@@ -188,6 +188,16 @@ def _add_score(sub) -> None:
         metavar="S",
         help=f"seed of the resamples (default: score.bootstrap.seed, else {BOOTSTRAP['seed']})",
     )
+    p.add_argument(
+        "--normalize",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="normalize every line read (sources, outputs, references) as the workflow normalizes the corpus "
+        "and the published systems: PTB tokens (tokenized text is left as it is), then the dataset's "
+        "normalize block (lowercase, numbers) from --config, else DATASET_DIR/data/report.json, else "
+        "lowercase; so text cased and detokenized as people and LLMs write it scores like tokenized text "
+        "(default %(default)s; --no-normalize scores the lines as given; the JSON's normalization says which)",
+    )
     p.add_argument("--metrics", nargs="*", help="compute only these metric keys")
     p.add_argument("--tsv", help="also write per-sentence scores to this TSV")
     p.add_argument("--json", dest="json_out", help="also write the score JSON to this file")
@@ -346,6 +356,24 @@ def _ci(args, dataset: str) -> dict | None:
     return opt
 
 
+def _normalization(args, dataset_dir: Path, dataset: str) -> dict:
+    """What score_files' normalize gets: the dataset's `normalize:` block and where it was read (--config,
+    else the data/report.json prepare_data wrote, else the default: lowercase), or None with --no-normalize."""
+    from tst.io import read_json
+
+    if not args.normalize:
+        return {"normalize": None, "from": None}
+    config = _config(args, dataset)
+    if config is not None:
+        return {"normalize": config["datasets"][dataset].get("normalize") or {}, "from": "--config"}
+    report = dataset_dir / layout.DATA / layout.DATA_REPORT
+    if report.is_file():
+        block = read_json(report).get("normalize")
+        if block is not None:
+            return {"normalize": block, "from": f"{layout.DATA}/{layout.DATA_REPORT}"}
+    return {"normalize": {"lowercase": True, "numbers": False}, "from": "default (lowercase)"}
+
+
 def _config(args, dataset: str) -> dict | None:
     """The merged --config files (None without them), checked to define `dataset`; exit 2 naming the fault."""
     if not args.config:
@@ -444,6 +472,7 @@ def cmd_score(args) -> dict:
             max_words=max_words,
             progress=not args.verbose and sys.stderr.isatty(),
             ci=ci,
+            normalize=_normalization(args, dataset_dir, args.dataset or dataset_dir.name),
         )
     except NotUTF8Error as e:
         fail("score", f"{e}, or pass --encoding-errors replace", 1)

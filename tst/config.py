@@ -191,7 +191,7 @@ def trained_datasets(config: dict) -> list[str]:
 
 
 # Evaluator sections a dataset may adjust for itself (datasets.<name>.<section>: keys over evaluators.<section>)
-DATASET_EVALUATOR_KEYS = ("acceptability", "lm", "cnn", "lstm")
+DATASET_EVALUATOR_KEYS = ("acceptability", "lm", "cnn", "lstm", "minilm")
 
 
 def evaluator_settings(config: dict, section: str, dataset: str) -> dict:
@@ -262,14 +262,13 @@ def external_systems(config: dict, dataset: str) -> list[str]:
 
 def calibration_baselines(config: dict) -> list[str]:
     """The baselines the calibrated GM reads (tst.metrics.gm.CALIBRATION_BASELINES) when the config runs
-    enough of them (shuffled and random_target or fixed_target; the copy is always there), else []."""
-    from tst.metrics.gm import CALIBRATION_BASELINES
+    random_target or fixed_target (the copy is always there), else []."""
+    from tst.metrics.gm import CALIBRATION_BASELINES, CALIBRATION_NEEDS_ONE_OF
 
     run = set(baseline_systems(config)) | {baselines.COPY}
-    wanted = [s for group in CALIBRATION_BASELINES.values() for s in group]
-    if not all(any(s in run for s in group) for group in CALIBRATION_BASELINES.values()):
+    if not any(s in run for s in CALIBRATION_NEEDS_ONE_OF):
         return []
-    return [s for s in wanted if s in run]
+    return [s for s in CALIBRATION_BASELINES if s in run]
 
 
 def lm_init(config: dict, dataset: str, lm: str) -> str | None:
@@ -487,13 +486,13 @@ def human_outputs_dir(config: dict, dataset: str, data_dir) -> Path:
 
 def lookup_tables(config: dict) -> dict:
     """Per-wildcard settings as nested dicts, for Snakemake's lookup(dpath=..., within=...):
-    evaluators/{dataset}/{cnn|lstm|lm|acceptability}, embeddings/{glove|word2vec|word2vec_masked}, naturalness/{lr|nn},
+    evaluators/{dataset}/{cnn|lstm|minilm|lm|acceptability}, embeddings/{glove|word2vec|word2vec_masked}, naturalness/{lr|nn},
     variants/{name} (resolved: model and every lambda), score/{dataset} (metric options), vocab/{dataset}
     (min_count), corpus/{dataset} (what preparation reads)."""
     ev = config.get("evaluators") or {}
     return {
         "evaluators": {
-            ds: {s: evaluator_settings(config, s, ds) for s in ("cnn", "lstm", "lm", "acceptability")}
+            ds: {s: evaluator_settings(config, s, ds) for s in DATASET_EVALUATOR_KEYS}
             for ds in config.get("datasets") or {}
         },
         "embeddings": {

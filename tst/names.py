@@ -105,7 +105,9 @@ def parse_checkpoint(label: str) -> float | None:
 
 # ---- evaluator files of a dataset (results/{dataset}/evaluators/), what the metrics read ----
 
-CLASSIFIERS = {"cnn": "style_cnn.pt", "lstm": "style_lstm.pt"}
+# cnn: Kim CNN (Pang & Gimpel's Acc); lstm: Fu et al.'s LSTM-sigmoid (transfer strength); minilm: all-MiniLM-L6-v2
+# fine-tuned as the style classifier (ours: the default GM's style factor, docs/style_and_gm.md)
+CLASSIFIERS = {"cnn": "style_cnn.pt", "lstm": "style_lstm.pt", "minilm": "style_minilm.pt"}
 LANGUAGE_MODELS = {"joint": "lm_joint.pt", "style0": "lm_style0.pt", "style1": "lm_style1.pt"}
 EMBEDDINGS = {"glove": "glove.kv", "word2vec": "word2vec.kv", "word2vec_masked": "word2vec_masked.kv"}
 ACCEPTABILITY = "acceptability.pt"  # real-vs-corrupted sentence classifier (tst.evaluators.acceptability)

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from tst.data.bpe import BPE, ModelUnits, is_piece_vocab
+from tst.data.normalize import normalization_record, scoring_normalizer
 from tst.evaluators.acceptability import load_acceptability
 from tst.evaluators.classifiers import load_classifier
 from tst.evaluators.embeddings import load_embeddings
@@ -266,6 +267,7 @@ def score_system(
         lists,
         system,
         resolve_options(options),
+        METRICS,
     )
     from tqdm import tqdm
 
@@ -280,7 +282,7 @@ def score_system(
         why = _why_not(metric, ctx, ev)
         if why is None:
             try:
-                scores[key] = metric.compute(ctx)
+                scores[key] = ctx.result(key)
             except Skip as e:
                 why = str(e)
             # out of memory: this metric is skipped with the reason, the others go on
@@ -374,6 +376,12 @@ def output_counts(scores: Scores) -> dict:
     }
 
 
+# `tst score` warns when an evaluator reads more than this share of its tokens as <unk>. Li et al.'s Yelp test
+# sources and the published systems' outputs on them sit near 1% under the Yelp evaluators' vocabulary; the same
+# references cased and detokenized (not normalized) near 10% (docs/validity.md).
+UNK_WARN = 0.05
+
+
 def coverage_warnings(obj: dict) -> list[str]:
     """What a score file's counts say was not scored as given (`tst score` prints these on stderr): outputs
     without a reference (e.g. a references file with its columns swapped matches none of its sources), lines
@@ -395,6 +403,14 @@ def coverage_warnings(obj: dict) -> list[str]:
     if unusable:
         counts = ", ".join(f"{k} {v}" for k, v in unusable.items())
         out.append(f"outputs with no word a metric can use, given its worst value: {counts}")
+    for name, u in (obj.get("units") or {}).items():
+        rate = u.get("unk_rate")
+        if rate is not None and rate > UNK_WARN:
+            out.append(
+                f"{100 * rate:.1f}% of the tokens {name} read are outside its vocabulary (<unk>; above "
+                f"{100 * UNK_WARN:g}%): is the text normalized like the corpus (lowercased, PTB-tokenized)? "
+                "Its metrics read those words as unknown"
+            )
     if obj.get("n_truncated"):
         files = ", ".join(f"{p}: {k}" for p, k in (obj.get("truncated_lines") or {}).items())
         out.append(
@@ -475,8 +491,9 @@ class _Reader:
     ENCODING_ERRORS) and counts, per file, the lines where bytes were replaced; cuts lines longer than
     max_words tokens (None: no limit) and counts them per file."""
 
-    def __init__(self, errors: str = "strict", max_words: int | None = None):
+    def __init__(self, errors: str = "strict", max_words: int | None = None, normalize=None):
         self.errors = errors
+        self.normalize = normalize  # line -> line (tst.data.normalize.scoring_normalizer), None: as given
         self.replaced: dict[str, int] = {}
         self.control: dict[str, int] = {}  # file -> lines with a control character, read as empty lines
         self.max_words = max_words
@@ -520,7 +537,8 @@ class _Reader:
             "truncated_lines": dict(self.truncated),
         }
 
-    def lines(self, path) -> list[str]:
+    def lines(self, path, text: bool = True) -> list[str]:
+        """The lines of `path`; text=True (sentences, references): normalized when the reader normalizes."""
         lines, n = read_lines_counted(path, self.errors)
         if n:
             self.replaced[str(path)] = n
@@ -530,12 +548,14 @@ class _Reader:
             self.control[str(path)] = len(control)
             for i in control:
                 lines[i] = ""
+        if text and self.normalize is not None:
+            lines = [self.normalize(line) for line in lines]
         return lines
 
     def lists(self, path) -> list[list[str]]:
         """The 'independent' attribute lists of an attributes.jsonl file."""
         out = []
-        for i, r in enumerate(parse_jsonl(self.lines(path), path), 1):
+        for i, r in enumerate(parse_jsonl(self.lines(path, text=False), path), 1):
             if not isinstance(r, dict) or not isinstance(r.get("independent"), list):
                 raise InputError(f"{path}, record {i}: expected an object with an 'independent' list")
             out.append(r["independent"])
@@ -576,6 +596,7 @@ def score_files(
     progress: bool = False,
     ci: dict | None = None,
     resample_stats: bool = False,
+    normalize: dict | None = None,
 ) -> dict:
     """Score the transfers in files; returns the score JSON object (docs/interfaces.md).
 
@@ -595,7 +616,11 @@ def score_files(
     limit), and the JSON gets "max_words", "n_truncated" (lines cut) and "truncated_lines" (per file);
     progress: see score_system; ci: bootstrap options (tst.bootstrap.resolve; {} for its defaults): each
     metric gets "ci95": [lo, hi] (add_intervals), None: no intervals; resample_stats: the TSV also gets the
-    `key:stat` columns of PP and corpus BLEU (write_score_tsv; the workflow's, which the leaderboard resamples).
+    `key:stat` columns of PP and corpus BLEU (write_score_tsv; the workflow's, which the leaderboard resamples);
+    normalize: None = lines scored as given (the workflow's files are normalized when they are made), else
+    {"normalize": the dataset's `normalize:` block, "from": where it was read}: every line read (sources,
+    outputs, references) goes through tst.data.normalize.scoring_normalizer first, and the JSON says so under
+    "normalization" (`tst score`; {"applied": False} there when it is turned off).
     """
     if len(sources) != len(outputs):
         raise InputError(f"{len(sources)} source files but {len(outputs)} output files")
@@ -612,7 +637,9 @@ def score_files(
         except ValueError as e:
             raise InputError(str(e)) from None
         only = wanted | {f for k in wanted for f in METRICS[k].derived_from}
-    reader = _Reader(encoding_errors, max_words)
+    applied = bool(normalize and normalize.get("normalize") is not None)
+    norm = scoring_normalizer(normalize["normalize"]) if applied else None
+    reader = _Reader(encoding_errors, max_words, norm)
     src_all, out_all, styles_all, list_all = [], [], [], [] if lists else None
     src_cut = []  # the sources as scored (cut to max_words); src_all keeps them whole to match references
     for k, (sp, op, st) in enumerate(zip(sources, outputs, source_styles)):
@@ -653,6 +680,8 @@ def score_files(
     obj = score_json(scores, meta, len(out_all), reader.truncation())
     obj["n_with_reference"] = sum(1 for r in refs if r) if refs is not None else None
     obj["control_lines"] = dict(reader.control)
+    if normalize is not None:
+        obj["normalization"] = normalization_record(normalize)
     if references:  # which references ref-BLEU used (data/report.json maps them to the release's files)
         obj["references_sha256"] = {Path(p).name: sha256_of(p) for p in references}
     if encoding_errors != "strict":

@@ -70,6 +70,9 @@ def test_every_metric_is_fully_described():
 # The column order of score files, TSVs and tables before the rows moved into their modules (a refactor
 # that must keep every output byte-identical), metrics off by default left out.
 ORDER = [
+    "style",
+    "content",
+    "joint",
     "acc",
     "acc_prob",
     "transfer_strength",
@@ -166,7 +169,8 @@ def test_evaluator_files():
         "naturalness/M0.seed1.nn.pt",
     ]
     every = evaluator_files()
-    assert len(every) == len(set(every)) == 11 and every[0] == "style_cnn.pt"  # 11th: acceptability.pt
+    # 12: the three style classifiers, three LMs, acceptability.pt, three embeddings, idf, style lexicon
+    assert len(every) == len(set(every)) == 12 and every[0] == "style_cnn.pt"
     with pytest.raises(ValueError, match="unknown metric"):
         evaluator_files(["bleu"])
 
@@ -238,14 +242,14 @@ def test_add_derived_skips_without_a_factor():
     stale = {"score": 99.0, "variant": "old t", "higher_is_better": True}
     out = add_derived(_stored(0.818, 0.719, gm=stale), DEFAULT_T)
     assert "gm_pg" not in out and out.skipped == {
-        "gm": "needs sbert_all_minilm_l6_v2, pp_joint",
+        "gm": "needs joint",
         "gm_pg": "needs pp_joint",
     }
     assert list(out) == ["acc", "sim"]
     undefined = _stored(0.818, 0.719, 37.3)
     undefined["acc"]["score"] = None  # e.g. no sentence could be classified
     assert add_derived(undefined, DEFAULT_T).skipped == {
-        "gm": "needs acc, sbert_all_minilm_l6_v2",
+        "gm": "needs joint",
         "gm_pg": "needs acc",
     }
     # GM sits in the registry order, after pp_target and before sti

@@ -45,6 +45,63 @@ def normalize_line(text: str, **cfg) -> str:
     return " ".join(normalize_tokens(text, **cfg))
 
 
+# Tokens protected when text is tokenized again: the quotes the PTB tokenizer itself writes (NLTK's Treebank
+# tokenizer reads a closing '' after a space as an opening quote: `` ... `` instead of `` ... '') and placeholder
+# tokens such as <unk>, <num> or a system's <UNK> (it would split them into < unk >). With them protected,
+# retokenize is the identity on tokenized text.
+_PTB_QUOTES = {"``": "\ue000", "''": "\ue001"}
+_PLACEHOLDER = re.compile(r"^<[^<>\s]+>$")
+
+
+def retokenize(text: str) -> list[str]:
+    """PTB tokens of a line that may be raw text (cased, detokenized, as people and LLMs write) or already
+    tokenized: raw text is split as the corpus was ("It didn't." -> It did n't .), tokenized text comes back
+    as it was (PTB quote tokens kept)."""
+    kept: list[str] = []  # placeholders, put back in order
+
+    def protect(token: str) -> str:
+        if token in _PTB_QUOTES:
+            return _PTB_QUOTES[token]
+        if _PLACEHOLDER.match(token):
+            kept.append(token)
+            return "\ue002"
+        return token
+
+    back = {v: k for k, v in _PTB_QUOTES.items()}
+    tokens = ptb_tokenize(" ".join(protect(t) for t in text.split()))
+    kept.reverse()
+    return [kept.pop() if t == "\ue002" else back.get(t, t) for t in tokens]
+
+
+def scoring_normalizer(cfg: dict | None):
+    """The normalization `tst score` applies to every line it reads (sources, outputs, references) so that text
+    written as people write it is scored as the workflow scores the corpus and the published systems: PTB
+    tokens (retokenize: the identity on tokenized text), then the dataset's `normalize:` block (lowercase,
+    numbers). A function line -> normalized line (a references line: each TAB-separated column)."""
+    c = cfg or {}
+    lowercase, numbers = bool(c.get("lowercase", True)), bool(c.get("numbers", False))
+
+    def one(text: str) -> str:
+        tokens = [t.lower() for t in retokenize(text)] if lowercase else retokenize(text)
+        return " ".join(NUM if numbers and is_number(t) else t for t in tokens)
+
+    return lambda line: "\t".join(one(col) for col in line.split("\t"))
+
+
+def normalization_record(normalize: dict) -> dict:
+    """What a `tst score` JSON says of its normalization ({"normalize": block or None, "from": where})."""
+    block = normalize.get("normalize")
+    if block is None:
+        return {"applied": False, "note": "lines scored as given (--no-normalize)"}
+    return {
+        "applied": True,
+        "tokenize": "PTB (NLTK Treebank; tokenized text is left as it is)",
+        "lowercase": bool(block.get("lowercase", True)),
+        "numbers": bool(block.get("numbers", False)),
+        "from": normalize.get("from"),
+    }
+
+
 def normalizer(cfg: dict | None):
     """A function line -> tokens from a dataset's `normalize:` block (lowercase, numbers, tokenize)."""
     c = cfg or {}

@@ -184,6 +184,8 @@ def prepare_dataset(
     lo, hi = int(length.get("min_words", 1)), length.get("max_words")
     loaded, extras = load_parts(cfg, name, data_dir)
     report: dict = {"dataset": name, "inputs": {}, "splits": {}}
+    # what `tst score` applies to text it is given, so that it is scored as this corpus was normalized
+    report["normalize"] = {k: bool(v) for k, v in (cfg.get("normalize") or {}).items()}
 
     # normalize + length filter (explicit test files are kept whole unless length.filter_test)
     normed: dict[str, dict[int, list[str]]] = {}

@@ -4,8 +4,8 @@ Formats (config `datasets.{name}.systems.{system}`):
   tsv   - Li et al. 2018 outputs `source<TAB>output[<TAB>label]`, and reference files `source<TAB>rewrite`
   lines - one output per line, aligned with a sources file (`sources:`, default the dataset's test files)
 Every line is kept (an empty output stays an empty line) so alignment is never broken; sources are
-normalized like the corpus, outputs too (PTB-tokenized first when the spec says `tokenize: true`,
-e.g. for human rewrites, which are raw text).
+normalized like the corpus, outputs as `tst score` reads text (PTB tokens, the identity on tokenized text, so
+raw human rewrites and tokenized outputs come out alike; `tokenize: false` splits on whitespace only).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from tst.data.normalize import normalizer
+from tst.data.normalize import normalizer, scoring_normalizer
 from tst.data.reader import check_file
 from tst.data.sources import as_list, style_path
 from tst.io import BOM
@@ -36,7 +36,11 @@ def import_system(
     styles = cfg["styles"]
     key = f"datasets.{name}.systems.{system}.file"
     norm = normalizer(cfg.get("normalize"))
-    out_norm = normalizer({**(cfg.get("normalize") or {}), "tokenize": bool(spec.get("tokenize", False))})
+    # outputs as `tst score` reads text (one route): PTB tokens, the identity on tokenized text; tokenize: false
+    # splits on whitespace only
+    scoring = scoring_normalizer(cfg.get("normalize"))
+    plain = normalizer({**(cfg.get("normalize") or {}), "tokenize": False})
+    out_norm = (lambda o: scoring(o).split()) if spec.get("tokenize", True) else plain
     lines = read_all_lines(Path(data_dir) / style_path(spec["file"], style, styles), key)
     fmt = spec.get("format", "tsv")
     if fmt == "tsv":

@@ -27,7 +27,7 @@ MODEL_KEYS = {
     "lstm_classifier": ("emb_dim", "hidden_dim", "dropout"),
     "minilm": ("max_wordpieces", "dropout", "frozen_layers"),
 }
-KIND_ALIASES = {"cnn": "text_cnn", "lstm": "lstm_classifier"}
+KIND_ALIASES = {"cnn": "text_cnn", "lstm": "lstm_classifier", "minilm": "minilm"}
 PRETRAINED = {"minilm"}  # kinds that read text with their own tokenizer (no vocabulary, no <bos>/<eos>)
 
 

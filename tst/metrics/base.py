@@ -155,6 +155,9 @@ class Context:
     targets: list = field(init=False)
 
     _classifiers: dict = field(default_factory=dict, init=False, repr=False)
+    # the metric registry (tst.metrics.registry.METRICS), which the scorer passes: result() computes from it
+    registry: dict = field(default_factory=dict, repr=False)
+    _results: dict = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self):
         self.targets = [1 - int(s) for s in self.source_styles]
@@ -165,6 +168,18 @@ class Context:
         if name not in self._classifiers:
             self._classifiers[name] = OncePerInput(self.load(name))
         return self._classifiers[name]
+
+    def result(self, key: str):
+        """Metric `key`'s MetricResult on this context, computed once (the scorer's loop and a metric built on
+        others, tst.metrics.joint, share it); a Skip is raised again each time it is asked for."""
+        if key not in self._results:
+            try:
+                self._results[key] = self.registry[key].compute(self)
+            except Skip as e:
+                self._results[key] = e
+        if isinstance(self._results[key], Skip):
+            raise self._results[key]
+        return self._results[key]
 
 
 class OncePerInput:

@@ -124,17 +124,19 @@ def build_plots(
     calibration: dict | None = None,
 ) -> list[Path]:
     """Write results/{dataset}/plots/{name}.{png,svg} for every name in PLOTS (gm_t, calibration: as
-    build_tables). tradeoff_leaderboard: the leaderboard's systems, Acc against the default GM's content
-    score (Sim when it was not scored)."""
+    build_tables). tradeoff_leaderboard: the leaderboard's systems, the default GM's style factor against its
+    content factor (Acc and the MiniLM cosine, or Sim, when those were not scored)."""
     s = settings(report_config)
     frame, info = load_scores(score_paths, gm_t, calibration)
     given = list(variants or [])
     colors = plots.variant_colors(given + [v for v in variant_order(frame) if v not in given])
     out_dir = Path(out_dir)
     systems, _ = leaderboard.leaderboard_systems(frame, s["target_acc"], s["tolerance"], s["acc_key"])
-    content = GM_CONTENT if GM_CONTENT in info else s["sim_key"]
+    # the default GM's style and content factors, else Acc and the content score (Sim when it was not scored)
+    style = "style" if "style" in info else s["acc_key"]
+    content = next(k for k in ("content", GM_CONTENT, s["sim_key"]) if k in info or k == s["sim_key"])
     figs = {
-        "tradeoff_leaderboard": plots.leaderboard_figure(systems, info, colors, s["acc_key"], content),
+        "tradeoff_leaderboard": plots.leaderboard_figure(systems, info, colors, style, content),
         "trajectories": plots.trajectory_figure(
             frame, info, colors, variants, s["acc_key"], s["sim_key"], s["pp_key"], target_acc=s["target_acc"]
         ),

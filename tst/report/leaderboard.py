@@ -34,7 +34,6 @@ from tst.bootstrap import (
 )
 from tst.human.ratings import system_means
 from tst.io import InputError, read_json, read_lines
-from tst.metrics.registry import GM_CONTENT
 from tst.report.scores import MetricInfo, digits, external
 from tst.report.select import select_checkpoints, selected_rows
 from tst.report.tables import (
@@ -50,17 +49,24 @@ from tst.report.tables import (
 
 log = logging.getLogger(__name__)
 
-# Columns after the report settings' acc/sim/pp/gm/bleu keys: the default GM's content score, the uncalibrated
-# GM of Pang & Gimpel and self-BLEU (collapse), where scored.
-EXTRA = (GM_CONTENT, "gm_pg", "bleu_self_corpus")
+# The measures people agree with first: the default GM and its three factors (style, content, acceptability,
+# docs/style_and_gm.md), the references-based score; then Pang & Gimpel's own (Acc, Sim, PP, their GM), labelled
+# theirs. Each column's agreement with people stays in the report (tables metric_vs_human, aggregation).
+FACTORS = ("style", "content", "acceptability")
+PANG_GIMPEL = ("acc", "sim", "pp_joint", "gm_pg")
 
 
 def headline_keys(info: dict[str, MetricInfo], s: dict) -> list[str]:
-    """The leaderboard's metric columns present in `info`, in order: Acc, the default content score, Sim, PP,
-    GM, GM (P&G), ref-BLEU, self-BLEU (s: tst.report.build.settings)."""
-    keys = [s["acc_key"], GM_CONTENT, s["sim_key"], s["pp_key"], s["gm_key"], "gm_pg", s["bleu_key"]]
-    keys.append("bleu_self_corpus")
+    """The leaderboard's metric columns present in `info`, in order: GM, Style, Content, Accept, ref-BLEU, then
+    Pang & Gimpel's Acc, Sim, PP and GM (s: tst.report.build.settings)."""
+    keys = [s["gm_key"], *FACTORS, s["bleu_key"], s["acc_key"], s["sim_key"], s["pp_key"], "gm_pg"]
     return [k for k in dict.fromkeys(keys) if k in info]
+
+
+def column_header(info: dict[str, MetricInfo], key: str) -> str:
+    """A leaderboard column's header: Pang & Gimpel's own metrics say so."""
+    header = _header(info, key)
+    return header if key == "gm_pg" or key not in PANG_GIMPEL else f"{header} (P&G)"
 
 
 def sort_key(info: dict[str, MetricInfo], s: dict) -> str | None:
@@ -245,7 +251,7 @@ def leaderboard_table(
         "cell: score [95% confidence interval] (significance cluster, 1 = best).",
         pd.DataFrame(columns=cols),
         ["System", "kind", "checkpoint"]
-        + [_header(info, k) for k in keys]
+        + [column_header(info, k) for k in keys]
         + ([f"Human {a} ↑" for a in human.columns if a != "n"] if human is not None else []),
         sortable=True,
     )
