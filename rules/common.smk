@@ -24,13 +24,14 @@ settings.check_config(config, DATA_DIR)
 # optional extras (released systems, human ratings) are fetched now, and one that cannot be is left out.
 # Where downloads come from (data_mirror / $TST_MIRROR, else the public URLs); the bytes are checked by sha256.
 MIRROR = resolve_mirror(config.get("data_mirror"))
-for _warning in settings.check_data(
+_left_out = settings.check_data(
     config,
     DATA_DIR,
     MIRROR,
     fetch=workflow.is_main_process and not workflow.output_settings.dryrun,
     job=not workflow.is_main_process,
-):
+)
+for _warning in _left_out if workflow.is_main_process else []:
     logger.warning(_warning)
 
 DATASETS = list(config["run"])

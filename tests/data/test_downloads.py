@@ -10,7 +10,6 @@ import shutil
 import subprocess
 import sys
 import threading
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -101,12 +100,6 @@ class Server:
         self.httpd.server_close()
 
 
-@contextmanager
-def served(root: Path):
-    with Server(root) as server:
-        yield server
-
-
 # ---- fast checks ----
 
 
@@ -170,7 +163,7 @@ def test_mirror_replaces_the_public_url_and_must_be_a_url(monkeypatch):
 def test_download_verifies_restarts_a_cut_transfer_and_rejects_corruption(shared_data, tmp_path):
     rel = "yelp/li/sentiment.test.0"
     digest = sha256(shared_data / rel)
-    with served(shared_data) as server:
+    with Server(shared_data) as server:
         server.cut[rel] = 1  # the first transfer stops halfway: restarted from the first byte
         size = download(f"{server.url}/{rel}", tmp_path / "a", sha256=digest)
         assert size == (shared_data / rel).stat().st_size and sha256(tmp_path / "a") == digest
@@ -206,6 +199,12 @@ def test_missing_files_stop_the_run_or_leave_an_extra_out(tmp_path):
     assert "yelp/released/natst.0 is missing" in warnings[0] and "leaderboard" in warnings[0]
     assert "metric_vs_human and aggregation" in warnings[1]
     assert "natst" not in ds["systems"] and "human_ratings" not in ds and "imat" in ds["systems"]
+    # in a job's own process (the main process fetched what it could), a missing extra is one that failed
+    in_job = load_config("yelp.yaml")
+    left_out = settings.check_data(in_job, tmp_path, job=True)
+    assert len(left_out) == 7 + 6 + 1  # Li's seven systems, six released ones, the ratings
+    assert list(in_job["datasets"]["yelp"]["systems"]) == ["human"]  # the references: a corpus file
+    assert settings.check_data(load_config("yelp.yaml"), tmp_path) == []  # a dry run plans every download
     ds["source"]["urls"].pop("yelp/li/sentiment.test.{style}")
     with pytest.raises(settings.ConfigError, match=r"yelp/li/sentiment.test.0, yelp/li/sentiment.test.1 are"):
         settings.check_data(config, tmp_path)
@@ -245,7 +244,7 @@ def test_yelp_downloads_end_to_end_from_a_local_mirror(shared_data, tmp_path):
     def missing_rule_outputs():  # the extras are fetched as the workflow starts; the rest by download rules
         return [str(data / rel) for rel in [*corpus, *made] if not (data / rel).exists()]
 
-    with served(shared_data) as server:
+    with Server(shared_data) as server:
         server.corrupt |= {"yelp/li/sentiment.test.1", "yelp/released/natst.1"}
         server.cut |= {"yelp/shen/sentiment.test.1": 1, "yelp/li/human_ratings/ratings-yelp.csv": 1}
         first = run_snakemake(work, data, server.url, yelp, "--keep-going", *missing_rule_outputs())
