@@ -2,13 +2,15 @@
 # tst/; rules pass `code` (tst.codehash) so a job reruns when its inputs, params or code change, and only then.
 from pathlib import Path
 
+from snakemake.logging import logger
 from snakemake.utils import validate
 
 from tst import config as settings
 from tst import layout, names, variants
 from tst.codehash import code_hash
 from tst.data.prepare import expected_outputs
-from tst.data.sources import data_file, resolve_data_dir
+from tst.data.sources import data_file, fetch_url, sha256_for
+from tst.data.sources import resolve_data_dir, resolve_mirror
 from tst.human.outputs import system_output_files
 from tst.layout import SCORED_SPLITS, STYLES
 from tst.metrics.registry import IDF, STYLE_LEXICON, evaluator_files
@@ -18,6 +20,19 @@ from tst.resources import check_fits_node, job_resources, node_size
 validate(config, schema="../schemas/config.schema.yaml")
 DATA_DIR = str(resolve_data_dir(config.get("data_dir")).resolve())
 settings.check_config(config, DATA_DIR)
+# Every file a run dataset reads can be had, or the run stops here naming it; in a real run's main process the
+# optional extras (released systems, human ratings) are fetched now, and one that cannot be is left out.
+# Where downloads come from (data_mirror / $TST_MIRROR, else the public URLs); the bytes are checked by sha256.
+MIRROR = resolve_mirror(config.get("data_mirror"))
+_left_out = settings.check_data(
+    config,
+    DATA_DIR,
+    MIRROR,
+    fetch=workflow.is_main_process and not workflow.output_settings.dryrun,
+    job=not workflow.is_main_process,
+)
+for _warning in _left_out if workflow.is_main_process else []:
+    logger.warning(_warning)
 
 DATASETS = list(config["run"])
 TRANSFER = config["transfer"]
@@ -30,7 +45,9 @@ EV_JOB, TRANSFER_JOB = (job_resources(config, s) for s in ("evaluators", "transf
 if workflow.is_main_process and workflow.nodes:
     check_fits_node(config, node_size(workflow.global_resources))
 
-DOWNLOADS = settings.downloads(config, DATA_DIR)  # missing corpus files -> their URL
+# missing data files -> their public URL; missing system files made from a released original -> (original, spec)
+DOWNLOADS = settings.downloads(config, DATA_DIR)
+EXTRACTS = settings.extracts(config, DATA_DIR)
 DATA_FILES = expected_outputs({"styles": STYLES, "bpe": {"enabled": False}})
 
 
@@ -74,8 +91,17 @@ def system_file(wildcards):
 
 
 def download_url(wildcards):
-    """The public URL of a missing corpus file (tst.config.downloads)."""
-    return DOWNLOADS[wildcards.datapath]
+    """Where a missing data file is fetched from: its public URL (tst.config.downloads), or the mirror."""
+    rel = wildcards.datapath
+    return fetch_url(DOWNLOADS[rel], rel, MIRROR)
+
+
+def download_sha256(wildcards):
+    return sha256_for(config["datasets"], wildcards.datapath)
+
+
+def extract_original(wildcards):
+    return data_file(DATA_DIR, EXTRACTS[wildcards.datapath][0])
 
 
 def configured_systems():
@@ -193,8 +219,12 @@ def ratings_csv(wildcards):
 
 
 def rated_outputs(wildcards):
+    """The outputs folder's files, and the rated systems' files even before they are downloaded."""
     folder = settings.human_outputs_dir(config, wildcards.dataset, DATA_DIR)
-    return system_output_files(folder)
+    rated = settings.rated_files(config, wildcards.dataset)[1:]
+    return sorted(
+        set(system_output_files(folder)) | {data_file(DATA_DIR, f) for f in rated}
+    )
 
 
 def rated_scores(wildcards):

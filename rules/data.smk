@@ -1,5 +1,6 @@
 # Data: released corpora (or the embedded demo corpus) -> layout.data(); external system outputs
-# -> layout.system_folder(); missing corpus files from their public URL (needs internet).
+# -> layout.system_folder(); missing data files from their public URL (needs internet) or the mirror
+# (data_mirror / $TST_MIRROR), checked by sha256; system files cut out of a released original (extract).
 # Datasets with BPE also get bpe.model (rule prepare_data_bpe), which scoring reads.
 BPE_DATASETS = {
     d for d, c in config["datasets"].items() if (c.get("bpe") or {}).get("enabled")
@@ -71,9 +72,30 @@ rule download_data:
         env("data")
     params:
         url=download_url,
+        sha256=download_sha256,
         code=code("download_data.py"),
     script:
         "../scripts/download_data.py"
+
+
+rule extract_system:
+    input:
+        extract_original,
+    output:
+        f"{DATA_DIR}/{{datapath}}",
+    log:
+        "logs/extract_system/{datapath}.log",
+    wildcard_constraints:
+        datapath=names.alternatives(EXTRACTS),
+    localrule: True
+    conda:
+        env("data")
+    params:
+        spec=lambda w: EXTRACTS[w.datapath][1],
+        key=lambda w: f"extract of {w.datapath}",
+        code=code("extract_system.py"),
+    script:
+        "../scripts/extract_system.py"
 
 
 # `source`: the untransferred input; `reference`: the human references as a system (datasets whose config

@@ -16,6 +16,10 @@ import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
+# The team's machines keep the real data beside the clone (../shared/data): the tests, and the workflows they
+# start, find it through TST_DATA_DIR, set here when it is unset and that folder exists.
+if not os.environ.get("TST_DATA_DIR") and (REPO.parent / "shared" / "data").is_dir():
+    os.environ["TST_DATA_DIR"] = str(REPO.parent / "shared" / "data")
 TEST_FOLDERS = sorted(p for p in Path(__file__).parent.iterdir() if p.is_dir() and any(p.glob("test_*.py")))
 sys.path[:0] = [str(p) for p in TEST_FOLDERS]
 

@@ -3,10 +3,20 @@ settings each stage reads (decided here once; rules/common.smk passes them to th
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from tst import baselines, layout, names, variants
-from tst.data.sources import corpus_files, data_file, missing_downloads, style_path, url_for
+from tst.data.sources import (
+    corpus_files,
+    data_file,
+    download,
+    extracted_files,
+    fetch_url,
+    missing_downloads,
+    sha256_for,
+    style_path,
+    url_for,
+)
 from tst.data.systems import source_templates
 from tst.defaults import default, schema_default
 
@@ -509,10 +519,133 @@ def lookup_tables(config: dict) -> dict:
 
 
 def downloads(config: dict, data_dir) -> dict[str, str]:
-    """Configured corpus files that are missing under data_dir and have a public URL -> that URL: the only
-    files the download rule may produce (an existing file is never a rule output, never re-fetched)."""
+    """Configured data files (corpus, systems, human ratings and the outputs they rate) that are missing under
+    data_dir and have a public URL -> that URL: the only files the download rule may produce (an existing file
+    is never a rule output, never re-fetched)."""
     datasets = config.get("datasets") or {}
-    return {rel: url_for(datasets, rel) for rel in missing_downloads(datasets, data_dir)}
+    rated = [f for name in datasets for f in rated_files(config, name)]
+    return {rel: url_for(datasets, rel) for rel in missing_downloads(datasets, data_dir, rated)}
+
+
+def extracts(config: dict, data_dir) -> dict[str, tuple[str, dict]]:
+    """System files missing under data_dir that rule extract_system makes from a released original ->
+    (the original's relative path, the extract spec)."""
+    made = extracted_files(config.get("datasets") or {})
+    return {rel: spec for rel, spec in made.items() if not (Path(data_dir) / rel).exists()}
+
+
+def rated_files(config: dict, dataset: str) -> list[str]:
+    """The human ratings file and the rated outputs (sentiment.test.{0,1}.<system> of human_systems) a dataset's
+    human analysis reads, relative to data_dir (none without human_ratings)."""
+    ds = config["datasets"][dataset]
+    if not ds.get("human_ratings"):
+        return []
+    folder = ds.get("human_outputs") or str(PurePosixPath(ds["human_ratings"]).parent.parent / "outputs")
+    systems = human_systems(config, dataset)
+    return [
+        ds["human_ratings"],
+        *(f"{folder}/sentiment.test.{s}.{system}" for system in systems for s in (0, 1)),
+    ]
+
+
+def data_needs(config: dict, dataset: str) -> tuple[list[str], dict[str, list[str]]]:
+    """(corpus, extras) of a dataset: the relative files its corpus preparation reads (never optional), and per
+    optional extra (`systems.<name>`, `human_ratings`) the files it reads as released (a system made by
+    `extract`: its original) that are not corpus files."""
+    ds = config["datasets"][dataset]
+    corpus = corpus_files(ds)
+    extras = {}
+    for system, spec in (ds.get("systems") or {}).items():
+        template = spec["original"] if spec.get("extract") else spec["file"]
+        files = [style_path(template, s, ds["styles"]) for s in range(len(ds["styles"]))]
+        extras[f"systems.{system}"] = [f for f in files if f not in corpus]
+    if ds.get("human_ratings"):
+        extras["human_ratings"] = [f for f in rated_files(config, dataset) if f not in corpus]
+    return corpus, extras
+
+
+# What leaving an optional extra out costs: the report's tables and plots that no longer show it.
+SYSTEM_TABLES = "leaderboard, pang_gimpel, bleu_ref, metrics_all, validity and the tradeoff plots"
+RATINGS_TABLES = "metric_vs_human and aggregation (and the GM thresholds learned from human preferences)"
+
+
+def check_data(
+    config: dict, data_dir, mirror: str | None = None, fetch: bool = False, job: bool = False
+) -> list[str]:
+    """Before any job: every file a run dataset reads is present under data_dir, or can be downloaded (a URL),
+    or is made from a released original that can. A corpus file that cannot stops the run (ConfigError: the
+    files, why, what to do); an optional extra (a released system, human ratings) that cannot is left out of
+    `config`, with a warning that names it and the tables that lose it. fetch=True (the main process of a
+    real run) downloads the extras' missing files now, from `mirror` when one is set, so that a failed
+    download leaves the extra out rather than failing the workflow; fetch=False (a dry run) plans them.
+    job=True (a job's own process, after the main process fetched what it could): a missing extra file is
+    one whose download failed, so the extra is left out there too. Returns the warnings."""
+    datasets = config.get("datasets") or {}
+    derived = extracted_files(datasets)
+
+    def obtainable(rel: str) -> bool:
+        if (Path(data_dir) / rel).exists() or url_for(datasets, rel):
+            return True
+        return rel in derived and obtainable(derived[rel][0])
+
+    warnings = []
+    for name in config.get("run") or []:
+        ds = datasets[name]
+        if (ds.get("source") or {}).get("kind") != "files":
+            continue
+        corpus, extras = data_needs(config, name)
+        dropped = set()
+        missing = [rel for rel in corpus if not obtainable(rel)]
+        if missing:
+            why = (ds["source"].get("unavailable") or "").strip() or (
+                f"no download URL is configured for {'them' if len(missing) > 1 else 'it'} "
+                f"(datasets.{name}.source.urls)"
+            )
+            raise ConfigError(
+                f"dataset {name}: {', '.join(missing)} {'are' if len(missing) > 1 else 'is'} missing from the data "
+                f"folder {data_dir} and cannot be downloaded: {why} Place the files there, or point data_dir "
+                f"(config) / $TST_DATA_DIR at a folder that has them, or leave {name} out of `run`."
+            )
+        for extra, files in extras.items():
+            why = _unavailable(datasets, data_dir, files, mirror, fetch, job)
+            if extra == "human_ratings" and not why:  # the analysis scores the rated systems
+                gone = [s for s in human_systems(config, name) if s in dropped]
+                why = f"the rated systems {', '.join(gone)} are left out" if gone else None
+            if not why:
+                continue
+            if extra == "human_ratings":
+                del ds["human_ratings"]
+                lost = RATINGS_TABLES
+            else:
+                dropped.add(extra.split(".", 1)[1])
+                del ds["systems"][extra.split(".", 1)[1]]
+                lost = SYSTEM_TABLES
+            warnings.append(
+                f"datasets.{name}.{extra} is left out: {why}. The {name} report's {lost} do not show it; "
+                f"place the file under {data_dir} (or let its download succeed) and rerun to add it back."
+            )
+    return warnings
+
+
+def _unavailable(
+    datasets: dict, data_dir, files: list[str], mirror: str | None, fetch: bool, job: bool
+) -> str | None:
+    """Why an optional extra's files cannot be had (None: each is present, or downloaded now with fetch=True,
+    or planned for the download rule with fetch=False and job=False)."""
+    for rel in files:
+        path = Path(data_dir) / rel
+        if path.exists():
+            continue
+        url = url_for(datasets, rel)
+        if not url or job:
+            return f"{rel} is missing from {data_dir}" + ("" if url else " and has no download URL")
+        if fetch:
+            source = fetch_url(url, rel, mirror)
+            try:
+                download(source, path, sha256=sha256_for(datasets, rel))
+            except (OSError, ValueError) as e:
+                return f"{rel} could not be downloaded from {source} ({e})"
+    return None
 
 
 def our_runs(config: dict) -> list[tuple[str, str]]:
@@ -524,6 +657,7 @@ def our_runs(config: dict) -> list[tuple[str, str]]:
 # The keys of a dataset's block that preparing its corpus (tst.data.prepare.prepare_dataset) and importing its
 # systems' outputs (tst.data.systems.import_system) read: their jobs' params, so that adding a system, human
 # ratings or a scoring option to a dataset reruns no preparation (and so no training).
+DOWNLOAD_KEYS = ("urls", "sha256", "unavailable")  # of datasets.<name>.source: how files are fetched
 CORPUS_KEYS = (
     "styles",
     "source",
@@ -542,6 +676,8 @@ def corpus_settings(config: dict, dataset: str) -> dict:
     """The part of datasets.<dataset> that its corpus preparation and system import read (CORPUS_KEYS)."""
     block = (config.get("datasets") or {}).get(dataset) or {}
     out = {k: block[k] for k in CORPUS_KEYS if k in block}
+    if out.get("source"):  # where files are downloaded from is no input of preparation: what is read is
+        out["source"] = {k: v for k, v in out["source"].items() if k not in DOWNLOAD_KEYS}
     if out.get("paraphrase"):  # the sample size has one home: transfer.paraphrase_pairs
         out["paraphrase"] = {**out["paraphrase"], "pairs": paraphrase_pairs(config)}
     return out

@@ -134,9 +134,9 @@ def test_all_files_and_data_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("TST_DATA_DIR", str(tmp_path))
     assert resolve_data_dir("/x/y") == Path("/x/y") and resolve_data_dir(None) == tmp_path
     monkeypatch.delenv("TST_DATA_DIR")
-    assert resolve_data_dir(None, repo=tmp_path / "repo") == tmp_path / "repo" / "resources" / "data"
+    # the default is inside the clone, whatever folders sit beside it
     (tmp_path / "shared" / "data").mkdir(parents=True)
-    assert resolve_data_dir(None, repo=tmp_path / "repo") == tmp_path / "shared" / "data"
+    assert resolve_data_dir(None, repo=tmp_path / "repo") == tmp_path / "repo" / "data"
 
 
 def test_urls_and_missing_downloads(tmp_path):
@@ -147,11 +147,12 @@ def test_urls_and_missing_downloads(tmp_path):
     }
     assert (
         url_for(datasets, "imdb/test.pos")
-        == "https://raw.githubusercontent.com/fastnlp/style-transformer/master/data/imdb/test.pos"
+        == "https://raw.githubusercontent.com/fastnlp/style-transformer/5105cb58da8d121d1177d5a5ea38f7402df2b02b/data/imdb/test.pos"
     )
     assert url_for(datasets, "yelp/li/outputs/sentiment.test.1.fader") == (
         "https://raw.githubusercontent.com/"
-        "lijuncen/Sentiment-and-Style-Transfer/master/evaluation/outputs/yelp/sentiment.test.1.fader"
+        "lijuncen/Sentiment-and-Style-Transfer/14a48fa3f49a5d0020083830901037a4640deab4/"
+        "evaluation/outputs/yelp/sentiment.test.1.fader"
     )
     assert url_for(datasets, "literature/dickens.txt") is None and url_for(datasets, "imdb/test.xyz") is None
     (tmp_path / "imdb").mkdir()

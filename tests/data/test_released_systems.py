@@ -112,10 +112,9 @@ def test_a_planted_misalignment_is_caught(shared_data, tmp_path):
     ]
 
 
-def test_system_url_feeds_downloads_only_for_verbatim_copies(tmp_path):
+def test_system_url_feeds_downloads_of_verbatim_copies_and_originals(tmp_path):
     """natst is byte-identical to its url (checked against the repository at 24744a2f): a missing copy is
-    fetched from it; imat was extracted from its url (download: false): never fetched, so its absence is the
-    usual missing-file error, not a download of the wrong content."""
+    fetched from it; imat is cut out of its url's file (extract): the original is fetched, never imat itself."""
     datasets = {"yelp": dataset_block("yelp")}
     assert url_for(datasets, "yelp/released/natst.1") == (
         "https://raw.githubusercontent.com/sunlight-ym/nar_style_transfer/"
@@ -123,8 +122,13 @@ def test_system_url_feeds_downloads_only_for_verbatim_copies(tmp_path):
     )
     assert url_for(datasets, "yelp/released/imat.0") is None
     assert url_for(datasets, "yelp/released/mask_infill.0") is None
+    assert url_for(datasets, "yelp/released/originals/imat.all_model_outputs.0") == (
+        "https://raw.githubusercontent.com/zhijing-jin/IMaT/"
+        "41b5cf39860bf7c46928ec3e22cff0b688e4b27c/outputs/yelp/all_model_outputs.0"
+    )
     missing = missing_downloads(datasets, tmp_path)  # an empty data dir: everything is missing
     assert "yelp/released/style_transformer_cond.0" in missing and "yelp/released/imat.0" not in missing
+    assert "yelp/released/originals/mask_infill.sentiment.test.1.cbert" in missing
 
 
 def test_import_params_and_inputs():

@@ -10,16 +10,39 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def resolve_data_dir(config_value: str | Path | None = None, repo: Path = REPO) -> Path:
-    """Config key data_dir, else $TST_DATA_DIR, else <repo>/../shared/data if it exists, else <repo>/resources/data."""
+    """Config key data_dir, else $TST_DATA_DIR, else <repo>/data (git-ignored; the download rules fill it)."""
     if config_value:
         return Path(config_value)
     env = os.environ.get("TST_DATA_DIR")
     if env:
         return Path(env)
-    shared = repo.parent / "shared" / "data"
-    if shared.is_dir():
-        return shared
-    return repo / "resources" / "data"
+    return repo / "data"
+
+
+MIRROR_SCHEMES = ("http://", "https://", "file://")
+
+
+def resolve_mirror(config_value: str | None = None) -> str | None:
+    """Config key data_mirror, else $TST_MIRROR, else None (the public URLs): the base URL of a copy of a data
+    folder, laid out like data_dir, that every download is fetched from instead (its bytes are checked against
+    the configured sha256, so a mirror changes where bytes come from, never what a run reads)."""
+    value = config_value or os.environ.get("TST_MIRROR")
+    if not value:
+        return None
+    if not value.startswith(MIRROR_SCHEMES):
+        key = "config key data_mirror" if config_value else "$TST_MIRROR"
+        raise ValueError(
+            f"{key} {value!r} is not a URL: give the base URL of a data folder copy "
+            f"({' | '.join(MIRROR_SCHEMES)}...), e.g. http://host/tst-data"
+        )
+    return value.rstrip("/")
+
+
+def fetch_url(url: str | None, rel: str, mirror: str | None) -> str | None:
+    """Where a data file's bytes come from: <mirror>/<rel> when a mirror is set, else its public URL."""
+    from urllib.parse import quote
+
+    return f"{mirror}/{quote(rel)}" if mirror and url else url
 
 
 def style_path(template: str, style: int, styles: list[str]) -> str:
@@ -81,12 +104,41 @@ def _template_regex(template: str, styles: list[str], named: bool = False) -> st
 
 def url_templates(cfg: dict) -> dict[str, str]:
     """A dataset's file template -> public URL template: source.urls, then each system's and the paraphrase
-    pairs' `url` where the file is a verbatim copy of it (`download` not false; a file extracted from its url
-    is not fetched)."""
+    pairs' `url` where the file is a verbatim copy of it (`download` not false). A system with `extract` is
+    made from its `original`, a verbatim copy of its url: the original is what is fetched."""
     out = dict((cfg.get("source") or {}).get("urls") or {})
     for spec in [*(cfg.get("systems") or {}).values(), cfg.get("paraphrase") or {}]:
-        if spec.get("url") and spec.get("download", True):
+        if spec.get("url") and spec.get("extract"):
+            out.setdefault(spec["original"], spec["url"])
+        elif spec.get("url") and spec.get("download", True):
             out.setdefault(spec["file"], spec["url"])
+    return out
+
+
+def sha256_for(datasets: dict, rel: str) -> str | None:
+    """The sha256 configured for a relative data path (source.sha256, references.sha256, or the paraphrase
+    pairs' sha256), or None."""
+    for cfg in datasets.values():
+        for table in ((cfg.get("source") or {}).get("sha256"), (cfg.get("references") or {}).get("sha256")):
+            if table and rel in table:
+                return table[rel].lower()
+        para = cfg.get("paraphrase") or {}
+        if para.get("file") == rel and para.get("sha256"):
+            return para["sha256"].lower()
+    return None
+
+
+def extracted_files(datasets: dict) -> dict[str, tuple[str, dict]]:
+    """Each system file made from a released original (systems with `extract`), styles filled in ->
+    (the original's relative path, the extract spec)."""
+    out = {}
+    for cfg in datasets.values():
+        styles = cfg["styles"]
+        for spec in (cfg.get("systems") or {}).values():
+            if spec.get("extract"):
+                for style in range(len(styles)):
+                    rel = style_path(spec["file"], style, styles)
+                    out[rel] = (style_path(spec["original"], style, styles), spec["extract"])
     return out
 
 
@@ -105,14 +157,16 @@ def url_for(datasets: dict, path: str) -> str | None:
     return None
 
 
-def missing_downloads(datasets: dict, data_dir: str | Path) -> list[str]:
-    """Configured relative paths that are absent under data_dir and have a URL: the only files the
-    download rule may produce (so an existing file is never a rule output and never re-fetched)."""
+def missing_downloads(datasets: dict, data_dir: str | Path, also=()) -> list[str]:
+    """Configured relative paths (every file of all_files, the originals of extracted systems, and `also`) that
+    are absent under data_dir and have a URL: the only files the download rule may produce (so an existing
+    file is never a rule output and never re-fetched)."""
     out = []
+    originals = [original for original, _ in extracted_files(datasets).values()]
     for cfg in datasets.values():
         if (cfg.get("source") or {}).get("kind") != "files":
             continue
-        for rel in all_files(cfg):
+        for rel in [*all_files(cfg), *originals, *also]:
             if not (Path(data_dir) / rel).exists() and url_for(datasets, rel) and rel not in out:
                 out.append(rel)
     return out
@@ -124,23 +178,48 @@ def data_file(data_dir: str | Path, rel: str) -> str:
     return os.path.realpath(Path(data_dir) / rel)
 
 
+class IncompleteDownload(ValueError):
+    """The transfer ended early (connection closed, fewer bytes than announced): worth another attempt."""
+
+
 def download(
-    url: str | None, out: str | Path, timeout: float = 60.0, sha256: str | None = None, opener=None
+    url: str | None,
+    out: str | Path,
+    timeout: float = 60.0,
+    sha256: str | None = None,
+    opener=None,
+    attempts: int = 3,
 ) -> int:
     """Download url to out via a temporary file `<out>.part`, renamed only after the size matches the
     server's Content-Length (when it sends one) and, when given, the SHA-256 matches: a broken, partial or
-    empty download never gets the final name, so it is never reused. Returns the number of bytes.
-    opener(url, timeout=...) defaults to urllib.request.urlopen (file:// URLs work too)."""
-    import hashlib
-    import shutil
-    import urllib.request
+    empty download never gets the final name, so it is never reused. A transfer cut short (the connection
+    closed mid-file) is restarted from the first byte, up to `attempts` times in all; a wrong checksum is
+    not retried. Returns the number of bytes. opener(url, timeout=...) defaults to urllib.request.urlopen
+    (file:// URLs work too)."""
+    import http.client
 
     if not url:
         raise ValueError(
             f"no download URL is configured for {out}: add it to datasets.<name>.source.urls "
             f"or place the file there by hand"
         )
-    out = Path(out)
+    for attempt in range(1, attempts + 1):
+        try:
+            return _download_once(url, Path(out), timeout, sha256, opener)
+        except (IncompleteDownload, http.client.IncompleteRead, ConnectionError) as e:
+            if attempt == attempts:
+                raise IncompleteDownload(
+                    f"incomplete download of {out} from {url} after {attempts} attempts ({e}); nothing "
+                    f"written to {out}; retry later or place the file there by hand"
+                ) from e
+    raise AssertionError("unreachable")
+
+
+def _download_once(url: str, out: Path, timeout: float, sha256: str | None, opener) -> int:
+    import hashlib
+    import shutil
+    import urllib.request
+
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".part")
     try:
@@ -151,9 +230,8 @@ def download(
         if not size:
             raise ValueError(f"empty download from {url} (nothing written to {out}); check the URL and retry")
         if expected is not None and int(expected) != size:
-            raise ValueError(
-                f"incomplete download from {url}: {size} of {expected} bytes (nothing written to "
-                f"{out}); retry"
+            raise IncompleteDownload(
+                f"incomplete download from {url}: {size} of {expected} bytes (nothing written to {out})"
             )
         if sha256:
             h = hashlib.sha256()

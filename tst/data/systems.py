@@ -120,3 +120,31 @@ def references_as_system(lines: list[str]) -> tuple[list[str], list[str]]:
     """references.{style}.tsv lines `source<TAB>rewrite[<TAB>rewrite...]` -> (sources, first rewrites)."""
     rows = [line.split("\t") for line in lines if line]
     return [row[0] for row in rows], [row[1] if len(row) > 1 else "" for row in rows]
+
+
+def extract_outputs(original: bytes, spec: dict, key: str = "extract") -> bytes:
+    """One system's outputs, one per line, cut out of a released file that holds more (config `extract`):
+    `prefix: P` keeps the text after `P<TAB>` on the lines that start with it (IMaT's `all_model_outputs`
+    interleave every system's outputs, `ours:<TAB>` marks theirs); `column: N` keeps the N-th TAB-separated
+    cell (1-based; Mask-and-Infill's `source<TAB>output<TAB>label`). Bytes in, bytes out: nothing is decoded
+    or normalized, so the result is the file as released, minus the other systems."""
+    lines = original.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    if "prefix" in spec:
+        mark = spec["prefix"].encode("utf-8") + b"\t"
+        out = [line[len(mark) :] for line in lines if line.startswith(mark)]
+        if not out:
+            raise ValueError(f"{key}: no line starts with {spec['prefix']!r} and a TAB")
+    elif "column" in spec:
+        n = int(spec["column"])
+        cells = [line.split(b"\t") for line in lines]
+        short = [i for i, c in enumerate(cells) if len(c) < n]
+        if short:
+            raise ValueError(
+                f"{key}: line {short[0] + 1} has {len(cells[short[0]])} columns, column {n} is asked for"
+            )
+        out = [c[n - 1] for c in cells]
+    else:
+        raise ValueError(f"{key}: give prefix (a line marker) or column (1-based), got {sorted(spec)}")
+    return b"".join(line + b"\n" for line in out)

@@ -1,0 +1,308 @@
+"""Every dataset from an empty data folder: pinned URLs and checksums, the mirror override, downloads served for
+real from 127.0.0.1 (checksum, corruption, a connection cut mid-file), the system files cut out of their
+released originals, and what a dry run says for each config when the data folder is empty."""
+
+import hashlib
+import http.server
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import planned_jobs
+
+from tst import config as settings
+from tst.apply import merge_configs
+from tst.data.sources import (
+    IncompleteDownload,
+    download,
+    extracted_files,
+    fetch_url,
+    resolve_mirror,
+    sha256_for,
+    url_for,
+)
+from tst.data.systems import extract_outputs
+
+REPO = Path(__file__).resolve().parents[2]
+SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
+DOWNLOADED = ("yelp", "amazon", "imdb", "paper_news")  # the configs whose every file has a public URL
+# Files with a pinned URL but no staged copy to take a checksum from (not read by the default yelp config).
+UNSTAGED = {"yelp/shen/sentiment.train.0", "yelp/shen/sentiment.train.1"}
+
+
+def load_config(*overlays: str) -> dict:
+    """config.yaml with configs/<overlay> over it, merged as Snakemake merges --configfile overlays."""
+    docs = [yaml.safe_load((REPO / "config.yaml").read_text())]
+    docs += [yaml.safe_load((REPO / "configs" / o).read_text()) for o in overlays]
+    return merge_configs(docs)
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# ---- a data folder served over HTTP on 127.0.0.1 ----
+
+
+class Server:
+    """http.server in a thread serving `root`; `cut` (path -> number of requests to cut) sends the right
+    Content-Length and closes the connection halfway through the body; `corrupt` serves paths with one byte
+    changed. Stops at the end of the `with` block, or by itself after `limit` seconds."""
+
+    def __init__(self, root: Path, limit: float = 600.0):
+        self.root, self.cut, self.corrupt, self.requests = Path(root), {}, set(), []
+        server = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                rel = self.path.lstrip("/")
+                server.requests.append(rel)
+                path = server.root / rel
+                if not path.is_file():
+                    self.send_error(404)
+                    return
+                body = path.read_bytes()
+                if rel in server.corrupt:
+                    body = bytes([body[0] ^ 1]) + body[1:]
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                if server.cut.get(rel, 0) > 0:
+                    server.cut[rel] -= 1
+                    self.wfile.write(body[: len(body) // 2])
+                    self.wfile.flush()
+                    self.close_connection = True
+                    return
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.timer = threading.Timer(limit, self.httpd.shutdown)
+
+    def __enter__(self):
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.timer.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.timer.cancel()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+# ---- fast checks ----
+
+
+def test_every_url_is_pinned_and_every_download_has_the_sha256_of_the_released_file(shared_data):
+    """Each URL of the downloadable configs names a 40-hex commit, and each file they read has a sha256 that is
+    the staged copy's (the staged copies were checked byte-identical to the files at those commits)."""
+    checked = 0
+    for name in DOWNLOADED:
+        config = load_config(f"{name}.yaml")
+        datasets = {name: config["datasets"][name]}
+        corpus, extras = settings.data_needs(config, name)
+        for rel in dict.fromkeys([*corpus, *(f for files in extras.values() for f in files)]):
+            url = url_for(datasets, rel)
+            assert url and re.match(r"https://raw\.githubusercontent\.com/[^/]+/[^/]+/[0-9a-f]{40}/", url), (
+                rel
+            )
+            if rel in UNSTAGED:
+                continue
+            assert sha256_for(datasets, rel) == sha256(shared_data / rel), rel
+            checked += 1
+    # corpus, references, systems, rated outputs and ratings: yelp 39, amazon 23, imdb 8, paper_news 2
+    assert checked == 39 + 23 + 8 + 2
+    assert url_for(
+        {"yelp": load_config("yelp.yaml")["datasets"]["yelp"]}, "yelp/li/human_ratings/ratings-yelp.csv"
+    )
+
+
+def test_extraction_is_byte_identical_to_the_staged_files(shared_data):
+    datasets = {"yelp": load_config("yelp.yaml")["datasets"]["yelp"]}
+    made = extracted_files(datasets)
+    assert sorted(made) == [f"yelp/released/{s}.{i}" for s in ("imat", "mask_infill") for i in (0, 1)]
+    for rel, (original, spec) in made.items():
+        out = extract_outputs((shared_data / original).read_bytes(), spec, rel)
+        assert out == (shared_data / rel).read_bytes(), rel
+        assert out.count(b"\n") == 500  # aligned with Li's 500 test sentences per style
+
+
+def test_extract_by_prefix_or_column_by_hand():
+    imat = b"src:\ta b\nca:\tc d\nours:\te f\nsrc:\tg\nours:\t\n"
+    assert extract_outputs(imat, {"prefix": "ours:"}) == b"e f\n\n"  # an empty output stays a line
+    assert extract_outputs(b"s1\to1\t0\ns2\to2\t0", {"column": 2}) == b"o1\no2\n"
+    with pytest.raises(ValueError, match=r"imat\.0: no line starts with 'mine:'"):
+        extract_outputs(imat, {"prefix": "mine:"}, "imat.0")
+    with pytest.raises(ValueError, match="line 2 has 1 columns, column 2"):
+        extract_outputs(b"a\tb\nc\n", {"column": 2})
+
+
+def test_mirror_replaces_the_public_url_and_must_be_a_url(monkeypatch):
+    monkeypatch.delenv("TST_MIRROR", raising=False)
+    assert resolve_mirror(None) is None
+    monkeypatch.setenv("TST_MIRROR", "http://127.0.0.1:8000/data/")
+    assert resolve_mirror(None) == "http://127.0.0.1:8000/data"
+    assert resolve_mirror("file:///srv/copy") == "file:///srv/copy"  # the config key wins
+    assert fetch_url("https://x/y", "yelp/li/a b", "http://m") == "http://m/yelp/li/a%20b"
+    assert fetch_url("https://x/y", "yelp/li/a", None) == "https://x/y"
+    with pytest.raises(ValueError, match=r"\$TST_MIRROR '/srv/copy' is not a URL"):
+        monkeypatch.setenv("TST_MIRROR", "/srv/copy")
+        resolve_mirror(None)
+
+
+def test_download_verifies_restarts_a_cut_transfer_and_rejects_corruption(shared_data, tmp_path):
+    rel = "yelp/li/sentiment.test.0"
+    digest = sha256(shared_data / rel)
+    with Server(shared_data) as server:
+        server.cut[rel] = 1  # the first transfer stops halfway: restarted from the first byte
+        size = download(f"{server.url}/{rel}", tmp_path / "a", sha256=digest)
+        assert size == (shared_data / rel).stat().st_size and sha256(tmp_path / "a") == digest
+        assert server.requests == [rel, rel]
+        server.cut[rel] = 3  # cut every time: gives up, names the file, leaves nothing behind
+        with pytest.raises(
+            IncompleteDownload, match=rf"incomplete download of {tmp_path / 'b'} .* 3 attempts"
+        ):
+            download(f"{server.url}/{rel}", tmp_path / "b", sha256=digest)
+        server.corrupt.add(rel)
+        with pytest.raises(ValueError, match=rf"/{rel} has SHA-256 .*expected {digest} \(nothing written to"):
+            download(f"{server.url}/{rel}", tmp_path / "c", sha256=digest)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a"]
+
+
+def test_missing_files_stop_the_run_or_leave_an_extra_out(tmp_path):
+    """An empty data folder: a corpus file without URL stops with the config's reason; a released system or the
+    ratings without URL is left out, with a warning naming it and the tables that lose it."""
+    config = load_config("literature.yaml")
+    with pytest.raises(settings.ConfigError) as stop:
+        settings.check_data(config, tmp_path)
+    message = str(stop.value)
+    assert "literature/dickens.txt, literature/austen.txt are missing" in message
+    assert "shentianxiao/language-style-transfer" in message and "unreleased" in message
+    config = load_config("yelp.yaml")
+    ds = config["datasets"]["yelp"]
+    del ds["systems"]["natst"]["url"], ds["source"]["urls"]["yelp/li/human_ratings/ratings-yelp.csv"]
+    warnings = settings.check_data(config, tmp_path)
+    assert [w.split(" is left out")[0] for w in warnings] == [
+        "datasets.yelp.systems.natst",
+        "datasets.yelp.human_ratings",
+    ]
+    assert "yelp/released/natst.0 is missing" in warnings[0] and "leaderboard" in warnings[0]
+    assert "metric_vs_human and aggregation" in warnings[1]
+    assert "natst" not in ds["systems"] and "human_ratings" not in ds and "imat" in ds["systems"]
+    # in a job's own process (the main process fetched what it could), a missing extra is one that failed
+    in_job = load_config("yelp.yaml")
+    left_out = settings.check_data(in_job, tmp_path, job=True)
+    assert len(left_out) == 7 + 6 + 1  # Li's seven systems, six released ones, the ratings
+    assert list(in_job["datasets"]["yelp"]["systems"]) == ["human"]  # the references: a corpus file
+    assert settings.check_data(load_config("yelp.yaml"), tmp_path) == []  # a dry run plans every download
+    ds["source"]["urls"].pop("yelp/li/sentiment.test.{style}")
+    with pytest.raises(settings.ConfigError, match=r"yelp/li/sentiment.test.0, yelp/li/sentiment.test.1 are"):
+        settings.check_data(config, tmp_path)
+
+
+# ---- the workflow ----
+
+
+def run_snakemake(workdir: Path, data: Path, mirror: str, configs: list[str], *args, timeout=900):
+    """snakemake *args --configfile *configs in workdir, with the data folder `data` and the mirror `mirror`."""
+    shutil.copy(REPO / "config.yaml", workdir / "config.yaml")
+    env = {**os.environ, "TST_DATA_DIR": str(data), "TST_MIRROR": mirror}
+    return subprocess.run(
+        [SNAKEMAKE, "-s", str(REPO / "Snakefile"), "--cores", "2", *args, "--configfile", *configs],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        env=env,
+    )
+
+
+@pytest.mark.slow
+def test_yelp_downloads_end_to_end_from_a_local_mirror(shared_data, tmp_path):
+    """configs/yelp.yaml from an empty data folder, its files served from the staged copy: a corrupted corpus
+    file stops the run naming it, a corrupted released system is left out with a warning, a transfer cut
+    mid-file is restarted; then every file is there, byte-identical, the extracted systems too."""
+    data, work = tmp_path / "data", tmp_path / "work"
+    work.mkdir()
+    config = load_config("yelp.yaml")
+    corpus, extras = settings.data_needs(config, "yelp")
+    made = list(extracted_files({"yelp": config["datasets"]["yelp"]}))
+    wanted = list(dict.fromkeys([*corpus, *(f for files in extras.values() for f in files), *made]))
+    yelp = [str(REPO / "configs" / "yelp.yaml")]
+
+    def missing_rule_outputs():  # the extras are fetched as the workflow starts; the rest by download rules
+        return [str(data / rel) for rel in [*corpus, *made] if not (data / rel).exists()]
+
+    with Server(shared_data) as server:
+        server.corrupt |= {"yelp/li/sentiment.test.1", "yelp/released/natst.1"}
+        server.cut |= {"yelp/shen/sentiment.test.1": 1, "yelp/li/human_ratings/ratings-yelp.csv": 1}
+        first = run_snakemake(work, data, server.url, yelp, "--keep-going", *missing_rule_outputs())
+        log = first.stdout + first.stderr
+        assert first.returncode != 0, log[-3000:]
+        assert re.search(r"/yelp/li/sentiment\.test\.1 has SHA-256 [0-9a-f]{64}, expected", log), log[-3000:]
+        assert "datasets.yelp.systems.natst is left out: yelp/released/natst.1 could not be downloaded" in log
+        assert "leaderboard" in log.split("systems.natst is left out")[1].split("\n")[0]
+        assert (
+            not (data / "yelp/li/sentiment.test.1").exists() and not (data / "yelp/released/natst.1").exists()
+        )
+        assert not list(data.rglob("*.part"))
+        assert missing_rule_outputs() == [str(data / "yelp/li/sentiment.test.1")]  # the rest went on
+        server.corrupt.clear()
+        second = run_snakemake(work, data, server.url, yelp, *missing_rule_outputs())
+        assert second.returncode == 0, (second.stdout + second.stderr)[-3000:]
+    for rel in ("yelp/shen/sentiment.test.1", "yelp/li/human_ratings/ratings-yelp.csv"):
+        assert server.requests.count(rel) == 2  # cut once, fetched again in full
+    for rel in ("yelp/li/sentiment.test.1", "yelp/released/natst.1"):
+        assert server.requests.count(rel) == 2  # rejected in the first run, fetched in the second
+    assert len(server.requests) == len(set(server.requests)) + 4  # no other file fetched twice
+    for rel in wanted:
+        assert (data / rel).read_bytes() == (shared_data / rel).read_bytes(), rel
+    assert "yelp/released/imat.0" in wanted and "yelp/li/human_ratings/ratings-yelp.csv" in wanted
+    assert len(wanted) == 39 + 4  # every file is there, the four extracted system files too
+    # the whole workflow now plans no download (nor extraction), and keeps every system and the ratings
+    jobs = planned_jobs(run_snakemake(work, data, "", yelp, "-n").stdout)
+    assert "download_data" not in jobs and "extract_system" not in jobs and jobs["human_correlation"] == 1
+    assert jobs["import_system"] == 2 * 14  # Li's 7 systems, the references, 6 released systems
+
+
+def header_configfiles(path: Path) -> list[str]:
+    """The --configfile list of the first command in a config's header comment, else the config alone."""
+    for line in path.read_text().splitlines():
+        if not line.startswith("#"):
+            break
+        m = re.search(r"--configfile ((?:configs/\S+\.yaml ?)+)", line)
+        if m:
+            return m.group(1).split()
+    return [f"configs/{path.name}"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(p.name for p in (REPO / "configs").glob("*.yaml")))
+def test_every_config_from_an_empty_data_folder_plans_its_downloads_or_stops_saying_why(name, tmp_path):
+    """A dry run with an empty data folder: every missing input has a download (or extract) job, or the run
+    stops before any job with one message naming the files and why they cannot be downloaded."""
+    data, work = tmp_path / "data", tmp_path / "work"
+    data.mkdir(), work.mkdir()
+    configs = [str(REPO / c) for c in header_configfiles(REPO / "configs" / name)]
+    result = run_snakemake(work, data, "", configs, "-n", timeout=600)
+    log = result.stdout + result.stderr
+    assert "MissingInputException" not in log, log[-3000:]
+    if result.returncode != 0:
+        assert "cannot be downloaded:" in log and "Job stats" not in log, log[-3000:]
+        assert name.startswith("literature"), log[-3000:]  # the one corpus without a public release
+        assert "unreleased" in log
+        return
+    config = load_config(*[Path(c).name for c in configs])
+    if any(config["datasets"][d]["source"]["kind"] == "files" for d in config["run"]):
+        assert planned_jobs(result.stdout).get("download_data", 0) > 0, result.stdout[-2000:]
