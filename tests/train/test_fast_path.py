@@ -152,3 +152,26 @@ def test_resume_equals_uninterrupted_run_on_the_gpu_when_there_is_one(tmp_path):
         else:
             torch.testing.assert_close(resumed.state_dict()[k], v, rtol=1e-4, atol=1e-5, msg=k)
     assert next(full.parameters()).device.type == DEVICE
+
+
+def test_soft_decoding_does_no_host_work(monkeypatch):
+    # no tensor read back to Python inside the loop (.item(), float(), bool(), int(), .tolist(), .cpu()): on CUDA
+    # each would wait for the GPU, and a CUDA graph cannot hold one
+    vocab, *_ = setup()
+    cfg = {**DEFAULTS, **CFG, "dropout": 0.5}
+    model = build_model(cfg, len(vocab), resolve(M7)).train()
+    z = torch.randn(3, cfg["content_dim"])
+
+    def refuse(self, *a, **k):
+        raise AssertionError("a tensor was read back to the host during soft decoding")
+
+    for name in ("item", "__float__", "__bool__", "__int__", "tolist", "cpu", "numpy"):
+        monkeypatch.setattr(torch.Tensor, name, refuse)
+    h, logits, probs = model.soft_decode(z, 1, 6, 0.5, "gumbel")
+    monkeypatch.undo()
+    assert h.shape == (3, 7, cfg["style_dim"] + cfg["content_dim"]) and logits.shape == probs.shape == (
+        3,
+        6,
+        len(vocab),
+    )
+    torch.testing.assert_close(probs.sum(-1), torch.ones(3, 6))
