@@ -108,6 +108,34 @@ def test_compiled_soft_decoding_gives_the_plain_losses_over_200_steps():
     assert_close(plain, fast)
 
 
+@pytest.mark.slow
+def test_inductor_compiled_soft_decoding_gives_the_plain_losses():
+    # the compiler CUDA runs (inductor; on CUDA its graphs are then captured as CUDA graphs), here on CPU for one
+    # sentence length (two graphs, ~40 s to build on 2 shared cores): the same losses, dropout and Gumbel noise
+    # included, to float rounding
+    vocab, train_s, _, _ = setup()
+    cfg = {**DEFAULTS, **CFG, "dropout": 0.3}
+    lam = resolve({"lambda_cyc": 5})
+    b = [[vocab.encode(s) for s in train_s[t] if len(s) == 3][:4] for t in (0, 1)]
+    losses = {}
+    for path in ("plain", "inductor"):
+        torch.manual_seed(0)
+        model = build_model(cfg, len(vocab), lam)
+        opt_g, opt_d = make_optimizers(model, cfg, "cpu")
+        if path == "inductor":
+            compile_soft_decode(model, "cpu")
+        torch.manual_seed(1)
+        losses[path] = [
+            train_step(model, opt_g, opt_d, b[0], b[1], lam, cfg, 0, k + 1, 3, device=torch.device("cpu"))
+            for k in range(5)
+        ]
+    assert len(b[0]) == len(b[1]) == 4
+    for a, c in zip(losses["plain"], losses["inductor"]):
+        assert a.keys() == c.keys()
+        for k in a:
+            assert c[k] == pytest.approx(a[k], rel=1e-5, abs=1e-6), k
+
+
 def test_the_fast_path_is_chosen_for_cuda_only():
     assert adam_options("cpu") == {"foreach": None, "fused": None}  # torch's default: the CPU runs' numerics
     assert adam_options("cuda") == {"foreach": False, "fused": True}
