@@ -11,7 +11,7 @@ from tests.train.test_trainer import CFG, M7, TinyLM, run, setup
 from tst.models.registry import build_model
 from tst.optim import Adam, adam_options, apply_adam_options
 from tst.train.batching import epoch_plan
-from tst.train.trainer import DEFAULTS, compile_soft_decode, compiles, make_optimizers, train_step
+from tst.train.trainer import COMPILE, DEFAULTS, compile_soft_decode, compiles, make_optimizers, train_step
 from tst.variants import resolve
 
 torch.set_num_threads(1)
@@ -203,3 +203,14 @@ def test_soft_decoding_does_no_host_work(monkeypatch):
         len(vocab),
     )
     torch.testing.assert_close(probs.sum(-1), torch.ones(3, 6))
+
+
+def test_a_run_resumes_across_the_compile_setting():
+    # compiled or not, the same arithmetic: a run started with transfer.compile false resumes with auto or true
+    from tst.train.checkpoint import run_signature
+
+    vocab, train_s, _, _ = setup()
+    ids = [[vocab.encode(s) for s in train_s[t]] for t in (0, 1)]
+    sig = {c: run_signature({**DEFAULTS, **CFG, "compile": c}, M7, vocab, ids, 3, "code") for c in COMPILE}
+    assert len(set(sig.values())) == 1
+    assert run_signature({**DEFAULTS, **CFG, "lr": 0.5}, M7, vocab, ids, 3, "code") != sig["auto"]
