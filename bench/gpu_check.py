@@ -2,12 +2,13 @@
 
 python bench/gpu_check.py [--device cuda|cpu] [--data DIR] [--dims paper|demo] [--steps 20]
                           [--compare-steps 200] [--variants M0 M2 M7] [--precision fp32 bf16] [--threads N]
+                          [--compile auto|true]
 Needs torch, numpy and pyyaml (no Snakemake). Prints, as readable lines and one JSON line each:
 - the device (torch, CUDA, GPU name and count, TF32);
 - per variant and precision, ms per training step at --dims (paper: configs/paper_dimensions.yaml, batch 64)
   of the plain path (per-parameter Adam, eager soft decoding) and of the fast path (what the trainer runs on
   this device: fused Adam, TF32 for fp32 and compiled soft decoding on CUDA), and the Shen-size Yelp epoch
-  (4,184 steps) they give;
+  (4,184 steps) they give (--compile true: compiled soft decoding on a CPU too);
 - evaluator training throughput in fp32 and bf16 (bench/bench_evaluators.py: CNN, LSTM, GRU LM);
 - the losses of --compare-steps steps of M2 from one initialization on the plain fp32 path and on the fast path.
 Steps are timed on batches of one sentence length (the data's commonest), so that the compiled path is timed
@@ -76,14 +77,14 @@ def one_length(ids, batch: int, n: int):
 class Run:
     """One model + its optimizers on the plain path or the fast path, from seed 0."""
 
-    def __init__(self, variant, cfg, vocab, device, fast: bool, precision: str):
+    def __init__(self, variant, cfg, vocab, device, fast: bool, precision: str, compile_setting="auto"):
         self.lam = resolve(VARIANTS[variant])
         self.cfg, self.device, self.amp = cfg, device, precision == "bf16"
         torch.manual_seed(0)
         self.model = build_model(cfg, len(vocab), self.lam).to(device)
         if fast:
             self.opt = make_optimizers(self.model, cfg, device)
-            if compiles("auto", device):
+            if compiles(compile_setting, device):
                 compile_soft_decode(self.model, device)
         else:
             self.opt = [
@@ -119,8 +120,8 @@ class Run:
         return terms
 
 
-def make_run(variant, cfg, vocab, device, fast, precision) -> Run:
-    r = Run(variant, cfg, vocab, device, fast, precision)
+def make_run(variant, cfg, vocab, device, fast, precision, compile_setting="auto") -> Run:
+    r = Run(variant, cfg, vocab, device, fast, precision, compile_setting)
     r.tf32 = fast and device.type == "cuda" and precision == "fp32"
     return r
 
@@ -130,7 +131,7 @@ def step_times(args, device, cfg, vocab, ids, para) -> None:
     for variant in args.variants:
         for precision in args.precision:
             runs = {
-                path: make_run(variant, cfg, vocab, device, path == "fast", precision)
+                path: make_run(variant, cfg, vocab, device, path == "fast", precision, args.compile)
                 for path in ("plain", "fast")
             }
             times = {path: [] for path in runs}
@@ -153,7 +154,10 @@ def step_times(args, device, cfg, vocab, ids, para) -> None:
 
 def compare_losses(args, device, cfg, vocab, ids, para) -> bool:
     _, batches = one_length(ids, cfg["batch_size"], args.compare_steps)
-    runs = {path: make_run("M2", cfg, vocab, device, path == "fast", "fp32") for path in ("plain", "fast")}
+    runs = {
+        path: make_run("M2", cfg, vocab, device, path == "fast", "fp32", args.compile)
+        for path in ("plain", "fast")
+    }
     losses = {path: [] for path in runs}
     for k, b in enumerate(batches):
         for path, r in runs.items():
@@ -188,7 +192,14 @@ def main() -> None:
     ap.add_argument("--precision", nargs="+", default=["fp32", "bf16"], choices=["fp32", "bf16"])
     ap.add_argument("--eval-repeats", type=int, default=20, help="bench/bench_evaluators.py --repeats")
     ap.add_argument("--threads", type=int, default=0, help="CPU threads of torch (default: torch's)")
+    ap.add_argument(
+        "--compile",
+        default="auto",
+        choices=["auto", "true"],
+        help="the fast path's transfer.compile (auto: on CUDA only; true: on a CPU too, inductor)",
+    )
     args = ap.parse_args()
+    args.compile = {"true": True}.get(args.compile, args.compile)
     if args.threads:
         torch.set_num_threads(args.threads)
     device = pick_device(args.device)
