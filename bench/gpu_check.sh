@@ -11,7 +11,7 @@
 # throughput, a 200-step comparison of the plain fp32 and the fast path's losses, then runs tests/models,
 # tests/train, tests/test_device.py and tests/test_gpus.py with CUDA visible (among them resume = uninterrupted
 # training on CUDA). Under 8 minutes on one GPU; on a CPU use small sizes, e.g.
-#   bench/gpu_check.sh --device cpu --dims demo --steps 3 --compare-steps 20
+#   bench/gpu_check.sh --device cpu --dims demo --steps 3 --compare-steps 20 --threads 1
 # Its output is what docs/gpu.md's GPU table is made from. Exit status: non-zero when a check or test failed.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
