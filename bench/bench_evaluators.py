@@ -6,7 +6,7 @@ Prints one JSON line per model and precision (sentences/s for classifiers, token
 precisions each gets its own copy of the model from the same initialization and their training steps are
 interleaved (fp32 step k, bf16 step k, ...), so the timings are paired and share whatever else loads the
 machine; bf16 is torch.autocast(bfloat16) around the forward pass, as the evaluators' `precision: bf16`
-(tst.evaluators.training.fit). Inference is timed in fp32, as the evaluators score.
+(tst.evaluators.training.fit); fp32 on CUDA has TF32 matmuls and fused Adam, as they train. Inference is timed in fp32, as the evaluators score.
 """
 
 from __future__ import annotations
@@ -21,10 +21,11 @@ import torch
 import torch.nn.functional as F
 from timing import sync, timed  # bench/timing.py (scripts run as python bench/<name>.py)
 
-from tst.device import pick_device
+from tst.device import allow_tf32, pick_device
 from tst.models.gru_lm import GRULanguageModel
 from tst.models.lstm_classifier import LSTMClassifier
 from tst.models.text_cnn import TextCNN
+from tst.optim import adam_options
 
 
 def main() -> None:
@@ -41,6 +42,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     device = pick_device(args.device)
+    allow_tf32(device)  # fp32 on CUDA as the evaluators train (TF32 matmuls); bf16 autocast is unaffected
     ids = torch.randint(4, args.vocab, (args.batch, args.len), device=device)
     y = torch.randint(0, 2, (args.batch,), device=device)
     models = {
@@ -59,7 +61,9 @@ def main() -> None:
                     "model": model,
                     "times": [],
                     "losses": [],
-                    "opt": torch.optim.Adam(model.parameters(), 1e-3),
+                    "opt": torch.optim.Adam(
+                        model.parameters(), 1e-3, **adam_options(device)
+                    ),  # fused on CUDA
                 }
             )
 

@@ -1,14 +1,15 @@
 """Training speed of the cross-aligned model (Pang & Gimpel M0 and M7) at paper dimensions.
 
 python bench/bench_transfer.py [--device cpu|cuda] [--steps 3] [--variants M0 M7] [--data DIR]
-                               [--precision fp32 bf16] [--dims paper|demo] [--seed 0]
+                               [--precision fp32 bf16] [--dims paper|demo] [--seed 0] [--compile auto|true|false]
 Reports, per precision (fp32, or torch.autocast bfloat16 as the trainer's `precision: bf16`), tokens/s (both styles' target tokens incl. <eos> per second) and, for a Shen-size Yelp epoch
 (447K sentences; 268K positive -> ceil(268K / 64) = 4,184 steps), the extrapolated time per epoch.
 Real sentences come from ../shared/data/yelp/shen (or --data); random LMs stand in for the frozen ones of M7
 (same shapes and cost as tst.models.gru_lm.GRULanguageModel defaults). --dims paper: the settings of
 configs/paper_dimensions.yaml over config.yaml's (tst.defaults.paper_transfer); demo: config.yaml's. Also
 reports the mean rec and total loss over the timed steps, to compare the trajectories of the two precisions
-from the same initialization (and, with --seed, their spread over initializations).
+from the same initialization (and, with --seed, their spread over initializations). The optimizers and the
+compiled soft decoding are the trainer's (tst.train.trainer.make_optimizers, transfer.compile).
 """
 
 from __future__ import annotations
@@ -24,11 +25,12 @@ from timing import sync  # bench/timing.py (scripts run as python bench/<name>.p
 
 from tst.config import transfer_settings
 from tst.defaults import default, paper_transfer
+from tst.device import allow_tf32
 from tst.io import read_sentences
 from tst.models.gru_lm import GRULanguageModel
 from tst.models.registry import build_model
 from tst.train.batching import epoch_plan
-from tst.train.trainer import train_step, with_defaults
+from tst.train.trainer import compile_soft_decode, compiles, make_optimizers, train_step, with_defaults
 from tst.variants import resolve
 from tst.vocab import Vocab
 
@@ -60,12 +62,15 @@ def bench(
     """One model per precision from the same initialization, their steps interleaved on the same batches
     (fp32 step k, bf16 step k, ...): paired timings that share whatever else loads the machine."""
     lam = resolve(VARIANTS[variant])
+    if "fp32" in precisions:
+        allow_tf32(device)  # as the trainer's fp32 on CUDA
     runs = []
     for precision in precisions:
         torch.manual_seed(seed)
         model = build_model(cfg, len(vocab), lam).to(device)
-        opt_g = torch.optim.Adam(model.generator_parameters(), lr=cfg["lr"], betas=tuple(cfg["betas"]))
-        opt_d = torch.optim.Adam(model.discriminator_parameters(), lr=cfg["lr"], betas=tuple(cfg["betas"]))
+        opt_g, opt_d = make_optimizers(model, cfg, device)  # the trainer's: fused Adam on CUDA
+        if compiles(cfg["compile"], device):  # transfer.compile: auto = CUDA graphs on CUDA
+            compile_soft_decode(model, device)
         runs.append(
             {
                 "precision": precision,
@@ -146,6 +151,12 @@ def main() -> None:
     ap.add_argument("--precision", nargs="+", default=["fp32", "bf16"], choices=["fp32", "bf16"])
     ap.add_argument("--dims", default="paper", choices=["paper", "demo"])
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--compile",
+        default=None,
+        choices=["auto", "true", "false"],
+        help="transfer.compile (default: the config's)",
+    )
     args = ap.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -160,6 +171,8 @@ def main() -> None:
         ]
         vocab = Vocab.build(sents[0] + sents[1], min_count=5)  # about Shen et al.'s Yelp vocabulary size
     cfg = settings(args.dims)
+    if args.compile is not None:
+        cfg["compile"] = {"true": True, "false": False}.get(args.compile, args.compile)
     for v in args.variants:
         for out in bench(
             v, torch.device(args.device), args.steps, sents, vocab, cfg, args.precision, args.seed

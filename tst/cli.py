@@ -149,7 +149,7 @@ def _add_score(sub) -> None:
         default=DEFAULT_OPTIONS["precision"],
         choices=PRECISIONS,
         help="the MiniLM's precision at inference (sbert, the minilm acceptability classifier), as "
-        "evaluators.precision (default %(default)s: bf16 autocast on CUDA and on a CPU with bf16 in hardware, "
+        "evaluators.precision (default %(default)s: bf16 autocast on a CPU with bf16 in hardware, "
         "else fp32; named in the metrics' variants)",
     )
     p.add_argument(

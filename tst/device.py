@@ -1,5 +1,6 @@
-"""Where tensors go and in which precision: the device asked for, else CUDA when present, else CPU; bf16
-autocast where `precision` asks for it."""
+"""Where tensors go and in which precision: the device asked for, else a GPU of this machine that no other job
+holds (tst.gpus), else CPU; bf16 autocast where `precision` asks for it, fp32 with TF32 matmuls on CUDA
+otherwise (docs/gpu.md)."""
 
 from __future__ import annotations
 
@@ -16,12 +17,17 @@ CPU_BF16_FLAGS = ("avx512_bf16", "amx_bf16")
 
 
 def pick_device(name: str | None = None) -> torch.device:
-    """'cpu' / 'cuda' / 'cuda:1' when given, else CUDA when present."""
+    """'cpu' / 'cuda:1' when given; else (None or 'cuda') CUDA when present, on the GPU tst.gpus.job_gpu gives
+    this process (a free one of the machine, or the one SLURM assigned), else CPU."""
     import torch  # here, not at the top: tst.metrics.base reads PRECISIONS without importing torch
 
-    if name:
+    if name and name != "cuda":
         return torch.device(name)
-    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if not torch.cuda.is_available():
+        return torch.device(name or "cpu")  # 'cuda' without CUDA: torch's own error where it is used
+    from tst.gpus import job_gpu
+
+    return torch.device(f"cuda:{job_gpu(torch.cuda.device_count())}")
 
 
 def cpu_flags(cpuinfo: str | Path = "/proc/cpuinfo") -> set[str]:
@@ -42,12 +48,27 @@ def cpu_has_bf16(cpuinfo: str | Path = "/proc/cpuinfo") -> bool:
     return bool(cpu_flags(cpuinfo) & set(CPU_BF16_FLAGS))
 
 
-def use_bf16(precision: str, device: torch.device, cpu_auto: bool = False) -> bool:
+def use_bf16(precision: str, device: torch.device, cpu_auto: bool = False, cuda_auto: bool = False) -> bool:
     """Mixed precision (bf16 autocast; parameters, losses and optimizer state stay fp32) for `precision` on
-    `device`: bf16 always, fp32 never, auto on CUDA and, when cpu_auto, on a CPU with bf16 in hardware
-    (cpu_has_bf16). cpu_auto is each caller's measured choice (bench/bench_evaluators.py, bench_transfer.py)."""
+    `device`: bf16 always, fp32 never; auto only where the caller measured bf16 faster: on CUDA when cuda_auto,
+    on a CPU with bf16 in hardware (cpu_has_bf16) when cpu_auto. Each flag is its caller's measured choice
+    (bench/bench_evaluators.py, bench_transfer.py, bench/gpu_check.sh). On an H100 bf16 was slower for every
+    model measured (transfer models 1.06-1.18x, the GRU LM, the CNN: docs/gpu.md), so no caller sets cuda_auto:
+    auto is fp32 with TF32 matmuls there (allow_tf32)."""
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, not {precision!r}")
     if precision != "auto":
         return precision == "bf16"
-    return device.type == "cuda" or (cpu_auto and device.type == "cpu" and cpu_has_bf16())
+    if device.type == "cuda":
+        return cuda_auto
+    return cpu_auto and device.type == "cpu" and cpu_has_bf16()
+
+
+def allow_tf32(device: torch.device) -> None:
+    """fp32 matmuls and convolutions on CUDA in TF32 (Ampere and newer; 10-bit mantissa products, fp32
+    accumulation), as `precision: auto` and fp32 train there; nothing on a CPU. Process-wide torch flags."""
+    import torch
+
+    if device.type == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cudnn.allow_tf32 = True

@@ -10,9 +10,9 @@ import time
 import numpy as np
 import torch
 
-from tst.device import use_bf16
+from tst.device import allow_tf32, use_bf16
 from tst.names import check_epochs, checkpoint_steps
-from tst.optim import Adam
+from tst.optim import Adam, adam_options
 
 # evaluators.precision auto on a CPU with bf16 in hardware (tst.device.cpu_has_bf16): bf16 autocast in the
 # training steps: faster with the same dev perplexity and accuracy within seed noise (the figures:
@@ -122,8 +122,10 @@ def fit(
     1.5), the best score, why training stopped and the precision used."""
     device = next(model.parameters()).device
     amp = use_bf16(cfg.get("precision", "auto"), device, CPU_AUTO_BF16)
+    if not amp:
+        allow_tf32(device)
     rng = np.random.default_rng(cfg.get("seed", 1))
-    opt = Adam(model.parameters(), lr=cfg.get("lr", 1e-3))
+    opt = Adam(model.parameters(), lr=cfg.get("lr", 1e-3), **adam_options(device))
     k, max_epochs = int(cfg.get("evals_per_epoch", 1)), cfg.get("max_epochs", 10)
     check_epochs(max_epochs, k)
     lr_at = lr_schedule(cfg, max_epochs * -(-len(lengths) // cfg.get("batch_size", 64)))

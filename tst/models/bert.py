@@ -31,8 +31,8 @@ from torch import nn
 from tst.device import use_bf16
 
 # evaluators.precision at inference (the sbert score, the minilm acceptability classifier scoring outputs): auto
-# runs this BERT in bf16 autocast on CUDA and on a CPU with bf16 in hardware (tst.device.cpu_has_bf16), fp32 runs it
-# in fp32. Measured on the 2-core Xeon with AMX, 1 thread, the 20 Yelp systems' test outputs (bench/minilm_precision.py,
+# runs this BERT in bf16 autocast on a CPU with bf16 in hardware (tst.device.cpu_has_bf16), in fp32 on CUDA (bf16 not
+# measured faster there: docs/gpu.md); fp32 runs it in fp32. Measured on the 2-core Xeon with AMX, 1 thread, the 20 Yelp systems' test outputs (bench/minilm_precision.py,
 # docs/evaluator_speed.md): sbert 2.5x and acceptability 2.5x faster; corpus scores moved by at most 8e-5 (sbert) and
 # 1.5e-4 (acceptability), single sentences by at most 0.004 and 0.019. The variants name the precision used.
 CPU_AUTO_BF16 = True

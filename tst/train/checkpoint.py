@@ -24,8 +24,9 @@ from tst.vocab import Vocab
 
 log = logging.getLogger(__name__)
 
-# Settings a rerun may change and still resume: the length of training and how dev sets are decoded.
-RESUMABLE_CHANGES = ("epochs", "dev_batch_size", "decode_extra")
+# Settings a rerun may change and still resume: the length of training, how dev sets are decoded and whether soft
+# decoding runs compiled (the same arithmetic).
+RESUMABLE_CHANGES = ("epochs", "dev_batch_size", "decode_extra", "compile")
 
 
 def run_signature(settings: dict, variant, vocab: Vocab, ids, seed: int, code: str = "") -> str:

@@ -21,19 +21,18 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from tqdm import tqdm
 
 from tst.codehash import code_hash
 from tst.data.paraphrase import load_paraphrases
 from tst.defaults import default
-from tst.device import pick_device, use_bf16
+from tst.device import allow_tf32, pick_device, use_bf16
 from tst.io import read_jsonl, read_sentences, sha256_of, write_json
 from tst.joblock import job_lock
 from tst.metrics.distinct import distinct
 from tst.models import losses as L
 from tst.models.registry import build_model
 from tst.names import checkpoint_steps, epoch_label, per_epoch, whole_epochs
-from tst.optim import Adam
+from tst.optim import Adam, adam_options, apply_adam_options
 from tst.train import checkpoint
 from tst.train.batching import epoch_plan, pad_batch, steps_per_epoch
 from tst.train.transfer import per_style, transfer_sentences, unmasked_path, write_transfers
@@ -78,6 +77,7 @@ SETTINGS = [
     "dev_batch_size",
     "decode_extra",
     "precision",
+    "compile",
 ]
 DEFAULTS = {key: default("transfer", key) for key in SETTINGS}
 # The training code (this module and every tst module it imports, tst.codehash): part of the run signature, so
@@ -135,6 +135,46 @@ def clip_gradients(params, limit: float | None) -> None:
     """Rescale the gradients of `params` to global 2-norm <= limit (None: leave them)."""
     if limit is not None:
         torch.nn.utils.clip_grad_norm_(params, limit)
+
+
+COMPILE = ("auto", True, False)
+# Soft decoding unrolls G over every word with several small kernels each: on a GPU the step is launch-bound
+# (docs/gpu.md). Compiled, each (length, style) shape is one graph, replayed as one CUDA graph: Yelp's lengths
+# (<= 16 decoding steps) x 2 styles stay under this limit of graphs per function.
+COMPILED_SHAPES = 64
+
+
+def compiles(setting, device) -> bool:
+    """Whether soft decoding runs compiled (transfer.compile): auto on CUDA only, true everywhere, false never."""
+    if setting not in COMPILE:
+        raise ValueError(f"transfer.compile must be one of auto, true, false, not {setting!r}")
+    return setting is True or (setting == "auto" and torch.device(device).type == "cuda")
+
+
+def compile_soft_decode(model, device, backend: str = "inductor") -> None:
+    """model.soft_decode through torch.compile over static shapes: on CUDA mode reduce-overhead (CUDA graphs,
+    one launch per graph instead of one per kernel), elsewhere the backend's default. The arithmetic and the
+    random draws are the plain path's; fused kernels round in another order, so the losses match the plain
+    path's within float tolerance, not bit for bit (tests/train/test_fast_path.py, bench/gpu_check.sh)."""
+    import torch._dynamo
+    import torch._inductor.config
+
+    torch._dynamo.config.cache_size_limit = max(torch._dynamo.config.cache_size_limit, COMPILED_SHAPES)
+    # dropout masks and Gumbel noise from torch's own generator, as the plain path draws them (not inductor's
+    # fused random numbers): the same random stream, restored with the checkpoint's RNG state on resume
+    torch._inductor.config.fallback_random = True
+    mode = "reduce-overhead" if torch.device(device).type == "cuda" and backend == "inductor" else None
+    model.soft_decode = torch.compile(model.soft_decode, backend=backend, mode=mode, dynamic=False)
+    model.compiled_on_cuda = mode is not None
+
+
+def make_optimizers(model, cfg: dict, device) -> tuple:
+    """Adam for E/G and for the adversaries (§4.6), in the implementation for `device` (tst.optim.adam_options:
+    fused on CUDA)."""
+    opts = adam_options(device)
+    opt_g = Adam(model.generator_parameters(), lr=cfg["lr"], betas=tuple(cfg["betas"]), **opts)
+    opt_d = Adam(model.discriminator_parameters(), lr=cfg["lr"], betas=tuple(cfg["betas"]), **opts)
+    return opt_g, opt_d
 
 
 class NonFiniteLoss(FloatingPointError):
@@ -355,6 +395,8 @@ def train_step(
     cyc, para) is summed over tokens and divided by the 2k sentences of both styles, as Shen et al.'s
     loss_g (reduce_sum / batch_size). Returns every loss term as float."""
     model.train()
+    if getattr(model, "compiled_on_cuda", False):
+        torch.compiler.cudagraph_mark_step_begin()  # a new step: the CUDA graphs may reuse the last one's memory
     gamma = max(cfg["gamma_min"], cfg["gamma_init"] * cfg["gamma_decay"] ** epoch)
     L_ = max(max(len(s) for s in b0), max(len(s) for s in b1))
     batch = [pad_batch(b0, L_, device), pad_batch(b1, L_, device)]  # tokens, lengths, targets per style
@@ -470,10 +512,14 @@ def train(
     train; dev_entities: per style, NER entities aligned with dev (writes unmasked copies too).
     Writes {out}/checkpoints/ep{E}.pt, {out}/transfers/dev.ep{E}.{style}.txt and {out}/losses.csv.
     Returns the trained model."""
+    from tqdm import tqdm  # here: the models and train_step import with torch, numpy and pyyaml alone
+
     cfg = with_defaults(settings)
     lam = Variant.of(check_variant(variant, paraphrase=paraphrase, lm=lms, attributes=attributes), cfg)
     device = pick_device(device)
     amp = use_bf16(cfg["precision"], device)
+    if not amp:
+        allow_tf32(device)
     out = Path(out_dir)
     ckpt_dir, tr_dir = out / "checkpoints", out / "transfers"
     ckpt_dir.mkdir(parents=True, exist_ok=True)
@@ -481,8 +527,9 @@ def train(
 
     torch.manual_seed(seed)
     model = build_model(lam.settings, len(vocab), lam).to(device)
-    opt_g = Adam(model.generator_parameters(), lr=cfg["lr"], betas=tuple(cfg["betas"]))
-    opt_d = Adam(model.discriminator_parameters(), lr=cfg["lr"], betas=tuple(cfg["betas"]))
+    opt_g, opt_d = make_optimizers(model, cfg, device)
+    if compiles(cfg["compile"], device):
+        compile_soft_decode(model, device)
     if lms:
         for lm in lms:
             lm.to(device).eval()
@@ -509,6 +556,8 @@ def train(
 
     signature = checkpoint.run_signature(cfg, lam, vocab, ids, seed, TRAINING_CODE)
     step = checkpoint.resume(ckpt_dir, signature, model, opt_g, opt_d, device)
+    for opt in (opt_g, opt_d):  # a checkpoint saved on another device brings that device's Adam kernel
+        apply_adam_options(opt, device)
     _backfill_dev_transfers(ckpt_dir, tr_dir, vocab, dev_sents, dev_entities, cfg, device)
     csv_path = out / "losses.csv"
     rows = []

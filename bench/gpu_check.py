@@ -1,0 +1,257 @@
+"""The GPU check's measurements (bench/gpu_check.sh runs this, then the model and training tests).
+
+python bench/gpu_check.py [--device cuda|cpu] [--data DIR] [--dims paper|demo] [--steps 20]
+                          [--compare-steps 200] [--variants M0 M2 M7] [--precision fp32 bf16] [--threads N]
+                          [--compile auto|true]
+Needs torch, numpy and pyyaml (no Snakemake). Prints, as readable lines and one JSON line each:
+- the device (torch, CUDA, GPU name and count, TF32);
+- per variant and precision, ms per training step at --dims (paper: configs/paper_dimensions.yaml, batch 64)
+  of the plain path (per-parameter Adam, eager soft decoding) and of the fast path (what the trainer runs on
+  this device: fused Adam, TF32 for fp32 and compiled soft decoding on CUDA), and the Shen-size Yelp epoch
+  (4,184 steps) they give (--compile true: compiled soft decoding on a CPU too);
+- evaluator training throughput in fp32 and bf16 (bench/bench_evaluators.py: CNN, LSTM, GRU LM);
+- the losses of --compare-steps steps of M2 from one initialization on the plain fp32 path and on the fast path.
+Steps are timed on batches of one sentence length (the data's commonest), so that the compiled path is timed
+after its graphs are built, not while it builds them (one graph per length and style); the epoch estimate is
+that step time x 4,184. Data: the first sentences of each style of Shen et al.'s Yelp files in --data
+(sentiment.dev.{0,1}, as bench/bench_transfer.py), else the project's demo corpus (tst.data.demo).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import torch
+from bench_transfer import VARIANTS, YELP_STEPS, settings  # bench/ (scripts run as python bench/<name>.py)
+from timing import sync
+
+from tst.device import allow_tf32, pick_device
+from tst.io import read_sentences
+from tst.models.gru_lm import GRULanguageModel
+from tst.models.registry import build_model
+from tst.optim import Adam
+from tst.train.trainer import compile_soft_decode, compiles, make_optimizers, train_step
+from tst.variants import resolve
+from tst.vocab import Vocab
+
+# The fast path's 200-step losses must stay this close to the plain path's (the mean of each term over the last
+# 50 steps): TF32 matmuls (10-bit mantissa products) and fused kernels round differently, and adversarial
+# training carries a difference forward, so the runs are compared on their level, not step by step.
+MEAN_RTOL = 0.02
+
+
+def say(title: str, record: dict) -> None:
+    print(f"{title}: " + ", ".join(f"{k} {v}" for k, v in record.items()), flush=True)
+    print(json.dumps({"check": title.split(" ")[0], **record}), flush=True)
+
+
+def load_sentences(data: str | None):
+    """Per style, token lists: Shen's Yelp dev files in `data` when given, else the demo corpus."""
+    if data:
+        return [
+            [s for s in read_sentences(Path(data) / f"sentiment.dev.{t}") if len(s) <= 15] for t in (0, 1)
+        ]
+    from tst.data.demo import generate_demo
+
+    demo = generate_demo()
+    return [[s.split() for s in demo["sentences"][t]] for t in (0, 1)]
+
+
+def one_length(ids, batch: int, n: int):
+    """n batches per style of the commonest sentence length, cycling through its sentences."""
+    length = Counter(len(s) for t in (0, 1) for s in ids[t]).most_common(1)[0][0]
+    pools = [[s for s in ids[t] if len(s) == length] for t in (0, 1)]
+    out = []
+    for k in range(n):
+        out.append([[pools[t][(k * batch + i) % len(pools[t])] for i in range(batch)] for t in (0, 1)])
+    return length, out
+
+
+class Run:
+    """One model + its optimizers on the plain path or the fast path, from seed 0."""
+
+    def __init__(self, variant, cfg, vocab, device, fast: bool, precision: str, compile_setting="auto"):
+        self.lam = resolve(VARIANTS[variant])
+        self.cfg, self.device, self.amp = cfg, device, precision == "bf16"
+        torch.manual_seed(0)
+        self.model = build_model(cfg, len(vocab), self.lam).to(device)
+        if fast:
+            self.opt = make_optimizers(self.model, cfg, device)
+            if compiles(compile_setting, device):
+                compile_soft_decode(self.model, device)
+        else:
+            self.opt = [
+                Adam(ps, lr=cfg["lr"], betas=tuple(cfg["betas"]))
+                for ps in (self.model.generator_parameters(), self.model.discriminator_parameters())
+            ]
+        torch.manual_seed(1)
+        self.lms = [GRULanguageModel(len(vocab), 128, 256).to(device).eval() for _ in (0, 1)]
+        self.rng = torch.get_rng_state(), (torch.cuda.get_rng_state() if device.type == "cuda" else None)
+
+    def step(self, k: int, b, para) -> dict:
+        torch.set_rng_state(self.rng[0])  # each run draws its own stream: the same draws on both paths
+        if self.rng[1] is not None:
+            torch.cuda.set_rng_state(self.rng[1])
+        # TF32 belongs to the fast path only: the plain path is strict fp32 (the flags are process-wide)
+        torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = self.tf32
+        terms = train_step(
+            self.model,
+            *self.opt,
+            b[0],
+            b[1],
+            self.lam,
+            self.cfg,
+            0,
+            k + 1,
+            0,
+            para,
+            self.lms,
+            self.device,
+            self.amp,
+        )
+        self.rng = torch.get_rng_state(), (torch.cuda.get_rng_state() if self.device.type == "cuda" else None)
+        return terms
+
+
+def make_run(variant, cfg, vocab, device, fast, precision, compile_setting="auto") -> Run:
+    r = Run(variant, cfg, vocab, device, fast, precision, compile_setting)
+    r.tf32 = fast and device.type == "cuda" and precision == "fp32"
+    return r
+
+
+def step_times(args, device, cfg, vocab, ids, para) -> None:
+    length, batches = one_length(ids, cfg["batch_size"], args.steps + 3)
+    for variant in args.variants:
+        for precision in args.precision:
+            runs = {
+                path: make_run(variant, cfg, vocab, device, path == "fast", precision, args.compile)
+                for path in ("plain", "fast")
+            }
+            times = {path: [] for path in runs}
+            for k, b in enumerate(batches):  # interleaved, paired; the first 3 warm up (and compile)
+                for path, r in runs.items():
+                    sync(device)
+                    t0 = time.perf_counter()
+                    r.step(k, b, para)
+                    sync(device)
+                    if k >= 3:
+                        times[path].append(time.perf_counter() - t0)
+            rec = {"variant": variant, "precision": precision, "length": length, "batch": cfg["batch_size"]}
+            for path, ts in times.items():
+                ms = 1000 * float(np.median(ts))
+                rec[f"{path}_ms_per_step"] = round(ms, 2)
+                rec[f"{path}_epoch_min"] = round(ms * YELP_STEPS / 60_000, 2)
+            rec["speedup"] = round(rec["plain_ms_per_step"] / rec["fast_ms_per_step"], 2)
+            say(f"step {variant} {precision}", rec)
+
+
+def compare_losses(args, device, cfg, vocab, ids, para) -> bool:
+    _, batches = one_length(ids, cfg["batch_size"], args.compare_steps)
+    runs = {
+        path: make_run("M2", cfg, vocab, device, path == "fast", "fp32", args.compile)
+        for path in ("plain", "fast")
+    }
+    losses = {path: [] for path in runs}
+    for k, b in enumerate(batches):
+        for path, r in runs.items():
+            losses[path].append(r.step(k, b, para))
+    ok = True
+    rec = {"steps": len(batches), "variant": "M2"}
+    for term in ("rec", "cyc", "d0", "total"):
+        a = np.array([t[term] for t in losses["plain"]])
+        f = np.array([t[term] for t in losses["fast"]])
+        tail = min(50, len(a))
+        ma, mf = float(a[-tail:].mean()), float(f[-tail:].mean())
+        rel = abs(mf - ma) / max(abs(ma), 1e-6)
+        ok &= bool(np.isfinite(f).all()) and rel <= MEAN_RTOL
+        rec[term] = (
+            f"plain {ma:.4f} fast {mf:.4f} (last {tail}; rel {rel:.1e}; step 1 {a[0]:.6f} / {f[0]:.6f})"
+        )
+    rec["within"] = f"{MEAN_RTOL:g}: {'PASS' if ok else 'FAIL'}"
+    say("losses fp32 plain vs fast path", rec)
+    return ok
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--device", default=None, help="default: CUDA when present (a free GPU), else CPU")
+    ap.add_argument(
+        "--data", default=None, help="a folder with Shen's sentiment.dev.{0,1}; default: the demo corpus"
+    )
+    ap.add_argument("--dims", default="paper", choices=["paper", "demo"])
+    ap.add_argument("--steps", type=int, default=20, help="timed steps per variant, precision and path")
+    ap.add_argument("--compare-steps", type=int, default=200)
+    ap.add_argument("--variants", nargs="+", default=["M0", "M2", "M7"], choices=sorted(VARIANTS))
+    ap.add_argument("--precision", nargs="+", default=["fp32", "bf16"], choices=["fp32", "bf16"])
+    ap.add_argument("--eval-repeats", type=int, default=20, help="bench/bench_evaluators.py --repeats")
+    ap.add_argument("--threads", type=int, default=0, help="CPU threads of torch (default: torch's)")
+    ap.add_argument(
+        "--compile",
+        default="auto",
+        choices=["auto", "true"],
+        help="the fast path's transfer.compile (auto: on CUDA only; true: on a CPU too, inductor)",
+    )
+    args = ap.parse_args()
+    args.compile = {"true": True}.get(args.compile, args.compile)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    device = pick_device(args.device)
+    info = {"torch": torch.__version__, "device": str(device)}
+    if device.type == "cuda":
+        p = torch.cuda.get_device_properties(device)
+        info.update(
+            cuda=torch.version.cuda,
+            gpu=p.name,
+            gpus=torch.cuda.device_count(),
+            memory_gib=round(p.total_memory / 2**30, 1),
+            capability=f"{p.major}.{p.minor}",
+            tf32=p.major >= 8,
+        )
+    else:
+        info["threads"] = torch.get_num_threads()
+    say("device", info)
+    sents = load_sentences(args.data)
+    vocab = Vocab.build(sents[0] + sents[1], min_count=5 if args.data else 1)
+    cfg = settings(args.dims)
+    ids = [[vocab.encode(s) for s in sents[t]] for t in (0, 1)]
+    para = [[(ids[t][i], ids[t][i + 1]) for i in range(0, min(2000, len(ids[t]) - 1), 2)] for t in (0, 1)]
+    say(
+        "data",
+        {"source": args.data or "demo corpus", "sentences": [len(s) for s in ids], "vocab": len(vocab)},
+    )
+    step_times(args, device, cfg, vocab, ids, para)
+    allow_tf32(device)
+    bench = Path(__file__).with_name("bench_evaluators.py")
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(bench),
+            "--device",
+            str(device),
+            "--batch",
+            "256",
+            "--repeats",
+            str(args.eval_repeats),
+        ]
+        + ["--precision", *args.precision],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    for line in out.splitlines():
+        r = json.loads(line)
+        keep = ("model", "precision", "train_per_s", "infer_per_s", "unit", "batch", "len")
+        say(f"evaluator {r['model']} {r['precision']}", {k: r[k] for k in keep})
+    ok = compare_losses(args, device, cfg, vocab, ids, para)
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
