@@ -1,7 +1,7 @@
 """The sentence-level joint score of the default GM (ours; the aggregation of Krishna et al. 2020's J, with
 this pipeline's factors). Per output y_i of source x_i, three factors in [0, 1]:
 
-    s_i = [P(target | y_i) - P(target | x_i)]_+                 style gain (tst.metrics.style)
+    s_i = [P(target | y_i) - P(target | x_i)]_+                 style gain (tst.metrics.style.style_gain)
     c_i = [cos(e(x_i), e(y_i)) - tau]_+ / (1 - tau)             content above the fixed-sentence bound
     f_i = P(real | y_i)                                          acceptability (tst.metrics.acceptability)
 
@@ -24,7 +24,7 @@ import numpy as np
 from tst.metrics.acc import EMPTY_FAILS
 from tst.metrics.acceptability import ACCEPTABILITY
 from tst.metrics.base import Context, Metric, MetricResult, Skip
-from tst.metrics.style import MINILM
+from tst.metrics.style import MINILM, style_gain
 
 CONTENT_VARIANT = (
     "mean over outputs of [cos - tau]_+ / (1 - tau), cos = all-MiniLM-L6-v2 cosine to the source, tau = the "
@@ -80,7 +80,7 @@ def _content(ctx: Context):
 
 
 def _joint(ctx: Context):
-    s = ctx.result("style").per_sentence
+    s = style_gain(ctx.sources, ctx.outputs, ctx.targets, ctx.classifier(MINILM))
     c = ctx.result("content").per_sentence
     f = ctx.result("acceptability").per_sentence
     per = joint(s, c, f)
