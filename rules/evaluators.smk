@@ -60,6 +60,7 @@ rule build_embeddings:
         train=words("train"),
         extra=words("dev", "test"),
         lexicon=embeddings_lexicon,
+        glove=embeddings_glove,
     output:
         layout.evaluators(file=layout.EMBEDDING),
     log:
@@ -77,6 +78,26 @@ rule build_embeddings:
         code=code("build_embeddings.py"),
     script:
         "../scripts/build_embeddings.py"
+
+
+# evaluators.glove.source downloaded once into its cache_dir (needs internet; tst.config.glove_download), in a
+# job of its own so that an offline run stops before any job (tst.config.check_reachable) rather than in
+# build_embeddings.
+if GLOVE_DOWNLOAD:
+
+    rule download_glove:
+        output:
+            list(GLOVE_DOWNLOAD),
+        log:
+            "logs/download_glove.log",
+        localrule: True
+        conda:
+            env("data")
+        params:
+            url=list(GLOVE_DOWNLOAD.values())[0],
+            code=code("download_data.py"),
+        script:
+            "../scripts/download_data.py"
 
 
 rule build_idf:
