@@ -31,20 +31,6 @@ if workflow.is_main_process and workflow.nodes:
     check_fits_node(config, node_size(workflow.global_resources))
 
 DOWNLOADS = settings.downloads(config, DATA_DIR)  # missing corpus files -> their URL
-# the GloVe zip that build_embeddings reads, to fetch for Sim -> its URL ({}: none)
-GLOVE_DOWNLOAD = settings.glove_download(config)
-
-
-onstart:
-    # a run (not a dry run) with a download pending and no internet stops here, before any job
-    settings.check_reachable(
-        {
-            **{data_file(DATA_DIR, p): u for p, u in DOWNLOADS.items()},
-            **GLOVE_DOWNLOAD,
-        }
-    )
-
-
 DATA_FILES = expected_outputs({"styles": STYLES, "bpe": {"enabled": False}})
 
 
@@ -122,11 +108,6 @@ def content_mask_settings():
         for k, v in (config["evaluators"].get("content_mask") or {}).items()
         if k != "enabled"
     }
-
-
-def embeddings_glove(wildcards):
-    """The GloVe zip the download_glove rule fetches, for the glove embeddings ([] when none is pending)."""
-    return list(GLOVE_DOWNLOAD) if wildcards.emb == "glove" else []
 
 
 def embeddings_lexicon(wildcards):

@@ -1,6 +1,8 @@
 # Pretrained evaluators (Pang & Gimpel 2019, Fu et al. 2018, Mir et al. 2019) -> layout.evaluators().
 # Classifiers and LMs read the model-unit text (BPE pieces when enabled) and vocab.txt; idf, lexicon,
 # embeddings and naturalness read the word-level text.
+# the GloVe zip that build_embeddings reads, to fetch for Sim -> its URL ({}: none; tst.config.glove_download)
+GLOVE_DOWNLOAD = settings.glove_download(config)
 
 
 rule train_classifier:
@@ -60,7 +62,7 @@ rule build_embeddings:
         train=words("train"),
         extra=words("dev", "test"),
         lexicon=embeddings_lexicon,
-        glove=embeddings_glove,
+        glove=lambda w: list(GLOVE_DOWNLOAD) if w.emb == "glove" else [],  # the zip to fetch
     output:
         layout.evaluators(file=layout.EMBEDDING),
     log:
