@@ -22,6 +22,16 @@ include: "rules/validity.smk"
 include: "rules/report.smk"
 
 
+onstart:
+    # a run (not a dry run) with a download pending and no internet stops here, before any job
+    settings.check_reachable(
+        {
+            **{data_file(DATA_DIR, p): u for p, u in DOWNLOADS.items()},
+            **GLOVE_DOWNLOAD,
+        }
+    )
+
+
 rule all:
     default_target: True
     input:

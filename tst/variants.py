@@ -34,8 +34,9 @@ LAMBDAS = {
 # LMs (eq. 6), Yu et al.'s attribute lists of the training sentences (§5.2).
 NEEDS = {"lambda_para": "paraphrase", "lambda_lm": "lm", "lambda_attr": "attributes"}
 
-# Training settings read only by a term whose weight is > 0 (tst.train.trainer: the lambda_cyc warm-up, the
-# WGAN-GP pair's decay and penalty, the paraphrase batch and sample). A variant with that weight 0 never reads
+# Training settings read only by a term whose weight is > 0 (tst.train.trainer: the lambda_cyc warm-up and the
+# cycle's first-pass dropout, the WGAN-GP pair's decay and penalty, the paraphrase batch and sample, eq. 6's
+# normalization). A variant with that weight 0 never reads
 # them, so they are not part of its cache key (the workflow's params) nor of its checkpoint signature:
 # changing the lambda_cyc warm-up retrains M2-M7, not M0.
 # Ours (neither paper): lambda_cyc is 0 for cyc_start epochs, then rises linearly to full over cyc_ramp epochs
@@ -46,8 +47,9 @@ CYC_WARMUP_DEFAULTS = {key: default("transfer", key) for key in ("cyc_start", "c
 # (params, run signature, checkpoint), not part of the variant's identity (Variant, as_dict).
 OWN_SETTINGS = ("cyc_start", "cyc_ramp")
 GATED_SETTINGS = {
-    "lambda_cyc": ("cyc_start", "cyc_ramp"),
-    "lambda_adv2": ("adv2_decay", "gp_xi", "gp_at"),
+    "lambda_cyc": ("cyc_start", "cyc_ramp", "cyc_dropout"),
+    "lambda_adv2": ("adv2_decay", "adv2_first_epoch", "gp_xi", "gp_at"),
+    "lambda_lm": ("lm_norm",),
     "lambda_para": ("para_batch_size", "paraphrase_pairs"),
 }
 

@@ -187,6 +187,45 @@ def test_cyclic_loss_is_second_pass_nll_with_gradient_through_it_only():
     assert all(p.grad is None for p in model.disc.parameters())
 
 
+def _hand_cyclic(model, tokens, lengths, targets, first_pass_training):
+    """Eq. 4 by hand: the argmax transfer to style 1 (the first pass in train or eval mode), then the NLL of x
+    given E(x~, 1) with the model in train mode."""
+    model.train(first_pass_training)
+    with torch.no_grad():
+        g = model.greedy(model.encode(tokens, lengths, 0), 1, 4).tolist()
+    model.train(True)
+    tt, tl = L.strip_eos(torch.tensor(g))  # (test_strip_eos)
+    _, lg = model.teacher_force(model.encode(tt, tl, 1), 0, targets)
+    return L.nll(lg, targets).mean().item(), g
+
+
+def test_cyclic_loss_decodes_the_transfer_with_dropout_off():
+    """x~ is decoded as Shen et al.'s Decoder.rewrite decodes (dropout keep 1), the second pass with dropout on;
+    dropout=True keeps the first pass in train mode. Each is compared with the same computation by hand from the
+    same random state (an eval-mode dropout draws no random numbers)."""
+    torch.manual_seed(0)
+    model = CrossAligned(
+        12, emb_dim=6, style_dim=3, content_dim=5, dropout=0.9, disc_widths=(1, 2), disc_filters=4
+    )
+    tokens, lengths, targets = batch()
+    model.train()
+    results = {}
+    for dropout in (False, True):
+        torch.manual_seed(3)
+        got = L.cyclic_loss(model, tokens, lengths, targets, 0, max_len=4, dropout=dropout).item()
+        assert model.training  # the mode is restored
+        torch.manual_seed(3)
+        expected, g = _hand_cyclic(model, tokens, lengths, targets, first_pass_training=dropout)
+        assert got == pytest.approx(expected, rel=1e-5), dropout
+        results[dropout] = g
+    # the eval-mode transfer is the deterministic one: the same ids under another random state
+    model.eval()
+    with torch.no_grad():
+        assert model.greedy(model.encode(tokens, lengths, 0), 1, 4).tolist() == results[False]
+    # and at dropout 0.9 the train-mode transfer is another string
+    assert results[True] != results[False]
+
+
 def test_paraphrase_loss_is_nll_of_v_given_u():
     model = tiny_model()
     tokens, lengths, _targets = batch()

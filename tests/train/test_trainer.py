@@ -2,6 +2,7 @@
 dev transfers are aligned with their sources, batches are length-bucketed."""
 
 import csv
+import math
 from pathlib import Path
 
 import numpy as np
@@ -56,12 +57,15 @@ PAPER_DEFAULTS = {
     "soft_decoding": "gumbel",
     "cyc_start": 1.0,
     "cyc_ramp": 1.0,
-    "adv_threshold": 1.2,
+    "cyc_dropout": True,  # the cycle's x~ decoded with the training dropout, eq. 7's epochs from 0, eq. 6 summed
+    "adv_threshold": 1.2,  # over the styles: the code of these values, before Shen et al.'s October-2017 ones
     "gp_xi": 10.0,
     "adv2_decay": 0.5,
+    "adv2_first_epoch": 0,
     "gp_at": "interpolates",
     "cls_hidden": 64,
     "para_batch_size": 64,
+    "lm_norm": "sum",
     "dev_batch_size": 128,
     "decode_extra": 5,
     "precision": "auto",
@@ -493,7 +497,8 @@ def test_truncated_latest_checkpoint_is_set_aside_and_the_one_before_resumed(tmp
 
 @pytest.mark.parametrize("epoch", [0, 1])
 def test_step_total_is_the_lambda_weighted_sum_of_its_terms(epoch):
-    """L_total = lambda_rec rec + lambda_adv adv + lambda_adv2 adv2_decay^epoch adv2 + lambda_cyc cyc + lambda_para
+    """L_total = lambda_rec rec + lambda_adv adv + lambda_adv2 adv2_decay^epoch adv2 (epoch from 1; the loop's
+    `epoch` from 0) + lambda_cyc cyc + lambda_para
     para + lambda_lm lm (Pang & Gimpel eq. 8 with eq. 7's decay), recomputed here from the terms the step
     returns; a term whose lambda is 0 is not computed at all."""
     from tst.models.registry import build_model
@@ -516,7 +521,7 @@ def test_step_total_is_the_lambda_weighted_sum_of_its_terms(epoch):
         )
         weight = {
             "adv": lam["lambda_adv"],
-            "adv2": lam["lambda_adv2"] * cfg["adv2_decay"] ** epoch,
+            "adv2": lam["lambda_adv2"] * cfg["adv2_decay"] ** (epoch + 1),  # Shen's epochs from 1
             "cyc": lam["lambda_cyc"],
             "para": lam["lambda_para"],
             "lm": lam["lambda_lm"],
@@ -526,3 +531,51 @@ def test_step_total_is_the_lambda_weighted_sum_of_its_terms(epoch):
         assert {k for k in G_TERMS if k in terms} == {k for k, w in weight.items() if w > 0}, variant
         by_hand = lam["lambda_rec"] * terms["rec"] + sum(w * terms[k] for k, w in weight.items() if w > 0)
         assert terms["total"] == pytest.approx(by_hand, rel=1e-5), variant
+
+
+def _step(cfg, variant, epoch, **kw):
+    from tst.train.trainer import Step
+    from tst.variants import Variant
+
+    return Step(
+        None, [], Variant.of(variant), cfg, epoch, 1, 1, torch.device("cpu"), None, None, None, 1.0, **kw
+    )
+
+
+def test_adv2_weight_counts_epochs_from_one_as_shens_loop():
+    """Eq. 7's lambda_6 = 2^-epoch with Shen et al.'s epoch numbers (1, 2, ...): 1/2 in the first epoch (the loop's
+    epoch 0), 1/4 in the second; adv2_first_epoch 0 numbers them from 0 (1, then 1/2)."""
+    from tst.train.trainer import with_defaults
+
+    cfg = with_defaults({})
+    assert cfg["adv2_first_epoch"] == 1
+    assert [_step(cfg, {"lambda_adv2": 1}, e).weight("adv2") for e in (0, 1, 2)] == [0.5, 0.25, 0.125]
+    assert _step(cfg, {"lambda_adv2": 0.1}, 0).weight("adv2") == pytest.approx(0.05)
+    old = with_defaults({"adv2_first_epoch": 0})
+    assert [_step(old, {"lambda_adv2": 1}, e).weight("adv2") for e in (0, 1)] == [1.0, 0.5]
+
+
+class UniformLM(nn.Module):
+    """An LM whose next-word distribution is uniform whatever it reads."""
+
+    def forward_soft(self, probs):
+        return torch.zeros_like(probs)
+
+
+def test_lm_term_is_averaged_over_the_two_styles_as_the_other_terms():
+    """Eq. 6 over both styles on the /2 of eqs. 4 and 5: with a uniform LM and uniform generator logits every
+    position's cross-entropy is log V, so a sentence of T words costs T log V and the mean over the two styles is
+    T log V (lm_norm sum: 2 T log V, the sum over the styles)."""
+    from tst.train.trainer import G_TERMS, with_defaults
+
+    B, T, V = 3, 4, 7
+    logits = [torch.zeros(B, T, V), torch.zeros(B, T, V)]
+    probs = [torch.full((B, T, V), 1 / V), torch.full((B, T, V), 1 / V)]
+    lms = [UniformLM(), UniformLM()]
+    for norm, expected in (("mean", T * math.log(V)), ("sum", 2 * T * math.log(V))):
+        cfg = with_defaults({"lm_norm": norm} if norm == "sum" else {})
+        s = _step(cfg, {"lambda_lm": 0.001}, 0, f_logits=logits, f_probs=probs)
+        s.lms = lms
+        value, weight = G_TERMS["lm"](s)
+        assert float(value) == pytest.approx(expected, rel=1e-6), norm
+        assert weight == 0.001

@@ -191,7 +191,7 @@ def local_rules(repo_root):
     """Rules that run on the submitting host: `localrule: True`, and `all` (no action)."""
     local = {"all"}
     for smk in (repo_root / "rules").glob("*.smk"):
-        for block in re.split(r"\n(?=rule )", smk.read_text()):
+        for block in re.split(r"\n(?=\s*rule )", smk.read_text()):  # a rule under `if` is indented
             name = re.match(r"rule (\w+):", block.strip())
             if name and re.search(r"^\s+localrule: True", block, re.MULTILINE):
                 local.add(name.group(1))

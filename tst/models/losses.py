@@ -43,9 +43,9 @@ def gradient_penalty(
     eps: torch.Tensor | None = None,
     at: str = "interpolates",
 ) -> torch.Tensor:
-    """The WGAN-GP penalty xi * mean (||grad_h^ D'(h^)||_2 - 1)^2. at="fake": h^ = h~, the transferred states,
-    as eq. 7 of Pang & Gimpel is printed; at="interpolates": h^ = eps h + (1 - eps) h~ with eps ~ U[0, 1] per
-    instance, Gulrajani et al.'s (2017) WGAN-GP, which P&G cite through the WGAN framework."""
+    """The WGAN-GP penalty xi * mean (||grad_h^ D'(h^)||_2 - 1)^2. at="interpolates": h^ = eps h + (1 - eps) h~
+    with eps ~ U[0, 1] per instance, Gulrajani et al.'s (2017) WGAN-GP, the point of Pang & Gimpel's eq. 7
+    (its h^ is the interpolate); at="fake": h^ = h~, the transferred states (ours, an ablation)."""
     if at not in GP_POINTS:
         raise ValueError(f"gp_at {at!r}: one of {', '.join(GP_POINTS)}")
     if at == "fake":
@@ -100,11 +100,19 @@ def strip_eos(ids: torch.Tensor):
     return tokens, lengths.clamp(min=1)
 
 
-def cyclic_loss(model, tokens, lengths, targets, style: int, max_len: int) -> torch.Tensor:
-    """Eq. 4: x~ = argmax G(y_{1-t}, E(x, y_t)) without gradient; then -log p_G(x | y_t, E(x~, y_{1-t}))."""
+def cyclic_loss(
+    model, tokens, lengths, targets, style: int, max_len: int, dropout: bool = False
+) -> torch.Tensor:
+    """Eq. 4: x~ = argmax G(y_{1-t}, E(x, y_t)) without gradient; then -log p_G(x | y_t, E(x~, y_{1-t})).
+    dropout False: x~ is decoded with dropout off (eval mode), as Shen et al.'s only way to transfers as words,
+    Decoder.rewrite, feeds dropout keep 1 (shentianxiao/language-style-transfer@c9c1dca code/greedy_decoding.py
+    l. 13); the second pass keeps the model's mode. True: x~ in the model's mode too (dropout on in training)."""
+    was_training = model.training
     with torch.no_grad():
+        model.train(was_training and dropout)
         z = model.encode(tokens, lengths, style)
         tilde, tilde_len = strip_eos(model.greedy(z, 1 - style, max_len))
+        model.train(was_training)
     z_back = model.encode(tilde, tilde_len, 1 - style)
     _, logits = model.teacher_force(z_back, style, targets)
     return nll(logits, targets).mean()

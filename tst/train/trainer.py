@@ -68,12 +68,15 @@ SETTINGS = [
     "soft_decoding",
     "cyc_start",
     "cyc_ramp",
+    "cyc_dropout",
     "adv_threshold",
     "gp_xi",
     "adv2_decay",
+    "adv2_first_epoch",
     "gp_at",
     "cls_hidden",
     "para_batch_size",
+    "lm_norm",
     "dev_batch_size",
     "decode_extra",
     "precision",
@@ -219,10 +222,11 @@ class Step:
 
     def weight(self, term: str) -> float:
         """The weight of a term this step: its lambda (tst.variants.LAMBDAS: lambda_{term}); eq. 7's lambda_6
-        decays per epoch (lambda_adv2 adv2_decay^epoch), lambda_cyc rises over its warm-up (cyc_scale)."""
+        decays per epoch (lambda_adv2 adv2_decay^ep, ep = self.epoch + adv2_first_epoch: 1 numbers the epochs
+        from 1 as Shen et al.'s loop), lambda_cyc rises over its warm-up (cyc_scale)."""
         lam = self.lam[f"lambda_{term}"]
         if term == "adv2":
-            return lam * self.cfg["adv2_decay"] ** self.epoch
+            return lam * self.cfg["adv2_decay"] ** (self.epoch + self.cfg["adv2_first_epoch"])
         if term == "cyc":
             return self.cyc_scale * lam
         return lam
@@ -309,7 +313,8 @@ def g_cyc(s: Step):
     if lam <= 0:
         return None
     b = s.batch
-    return sum(L.cyclic_loss(s.model, *b[t], t, b[t][2].size(1)) for t in (0, 1)) / 2, lam
+    drop = s.cfg["cyc_dropout"]
+    return sum(L.cyclic_loss(s.model, *b[t], t, b[t][2].size(1), drop) for t in (0, 1)) / 2, lam
 
 
 @g_term("para")
@@ -331,11 +336,13 @@ def g_para(s: Step):
 
 @g_term("lm", reads_transfer=True)
 def g_lm(s: Step):
-    """eq. 6: the LM of the target style 1-t along the soft transfer of x_t."""
+    """eq. 6: the LM of the target style 1-t along the soft transfer of x_t (lm_norm mean: sum / 2, as eqs. 4
+    and 5; sum: both styles summed)."""
     lam = s.weight("lm")
     if lam <= 0:
         return None
-    return sum(L.lm_loss(s.f_logits[t], s.f_probs[t], s.lms[1 - t]) for t in (0, 1)), lam
+    lm = sum(L.lm_loss(s.f_logits[t], s.f_probs[t], s.lms[1 - t]) for t in (0, 1))
+    return (lm / 2 if s.cfg["lm_norm"] == "mean" else lm), lam
 
 
 @g_term("attr", reads_transfer=True)
