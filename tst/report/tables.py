@@ -638,6 +638,7 @@ def read_correlations(path: str | Path | None) -> pd.DataFrame | None:
 # ---- aggregation agreement ------------------------------------------------------------------------
 
 _FORMS = {
+    "default_gm": "the default GM (ours): sentence-level joint score",
     "default_t": "GM, default t (Pang & Gimpel eq. 1)",
     "learned_t": "GM, learned t",
     "learned_t_alpha": "GM, learned t and per-factor exponents α",
@@ -677,8 +678,13 @@ def aggregation_table(aggregate: dict | None, name: str = "aggregation") -> Tabl
         agr = rec["agreement"]
         held, train = (agr.get("held_out"), agr.get("train")) if isinstance(agr, dict) else (agr, None)
         # each side is a share, or {"n", "agreement", "strict", "ties"} as tst.metrics.aggregate writes it
+        ci = held.get("ci95") if isinstance(held, dict) else None
         held, train = (x.get("agreement") if isinstance(x, dict) else x for x in (held, train))
         params = _compact({k: v for k, v in rec.items() if k != "agreement"})
+        if ci:
+            params = f"held-out 95% interval [{fmt(ci[0], 3)}, {fmt(ci[1], 3)}]" + (
+                f"; {params}" if params else ""
+            )
         records.append(
             [key, float("nan") if held is None else held, float("nan") if train is None else train, params]
         )
