@@ -1,4 +1,4 @@
-"""Peak memory of `tst score` on 1,000 normal lines and on the same lines with one 1 MB line (issue 25; goal:
+"""Peak memory of `tst score` on 1,000 normal lines and on the same lines with one 1 MB line (goal:
 the long line costs at most 1.5x the normal peak).
 
     python bench/score_memory.py --dataset-dir results/demo [--system M0.seed1] [--work /tmp/score_memory]

@@ -48,7 +48,7 @@ def save_figure(fig, stem: str | Path) -> list[Path]:
 
 
 # Text is wrapped here, at a width in characters, not by matplotlib's wrap=True, which measures the rendered line
-# again at every word (issue 28: 5 of the 13 s of the tiny run's report_plots). CHAR_EM: the average width of a
+# again at every word (measured: 5 of the 13 s of the tiny run's report_plots). CHAR_EM: the average width of a
 # character of DejaVu Sans text in ems, taken large (0.6; lowercase prose averages ~0.5) so no line outgrows the width.
 CHAR_EM = 0.6
 
