@@ -25,7 +25,13 @@ SKIP = {"tests/test_vocabulary.py", "bench/trajectories.py"}
 def files():
     for top in WHERE:
         path = REPO / top
-        paths = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else []
+        paths = (
+            [path]
+            if path.is_file()
+            else sorted(p for p in path.rglob("*") if p.is_file())
+            if path.is_dir()
+            else []
+        )
         for p in paths:
             rel = p.relative_to(REPO).as_posix()
             if p.suffix in TEXT and rel not in SKIP and "__pycache__" not in rel:
@@ -37,12 +43,16 @@ def hits(text: str) -> list[tuple[int, str, str]]:
     found = []
     for n, line in enumerate(text.splitlines(), 1):
         for kind, pattern in PATTERNS.items():
-            found += [(n, m.start(), kind, m.group(0)) for m in re.finditer(pattern, line, flags=re.IGNORECASE)]
+            found += [
+                (n, m.start(), kind, m.group(0)) for m in re.finditer(pattern, line, flags=re.IGNORECASE)
+            ]
     return [(n, kind, text) for n, _, kind, text in sorted(found)]
 
 
 def test_patterns_find_the_work_log_and_spare_plain_text():
-    log = f"Since {S} 47 the LMs (see {I} 28, {I}-11 and #51) run faster on the EPYC; {S.title()} 3: this {S}."
+    log = (
+        f"Since {S} 47 the LMs (see {I} 28, {I}-11 and #51) run faster on the EPYC; {S.title()} 3: this {S}."
+    )
     assert [kind for _, kind, _ in hits(log)] == [
         "work-log step number",
         "issue number",
@@ -68,5 +78,6 @@ def test_no_work_log_vocabulary_where_users_read():
             continue
         found += [f"{rel}:{n}: {kind}: {m!r}" for n, kind, m in hits(text)]
     assert not found, (
-        "work-log vocabulary (state the default and its reason in the present tense instead):\n" + "\n".join(found)
+        "work-log vocabulary (state the default and its reason in the present tense instead):\n"
+        + "\n".join(found)
     )

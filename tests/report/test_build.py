@@ -416,7 +416,7 @@ def test_leaderboard_plot_labels_every_system(score_files):
     assert points["kind-untransferred"] == pytest.approx([0.02, 1.0])
     labels = sorted(t.get_text() for t in ax.texts)
     ours = [f"{v}.seed{s}" for v, s in DEV_ACC]
-    assert labels == sorted([*ours, "mit", "multi_decoder", "human", "untransferred"])
+    assert labels == sorted([*ours, "mit", "multi_decoder", "reference", "source"])
     # no two labels overlap, and no label covers a point (the placement tries other offsets first)
     boxes = [t.get_window_extent(fig.canvas.get_renderer()) for t in ax.texts]
     assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])

@@ -17,6 +17,7 @@ import pytest
 import yaml
 from test_build import DEV_ACC, EPOCHS, EXTERNAL, ours_metrics, write_score
 
+from tst import names
 from tst.report import build
 
 REPO = Path(__file__).resolve().parents[2]
@@ -233,7 +234,7 @@ def test_report_in_browser(toy_report, browser, tmp_path):
     board.locator("tbody tr").first.wait_for()  # all_text_contents does not wait for the frame
     systems = [s.split(" ")[0] for s in board.locator("tbody tr td:first-child").all_text_contents()]
     ours = [f"{v}.seed{s}" for v, s in DEV_ACC]
-    assert sorted(systems) == sorted([*ours, *(s if s != "source" else "untransferred" for s in EXTERNAL)])
+    assert sorted(systems) == sorted([*ours, *(names.display_name(s) for s in EXTERNAL)])
     page.screenshot(path=tmp_path / "leaderboard.png")
     # sorting: a click on a header orders the rows by it, best first (Acc ↑: highest; PP ↓: lowest), a second
     # click reverses
@@ -257,7 +258,7 @@ def test_report_in_browser(toy_report, browser, tmp_path):
     assert img.evaluate("i => i.naturalWidth") > 300
     assert "Every system of the leaderboard" in page.locator("nav").first.inner_text()
     svg = (root / "results/toy/plots/tradeoff_leaderboard.svg").read_text()
-    for name in [*ours, "mit", "multi_decoder", "human", "untransferred"]:
+    for name in [*ours, "mit", "multi_decoder", "reference", "source"]:
         assert f'id="label-{name}"' in svg
     page.screenshot(path=tmp_path / "plot.png")
 

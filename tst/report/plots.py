@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.transforms import Bbox
 
-from tst import baselines
+from tst import baselines, names
 from tst.report.leaderboard import cell_value
 from tst.report.scores import MetricInfo, external, ours, variant_order
 
@@ -374,7 +374,7 @@ def tradeoff_figure(
             continue
         ax.scatter(part[x_key], part[y_key], marker="s", s=22, color=color, zorder=3, label=label, gid=gid)
         for r in part.itertuples():
-            name = "untransferred" if r.system == "source" else r.system
+            name = names.display_name(r.system)
             ax.annotate(
                 name,
                 (getattr(r, x_key), getattr(r, y_key)),
