@@ -21,7 +21,7 @@ from pathlib import Path
 
 import yaml
 
-from tst import layout
+from tst import layout, names
 from tst.apply import merge_configs
 from tst.io import InputError
 
@@ -32,7 +32,7 @@ def declared_systems(config: dict, dataset: str) -> list[str]:
 
 
 def leaderboard_systems(csv_path: Path) -> list[str]:
-    """The `system` column of a run's tables/leaderboard.csv."""
+    """The `system` column of a run's tables/leaderboard.csv (display names: tst.names.display_name)."""
     with open(csv_path, newline="", encoding="utf-8") as f:
         return [row["system"] for row in csv.DictReader(f)]
 
@@ -59,7 +59,7 @@ def dataset_section(results: Path, config: dict) -> list[str]:
                 "--configfile), then publish"
             )
     on_board = leaderboard_systems(table_csv)
-    missing = [s for s in declared_systems(config, dataset) if s not in on_board]
+    missing = [s for s in declared_systems(config, dataset) if names.display_name(s) not in on_board]
     if missing:
         raise InputError(
             f"{table_csv}: the declared systems {missing} of datasets.{dataset}.systems are not on the leaderboard; "
