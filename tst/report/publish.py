@@ -97,11 +97,11 @@ def publish(results: list[Path], config_files: list[Path]) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("results", nargs="+", help="results/<dataset> folders of a finished run")
+    ap.add_argument("folders", nargs="+", help="the dataset folders of a finished run (tst.layout.root)")
     ap.add_argument("--configfile", nargs="+", required=True, help="the config files the run was made with")
     args = ap.parse_args(argv)
     try:
-        sys.stdout.write(publish([Path(r) for r in args.results], [Path(f) for f in args.configfile]))
+        sys.stdout.write(publish([Path(r) for r in args.folders], [Path(f) for f in args.configfile]))
     except InputError as e:
         print(f"tst.report.publish: error: {e}", file=sys.stderr)
         return 1
