@@ -358,12 +358,13 @@ def off_axis(ax, x: float, y: float, name: str, color, decimals: tuple[int, int]
     """Draw a point that lies outside ax's limits on the border it crosses: an open marker, its name and its
     true value."""
     cx, cy = clip_to(ax, x, y)
+    before = sum(1 for t in ax.texts if (t.get_gid() or "").startswith("offscale-"))  # stacked, not overlaid
     ax.scatter([cx], [cy], marker="o", s=28, facecolors="none", edgecolors=color, clip_on=False, zorder=4)
     ax.annotate(
         f"{name} ({x:.{decimals[0]}f}, {y:.{decimals[1]}f}, off scale)",
         (cx, cy),
         textcoords="offset points",
-        xytext=(-4 if cx >= ax.get_xlim()[1] else 4, -9 if cy >= ax.get_ylim()[1] else 3),
+        xytext=(-4 if cx >= ax.get_xlim()[1] else 4, (-9 if cy >= ax.get_ylim()[1] else 3) - 9 * before),
         ha="right" if cx >= ax.get_xlim()[1] else "left",
         fontsize=7,
         color=color,
