@@ -1,4 +1,4 @@
-"""Decode speed per beam width (issue 23 item 2): a trained checkpoint transfers a test set greedily (width 1)
+"""Decode speed per beam width: a trained checkpoint transfers a test set greedily (width 1)
 and by beam search; the mean sequence log-probability of the transfers shows what the wider beam buys, and
 below_greedy counts the sentences whose transfer is less probable than the greedy one (beam search is not
 monotone in its width; the first width given is the reference).

@@ -4,7 +4,7 @@ python bench/profile_transfer.py [--device cpu|cuda] [--steps 5] [--threads 1] [
                                  [--compile default|reduce-overhead|max-autotune]
 Times, per two-style batch of 64 + 64 real Yelp sentences: the whole train_step (M0), the teacher-forced
 autoencoder (encode + teacher_force, forward + backward), and the soft-decoded transfer that feeds the
-discriminators (soft_decode, forward + backward): the sequential loop the issue asks to profile first.
+discriminators (soft_decode, forward + backward): the sequential loop that dominates a step.
 --compile wraps soft_decode in torch.compile (reduce-overhead = CUDA graphs on a GPU); its compile time is
 reported apart (one compile per distinct batch length; the timed batch has one length).
 """

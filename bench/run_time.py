@@ -1,5 +1,5 @@
-"""A whole workflow run from an empty folder, timed: wall seconds and busy core-seconds (issue 28's demo, stage
-and floor figures in the README and docs/evaluator_speed.md).
+"""A whole workflow run from an empty folder, timed: wall seconds and busy core-seconds (the demo, stage
+and floor figures of docs/performance.md).
 
 python bench/run_time.py WORKDIR [--configfile OVERLAY.yaml ...] [--cores N] [--repo REPO]
 

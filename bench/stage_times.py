@@ -1,4 +1,4 @@
-"""Per-rule wall times of a workflow run, from Snakemake's benchmark files and its log (issue 28, item 1).
+"""Per-rule wall times of a workflow run, from Snakemake's benchmark files and its log.
 
 python bench/stage_times.py WORKDIR [--log .snakemake/log/RUN.snakemake.log] [--out FILE.md]
 WORKDIR: the folder snakemake ran in (benchmarks/<rule>/... .tsv, one file per job). Prints a Markdown table:

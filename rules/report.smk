@@ -43,6 +43,7 @@ rule report_tables:
         honest=lambda w: settings.honest_systems(config, w.dataset),
         bootstrap=settings.bootstrap_options(config),
         about=lambda w: landing.about(config, w.dataset),
+        ours=lambda w: landing.has_models(config, w.dataset),
         code=code("report_tables.py"),
     script:
         "../scripts/report_tables.py"
@@ -76,6 +77,7 @@ rule report_plots:
         settings=config.get("report") or {},
         gm_t=config["score"]["gm_t"],
         variants=TRANSFER.get("run_variants") or [],
+        ours=lambda w: landing.has_models(config, w.dataset),
         code=code("report_plots.py"),
     script:
         "../scripts/report_plots.py"

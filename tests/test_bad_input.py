@@ -524,7 +524,7 @@ def test_progress_only_on_a_terminal(tmp_path, capsys, monkeypatch):
     assert "tst score" in term.getvalue() and "bleu_self_corpus" in term.getvalue()
 
 
-# ---------------------------------------------------------------- tst score: clean errors (issue 25)
+# ---------------------------------------------------------------- tst score: clean errors
 
 
 def _glove(ev, words=("the", "food", "was", "bad", "good", "service", "slow", "fast")):
@@ -662,7 +662,7 @@ def test_style_is_read_from_raw_txt_names(tmp_path, capsys):
     assert [r.split("\t")[1] for r in read_lines(d / "s.tsv")] == ["source_style", "1", "1", "0", "0"]
 
 
-# ---------------------------------------------------------------- tst score: coverage is visible (issue 25)
+# ---------------------------------------------------------------- tst score: coverage is visible
 
 
 def test_swapped_reference_columns_warn_and_record_n_with_reference(tmp_path, capsys):
@@ -720,7 +720,7 @@ def test_control_character_lines_are_read_as_empty_and_counted(tmp_path, capsys)
     assert blank["metrics"] == obj["metrics"] and blank["control_lines"] == {}
 
 
-# ---------------------------------------------------------------- config: two distinct styles (issue 25)
+# ---------------------------------------------------------------- config: two distinct styles
 
 
 @pytest.mark.parametrize("styles", [["neg", "neg"], ["", "pos"], ["neg", "   "]])

@@ -102,7 +102,7 @@ def test_bad_config_stops_with_the_key_named(repo_root, tmp_path, text, expected
 
 
 def test_parsing_the_workflow_imports_no_heavy_library(repo_root):
-    """The Snakefile and rules import only light tst modules (issue 24: the DAG parse imported matplotlib and
+    """The Snakefile and rules import only light tst modules (otherwise the DAG parse imported matplotlib and
     pandas through tst.report.build): every `from tst... import` / `import tst...` line of the workflow, run in a
     fresh interpreter, loads none of pandas, matplotlib, torch, sklearn, scipy, gensim."""
     import re

@@ -286,7 +286,7 @@ def test_cycle_warm_up_of_each_run_variant():
     assert cyc_factor(15, 10, 1.5, 1.5) == 0.0 and cyc_factor(17, 10, 1.5, 1.5) > 0
 
 
-# ---- one default per decision (issue 24): config.yaml, or the schema's `default:`, is the one home ----
+# ---- one default per decision: config.yaml, or the schema's `default:`, is the one home ----
 
 WATCHED = ("epochs", "min_count", "cp_lexicon", "cp_seed", "sbert", "pp_count_eos", "tolerance", "target_acc")
 # Literal defaults of watched keys the code may still write, each for a reason: the signature defaults of

@@ -1,4 +1,4 @@
-"""Holes found by planting one bug at a time while the suite stayed green (issue 25): each test here fails
+"""Holes found by planting one bug at a time while the suite stayed green: each test here fails
 with its bug planted. Expected values are worked out by hand in the comments."""
 
 import math

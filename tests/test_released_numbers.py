@@ -271,7 +271,7 @@ def test_cp_is_fus_com_sent_on_fus_outputs(shared_data, lexicon):
     over (source, output) (eval.py parse_model_sem) with no words removed, as Fu's released code; with
     --cp-lexicon vader, Fu's com_sent on the lines with the VADER words removed first (the paper's sentiment
     filter, which the released code does not contain). Every line keeps a known word here, so Fu's
-    fall-back to "the" (ours: the worst cosine, issue 22 item 5) is not reached."""
+    fall-back to "the" (ours: the worst cosine) is not reached."""
     from tst.metrics.content_preservation import content_preservation
     from tst.nlp.vader import vader_words
 
@@ -654,7 +654,7 @@ def _st_yelp_acc_b(texts, styles_origin, predict_positive) -> float:
 def test_acc_is_style_transformers_yelp_acc_with_empty_outputs_failed(shared_data):
     """Style Transformer's released Yelp outputs (../shared/data/yelp/released/style_transformer_multi.{0,1},
     first 200 lines per style, minus the 4 lines word_tokenize splits otherwise than whitespace), every 10th
-    output emptied: our Acc (an empty output is a failed transfer, issue 22 item 5) equals the Style Transformer
+    output emptied: our Acc (an empty output is a failed transfer) equals the Style Transformer
     evaluator's yelp_acc_b, which fails empty texts too, with one fixed classifier (log-ratio, trained here on
     Li et al.'s dev sets; their fastText model is not in ../shared/data) standing for theirs."""
     from nltk.tokenize import word_tokenize

@@ -1,4 +1,4 @@
-"""Bounded memory of `tst score` (issue 25): long lines cut and counted, batches capped by padded tokens, a
+"""Bounded memory of `tst score`: long lines cut and counted, batches capped by padded tokens, a
 metric that runs out of memory skipped with the reason while the others score."""
 
 import json
@@ -142,9 +142,9 @@ def test_cli_max_words_from_the_option_and_from_the_datasets_config(tmp_path, ca
 
 
 def test_capped_batches_by_hand():
-    lengths = [3, 10, 2, 10, 40, 5]  # sorted: #2 (2), #0 (3), #5 (5), #1 (10), #3 (10), #4 (40)
+    lengths = [3, 10, 2, 10, 40, 5]  # sorted: i2 (2), i0 (3), i5 (5), i1 (10), i3 (10), i4 (40)
     got = [b.tolist() for b in capped_batches(lengths, batch_size=3, max_tokens=30)]
-    # [#2 #0 #5]: 3 sentences (3 x 5 = 15 tokens); [#1 #3]: taking #4 would pad 3 x 40 = 120 > 30; [#4] alone
+    # [i2 i0 i5]: 3 sentences (3 x 5 = 15 tokens); [i1 i3]: taking i4 would pad 3 x 40 = 120 > 30; [i4] alone
     assert got == [[2, 0, 5], [1, 3], [4]]
     # without the cap: fixed chunks of 3 (what evaluation did before)
     assert [b.tolist() for b in capped_batches(lengths, 3, max_tokens=10**9)] == [[2, 0, 5], [1, 3, 4]]
@@ -253,7 +253,7 @@ def test_out_of_memory_errors_are_recognised():
         np.empty(10**13)  # 80 TB
     assert is_out_of_memory(e.value)
     assert not is_out_of_memory(RuntimeError("size mismatch"))
-    # what torch's GRU kernel raised under a 2.2 GB address-space limit with a 1 MB line uncut (issue 25 audit)
+    # what torch's GRU kernel raised under a 2.2 GB address-space limit with a 1 MB line uncut
     assert is_out_of_memory(RuntimeError("std::bad_alloc"))
     # and the same kernel's allocator message cut short for want of memory (3 of 17 capped runs)
     assert is_out_of_memory(RuntimeError("[enforce fail a"))

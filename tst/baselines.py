@@ -22,6 +22,8 @@ from collections import Counter
 
 import numpy as np
 
+from tst import names
+
 COPY = "source"  # the copy baseline is the untransferred `source` system (rule untransferred_system)
 BUILT = (
     "random_target",
@@ -33,12 +35,11 @@ BUILT = (
 BASELINES = (COPY, *BUILT)
 # Built from the source alone (no target-style corpus, no evaluator).
 FROM_SOURCE_ONLY = ("shuffled", "empty")
-LABELS = {COPY: "copy (source)"}
 
 
 def label(system: str) -> str:
-    """How tables name a baseline: `copy (source)`, else the system name."""
-    return LABELS.get(system, system)
+    """How tables name a baseline: its system name (tst.names.display_name; the copy baseline is `source`)."""
+    return names.display_name(system)
 
 
 def _rng(seed: int, style: int, i: int) -> random.Random:

@@ -25,7 +25,7 @@ def unimportable(*names: str):
 def load_nltk():
     """The nltk package, imported without scikit-learn and SciPy, and returned. nltk's __init__ imports every
     subpackage, among them a scikit-learn classifier wrapper, a transition parser and association measures that
-    try-import scikit-learn (with pandas) and scipy.stats: 1.6 s of a 1.9 s import, measured in issue 28, for
+    try-import scikit-learn (with pandas) and scipy.stats: 1.6 s of a 1.9 s import, measured, for
     the tokenizers, the Porter stemmer and sentence BLEU used here, which need neither. Call it before any
     `from nltk... import`. Where SciPy itself is already imported (a score job's scikit-learn), scipy.stats and
     scipy.sparse are still kept from nltk (scipy.stats alone is ~0.7 s); where a module is already imported,

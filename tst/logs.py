@@ -16,7 +16,7 @@ def log_to(path):
     log to stderr. Every workflow script is one such block: when it ends without an error, the objects then
     alive are frozen (`gc.freeze`), so that Python's shutdown, which tears the modules down as usual, no longer
     runs full cyclic collections over them (torch's modules are most of them: 0.4-0.6 s of every job that
-    imports torch, docs/evaluator_speed.md "Stop 44")."""
+    imports torch, docs/performance.md)."""
     if not path:
         logging.basicConfig(
             level=logging.INFO, stream=sys.stderr, force=True, format="%(levelname)s %(name)s: %(message)s"

@@ -24,6 +24,17 @@ def system_name(variant: str, seed: int | str) -> str:
     return f"{variant}.seed{int(seed)}"
 
 
+# One name per system in every table, plot and caption: the untransferred input (also the copy baseline) is
+# `source`, the dataset's human references `reference` (Li et al.'s Yelp release names them `human`, the folder
+# and the human ratings keep that name). Every other system is shown as it is named.
+DISPLAY_NAMES = {"human": "reference"}
+
+
+def display_name(system: str) -> str:
+    """How tables, plots and captions name a system (DISPLAY_NAMES; `M0.seed1`, `mit`, `source` as they are)."""
+    return DISPLAY_NAMES.get(system, system)
+
+
 def parse_system(system: str) -> tuple[str, int] | None:
     """`M0.seed1` -> ("M0", 1); None for an external system (`mit`, `human`, `source`)."""
     m = _OURS.fullmatch(system)

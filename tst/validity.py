@@ -27,7 +27,7 @@ SEPARATION_KEYS = (
 )
 # What the word-order check scores of each damaged copy: the factors of both GMs and the fluency metrics.
 DAMAGE_KEYS = ("acc", "sim", "pp_joint", "sbert_all_minilm_l6_v2")
-SWAPS = 3  # adjacent swaps per output (the demo measurement: 3 swaps raised P&G's GM of M2)
+SWAPS = 3  # adjacent swaps per output (measured on the demo: 3 swaps raised P&G's GM of M2)
 DAMAGES = ("swap", "shuffle")  # the damaged copies of each system's outputs (damaged)
 
 

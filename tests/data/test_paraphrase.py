@@ -1,4 +1,4 @@
-"""Paraphrase pairs for the paraphrase loss (Pang & Gimpel eq. 5, issue 23 item 1): a dataset names its released
+"""Paraphrase pairs for the paraphrase loss (Pang & Gimpel eq. 5): a dataset names its released
 pairs (datasets.<name>.paraphrase), prepare_data filters and samples them, a model records where they came from,
 and a paraphrase variant on a dataset without pairs stops the dry run before any job runs."""
 

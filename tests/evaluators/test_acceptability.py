@@ -1,4 +1,4 @@
-"""Fluency metric `acceptability` (issue 22 item 7): corruptions, the classifier's training, the metric, wiring."""
+"""Fluency metric `acceptability`: corruptions, the classifier's training, the metric, wiring."""
 
 import subprocess
 import sys
@@ -434,7 +434,7 @@ def test_lstm_overlay_gives_the_classifier_of_before_stop_34(repo_root):
 
 def test_default_minilm_reads_word_text_and_needs_neither_vocabulary_nor_lm(repo_root):
     """The default (config.yaml): minilm on the edits alone with the embeddings and lowest 3 layers frozen, 5,000
-    sentences per style, 1 epoch (docs/fluency.md, stop 36) evaluated at its end (stop 47; every half epoch before); its rule reads the word-level .raw.txt text (what scoring feeds it, BPE or not), no vocabulary and
+    sentences per style, 1 epoch (docs/fluency.md) evaluated at its end (one evaluation: the same weights as two); its rule reads the word-level .raw.txt text (what scoring feeds it, BPE or not), no vocabulary and
     no LM, so it does not wait for the joint LM."""
     import yaml
 

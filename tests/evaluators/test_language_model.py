@@ -204,8 +204,8 @@ def test_warm_start_keeps_the_initial_weights_unless_dev_improves():
         train_lm(train, train[:2], vocab, {**model_cfg, "hidden_dim": 32}, {}, log=lambda m: None, init=base)
 
 
-def test_full_softmax_overlay_gives_the_lms_of_before_issue_28(repo_root):
-    """configs/lm_full_softmax.yaml over config.yaml: the settings config.yaml had before issue 28 (GRU 128/256,
+def test_full_softmax_overlay_gives_pang_and_gimpels_lms(repo_root):
+    """configs/lm_full_softmax.yaml over config.yaml: Pang & Gimpel's LM settings (GRU 128/256,
     dropout 0.5, Adam 1e-3, batch 64, clip 5, 3 epochs evaluated once each, patience 1) with a full softmax and
     style LMs from scratch."""
     import yaml
@@ -239,8 +239,8 @@ def test_full_softmax_overlay_gives_the_lms_of_before_issue_28(repo_root):
 
 
 def test_the_demo_keeps_batch_64_and_every_other_dataset_takes_batch_256(repo_root):
-    """Stop 35: evaluators.lm trains at batch 256, lr 3e-3 (docs/evaluator_speed.md: on full Yelp the joint LM
-    reaches a lower dev PP in less time); stop 40: so do the style classifiers, evaluators.cnn and lstm (the
+    """evaluators.lm trains at batch 256, lr 3e-3 (docs/performance.md: on full Yelp the joint LM
+    reaches a lower dev PP in less time); so do the style classifiers, evaluators.cnn and lstm (the
     declared rule there). The demo's 4,800 training sentences would give 19 updates an epoch, so datasets.demo
     keeps batch 64 at lr 1e-3 for all three. Every other key is the global block's, for both datasets."""
     import yaml

@@ -110,7 +110,7 @@ def test_sim_empty_output_counts_as_minus_one():
 
 
 def test_sim_worst_20_percent_replaced_by_an_unknown_token_lowers_the_mean():
-    # the attack: 5 outputs, the worst one (cos -1/sqrt2) replaced by one unknown token "zzz"
+    # the attack on the mean: 5 outputs, the worst one (cos -1/sqrt2) replaced by one unknown token "zzz"
     e = Emb({"a": [1, 0], "b": [0, 1], "c": [-1, 1]})
     src, out = ["a", "a", "b", "a b", "b"], ["a", "c", "b", "a b", "a b"]
     before = sim(src, out, e, IDF).score  # (1 - 1/sqrt2 + 1 + 1 + cos(b, (a + 3b)/4)) / 5

@@ -1,4 +1,4 @@
-"""Models behind one protocol (issue 24): every registered family is a TransferModel, Fu et al.'s two models
+"""Models behind one protocol: every registered family is a TransferModel, Fu et al.'s two models
 share their base class, a job resolves its variant once into a frozen Variant, and the refactor left training
 unchanged (a few steps' losses, final weights and transfers, computed with the code before it, main at
 ffcaf18)."""

@@ -416,11 +416,32 @@ def test_leaderboard_plot_labels_every_system(score_files):
     assert points["kind-untransferred"] == pytest.approx([0.02, 1.0])
     labels = sorted(t.get_text() for t in ax.texts)
     ours = [f"{v}.seed{s}" for v, s in DEV_ACC]
-    assert labels == sorted([*ours, "mit", "multi_decoder", "human", "untransferred"])
+    assert labels == sorted([*ours, "mit", "multi_decoder", "reference", "source"])
     # no two labels overlap, and no label covers a point (the placement tries other offsets first)
     boxes = [t.get_window_extent(fig.canvas.get_renderer()) for t in ax.texts]
     assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
     xy = ax.transData.transform([p for c in ax.collections for p in c.get_offsets().tolist()])
     assert not any(b.contains(x, y) for b in boxes for x, y in xy)
     assert ax.get_xlabel().startswith("Acc ↑") and ax.get_ylabel().startswith("Sim ↑")
+    plots.plt.close(fig)
+
+
+def test_tradeoff_axes_fit_the_honest_systems_and_mark_off_scale_points(tmp_path):
+    """The `empty` baseline far off (WMD 5) does not stretch the axes: they fit the honest systems (x: STI of
+    source 0.00 to human 0.45; y: WMD of source 0.00 to mit 0.45) plus 15% of that range on each side, and
+    `empty` is drawn on the top border, labelled with its true value."""
+    metrics = {**EXTERNAL, "empty": {**EXTERNAL["source"], "sti": 0.0, "wmd_masked": 5.0}}
+    paths = [write_score(tmp_path, s, "test", "final", m, variant=s) for s, m in metrics.items()]
+    frame, info = load_scores(paths)
+    fig = plots.tradeoff_figure(frame, info, {}, "sti", "wmd_masked")
+    ax = fig.axes[0]
+    pad = 0.15 * 0.45
+    assert ax.get_xlim() == pytest.approx((-pad, 0.45 + pad)) and ax.get_ylim() == pytest.approx(
+        (-pad, 0.45 + pad)
+    )
+    off = [t for t in ax.texts if t.get_gid() == "offscale-empty"]
+    assert len(off) == 1 and off[0].get_text() == "empty (0.000, 5.000, off scale)"
+    assert off[0].xy == pytest.approx((0.0, 0.45 + pad))
+    labels = {t.get_text() for t in ax.texts}
+    assert {"mit", "multi_decoder", "reference", "source"} <= labels and "empty" not in labels
     plots.plt.close(fig)

@@ -62,7 +62,7 @@ def test_systems_references_baselines_and_ratings():
     assert "Human ratings: none for this dataset" in text
     # no references configured (files corpus, no `human` system): not claimed
     plain = about(config(), "ds")
-    assert "2 published systems (``alpha``, ``beta``)" in plain and "human references" not in plain
+    assert "2 published systems (``alpha``, ``beta``)" in plain and "the human references" not in plain
     assert "Human ratings: yes" in about(config(ratings="r.csv"), "ds")
 
 
@@ -79,3 +79,20 @@ def test_the_released_yelp_config_without_models(repo_root):
     assert "No transfer models were trained" in text and "demo" not in text
     assert f"{len(systems)} published systems ({', '.join(f'``{s}``' for s in systems)})" in text
     assert "Human ratings: yes" in text
+
+
+def test_empty_tables_follow_what_each_needs():
+    """Yelp without models: its references fill bleu_ref (published systems against them), so only the tables of
+    training checkpoints are empty; a corpus without references or ratings also leaves bleu_ref,
+    content_separation, metric_vs_human and aggregation empty, and says so."""
+    yelp = about(
+        {**config(run_variants=()), "datasets": {"ds": {**config()["datasets"]["ds"], "references": {}}}},
+        "ds",
+    )
+    assert "checkpoints (``pang_gimpel``, ``trajectories``, ``robust``) are empty" in yelp
+    plain = about(config(run_variants=()), "ds")
+    assert "bleu_ref" not in plain.split("No human references")[0]
+    assert "No human references for this dataset (``bleu_ref``, ``content_separation`` are empty)." in plain
+    assert "Human ratings: none for this dataset (``metric_vs_human``, ``aggregation`` are empty)." in plain
+    demo = about(config(kind="demo", ratings="r.csv"), "ds")  # the demo corpus has references; models trained
+    assert "are empty" not in demo and "No human references" not in demo

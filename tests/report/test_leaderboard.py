@@ -180,14 +180,14 @@ def test_clusters(board):
     assert t.loc["good", cl].tolist() == t.loc["good_twin", cl].tolist()
     # Acc: human right on every sentence good gets right and on 10 more; a resample ties them only when it
     # draws none of those 10: (190/200)^200 = 3.5e-5 of resamples, so p < 0.05 and human ranks alone
-    assert t.loc["human", "acc_cluster"] == 1 and (t["acc_cluster"] == 1).sum() == 1
+    assert t.loc["reference", "acc_cluster"] == 1 and (t["acc_cluster"] == 1).sum() == 1
     assert t.loc["good", "acc_cluster"] == 2
     # mid (0.60), random_target (0.50), source (0.02): 40 and 90 sentences apart, each its own cluster below
-    ranks = t.loc[["mid", "random_target", "untransferred"], "acc_cluster"].tolist()
+    ranks = t.loc[["mid", "random_target", "source"], "acc_cluster"].tolist()
     assert ranks == sorted(ranks) and len(set(ranks)) == 3 and min(ranks) > 2
     # BLEU of the references against themselves is shown but not ranked
-    assert t.loc["human", "bleu_ref_corpus"] == pytest.approx(100.0)
-    assert math.isnan(t.loc["human", "bleu_ref_corpus_cluster"])
+    assert t.loc["reference", "bleu_ref_corpus"] == pytest.approx(100.0)
+    assert math.isnan(t.loc["reference", "bleu_ref_corpus_cluster"])
 
 
 def test_every_kind_and_ours_per_seed_at_its_selected_checkpoint(board):
@@ -196,8 +196,8 @@ def test_every_kind_and_ours_per_seed_at_its_selected_checkpoint(board):
         "good": "published",
         "good_twin": "published",
         "mid": "published",
-        "human": "references",
-        "untransferred": "untransferred",
+        "reference": "references",
+        "source": "untransferred",
         "random_target": "baseline",
         "M0.seed1": "ours",
         "M0.seed2": "ours",
@@ -217,7 +217,7 @@ def test_every_kind_and_ours_per_seed_at_its_selected_checkpoint(board):
     }
     assert t.loc["good", "gm"] == pytest.approx(gms["good"], rel=1e-9)
     assert list(t["gm"]) == sorted(t["gm"], reverse=True)
-    assert t.index[0] == "human" and set(t["rank_by"]) == {"gm"}
+    assert t.index[0] == "reference" and set(t["rank_by"]) == {"gm"}
     md = (out / "leaderboard.md").read_text()
     row = next(line for line in md.splitlines() if line.startswith("| good |"))
     lo, hi = t.loc["good", ["acc_lo", "acc_hi"]]
@@ -275,7 +275,7 @@ def test_human_columns_and_their_agreement_with_the_metrics(tmp_path):
     t = pd.read_csv(out / "leaderboard.csv").set_index("system")
     assert list(t.loc["good", ["human_grammaticality", "human_sentiment", "human_topic"]]) == [3, 4, 3.5]
     assert t.loc["good", "human_overall"] == 3.5 and t.loc["good", "human_n"] == 2
-    assert t.loc["untransferred", "human_overall"] == pytest.approx(11 / 3)
+    assert t.loc["source", "human_overall"] == pytest.approx(11 / 3)
     assert t.loc[["good_twin", "random_target"], "human_overall"].isna().all() and "elsewhere" not in t.index
     # Acc over the four rated systems: untransferred 0.02, mid 0.60, good 0.95, human 1.0 (ranks 1-4); overall
     # 3.667, 2, 3.5, 4.5 (ranks 3, 1, 2, 4): sum d^2 = 4 + 1 + 1 + 0 = 6, rho = 1 - 6 x 6 / (4 x 15) = 0.4

@@ -174,7 +174,7 @@ def test_bleu_ref_rows(built):
     assert list(zip(t6["model"], t6["target_acc"].fillna(0))) == [
         ("mit", 0),
         ("multi_decoder", 0),
-        ("untransferred", 0),
+        ("source", 0),
         ("M0", 0.80),
         ("M0", 0.85),
         ("M0", 0.90),
@@ -214,13 +214,13 @@ def test_bleu_ref_rows(built):
 
 def test_metrics_all_and_human_tables(built):
     sbs = pd.read_csv(built / "metrics_all.csv")
-    assert sbs["system"].tolist() == ["human", "mit", "multi_decoder", "untransferred", "M0", "M2"]
+    assert sbs["system"].tolist() == ["reference", "mit", "multi_decoder", "source", "M0", "M2"]
     assert sbs["seeds"].tolist() == [0, 0, 0, 0, 2, 2] and sbs["off_target"].tolist() == [False] * 5 + [True]
     assert kinds(sbs)["pp_joint"] == "float" and sbs.loc[2, "pp_joint"] == 60.0
     assert sbs.loc[4, "acc"] == pytest.approx(0.795) and sbs.loc[4, "acc_sd"] == pytest.approx(0.01 / SQRT2)
     # displayed transposed: a row per metric (10) and the checkpoint row
     header = md_header(built / "metrics_all.md")
-    assert header == ["Metric", "human", "mit", "multi_decoder", "untransferred", "M0", "M2 †"]
+    assert header == ["Metric", "reference", "mit", "multi_decoder", "source", "M0", "M2 †"]
     assert (
         len([ln for ln in (built / "metrics_all.md").read_text().splitlines() if ln.startswith("| ")])
         == 1 + 11
@@ -351,7 +351,7 @@ def test_coverage_counts_reach_metrics_all(tmp_path):
     frame, info = build.load_scores(paths)
     t = tables.side_by_side_table(frame, info, 0.80, 0.02, ["M0"])
     rows = {r[0]: r[1:] for r in t.rows}
-    assert t.columns == ["Metric", "mit", "untransferred", "M0"]
+    assert t.columns == ["Metric", "mit", "source", "M0"]
     assert rows["empty outputs"] == ["3", "0", "2.5"]  # M0: (1 + 4) / 2
     assert rows["no usable word (most of any metric)"] == ["4", "", ""]
     assert rows["<unk> tokens (most of any classifier/LM)"] == ["7", "", ""]

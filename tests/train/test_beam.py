@@ -1,4 +1,4 @@
-"""Beam search decoding (issue 23 item 2) for every model family: width 1 is greedy decoding, a beam as wide as
+"""Beam search decoding for every model family: width 1 is greedy decoding, a beam as wide as
 the whole hypothesis space finds the most probable sentence (checked by enumerating them all), and on a model
 trained on the demo corpus wider beams find more probable transfers than greedy decoding."""
 

@@ -226,7 +226,7 @@ def test_shen_embedding_init_gives_unit_rows_and_reaches_the_model():
     assert torch.allclose(norms[1:], torch.ones(49), atol=1e-6)
     # unit rows of distinct uniform draws
     assert float(shen.embed.weight.abs().max()) <= 1.0 and float(torch.pdist(shen.embed.weight[1:]).min()) > 0
-    # PyTorch's N(0, 1) rows: norm ~ sqrt(100) = 10, the ~10x the issue measured
+    # PyTorch's N(0, 1) rows: norm ~ sqrt(100) = 10, ~10x Shen et al.'s
     assert 8.5 < float(ours.embed.weight[1:].norm(dim=1).mean()) < 11.5
     assert [d.negative_slope for d in shen.disc] == [0.01, 0.01] and ours.disc[0].negative_slope == 0.0
     with pytest.raises(ValueError, match="transfer.embedding_init"):

@@ -82,7 +82,7 @@ class CNNNaturalness:
 
 def _sklearn():
     """scikit-learn's LogisticRegression and StratifiedKFold, imported with pandas unimportable: scikit-learn
-    try-imports it whenever it is installed (~0.45 s of a ~2.3 s import, issue 28), for DataFrame inputs these
+    try-imports it whenever it is installed (~0.45 s of a ~2.3 s import), for DataFrame inputs these
     numpy and sparse matrices are not."""
     with unimportable("pandas"):
         from sklearn.linear_model import LogisticRegression

@@ -16,7 +16,7 @@ from tst.optim import Adam, adam_options
 
 # evaluators.precision auto on a CPU with bf16 in hardware (tst.device.cpu_has_bf16): bf16 autocast in the
 # training steps: faster with the same dev perplexity and accuracy within seed noise (the figures:
-# docs/transfer_experiments.md section 3, from bench/evaluator_precision.py).
+# docs/transfer_experiments.md section 3).
 CPU_AUTO_BF16 = True
 
 

@@ -3,7 +3,7 @@
 The classifier (tst.evaluators.acceptability) is trained on the dataset's training sentences against corrupted
 copies of them (word shuffles, drops, repeats, adjacent swaps, random-word replacements). Chosen over PP and
 the length-normalised LM scores because it agrees with Li et al.'s grammaticality ratings on Yelp
-(bench/fluency_candidates.py, docs/fluency.md).
+(docs/fluency.md).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from tst.defaults import default
 from tst.device import PRECISIONS
 
 # Cosine metrics (Sim, CP): the value of an output with no usable word and the rule as the variant labels
-# state it (ours). The issue asks 0; 0 would reward such an output over any pair with a negative cosine, so
+# state it (ours). A score of 0 was proposed; 0 would reward such an output over any pair with a negative cosine, so
 # the worst value is the cosine's minimum, -1: replacing any output by an unusable one never raises the mean.
 EMPTY_OUTPUT_COS = -1.0
 EMPTY_COS_RULE = (

@@ -1,7 +1,7 @@
 """BERT (Devlin et al. 2019) as plain torch: the encoder of all-MiniLM-L6-v2, for the sentence embeddings of the
 content score (tst.metrics.sbert) and the acceptability classifier (tst.models.minilm_classifier).
 
-Why not transformers' BertModel: importing it costs ~4 s of CPU (transformers 5.23 on the 2-core Xeon; torch
+Why not transformers' BertModel: importing it costs ~4 s of CPU (transformers 5.23 on a 2-core Intel Xeon; torch
 itself ~1.7 s), paid by every scoring job, and the evaluation stage runs 20 of them per dataset. The arithmetic
 here is BertModel's (post-LayerNorm, absolute positions, exact GELU, SDPA attention), with its parameter names,
 so the packaged model.safetensors and earlier acceptability checkpoints load unchanged; tests check the
@@ -32,8 +32,8 @@ from tst.device import use_bf16
 
 # evaluators.precision at inference (the sbert score, the minilm acceptability classifier scoring outputs): auto
 # runs this BERT in bf16 autocast on a CPU with bf16 in hardware (tst.device.cpu_has_bf16), in fp32 on CUDA (bf16 not
-# measured faster there: docs/gpu.md); fp32 runs it in fp32. Measured on the 2-core Xeon with AMX, 1 thread, the 20 Yelp systems' test outputs (bench/minilm_precision.py,
-# docs/evaluator_speed.md): sbert 2.5x and acceptability 2.5x faster; corpus scores moved by at most 8e-5 (sbert) and
+# measured faster there: docs/gpu.md); fp32 runs it in fp32. Measured on a 2-core Intel Xeon with amx_bf16, 1 thread,
+# the 20 Yelp systems' test outputs (docs/performance.md): sbert 2.5x and acceptability 2.5x faster; corpus scores moved by at most 8e-5 (sbert) and
 # 1.5e-4 (acceptability), single sentences by at most 0.004 and 0.019. The variants name the precision used.
 CPU_AUTO_BF16 = True
 

@@ -7,9 +7,41 @@ and report/workflow.rst prints it for each dataset of the report."""
 
 from __future__ import annotations
 
-from tst import baselines
-from tst.config import checkpoints_per_epoch, external_systems, our_models, trained_datasets
+from tst import baselines, names
+from tst.config import checkpoints_per_epoch, external_systems, has_references, our_models, trained_datasets
 from tst.report.contents import REFERENCE_SYSTEMS
+
+# What each table or plot needs to have any row (the reasons its builder in tst/report/ gives when it writes it
+# empty): `models` = our trained models, `references` = human references of the test set, `ratings` = human
+# ratings. The landing names as empty exactly the outputs whose need the dataset's run does not meet.
+NEEDS = {
+    "pang_gimpel": "models",
+    "trajectories": "models",
+    "robust": "models",
+    "bleu_ref": "references",
+    "content_separation": "references",
+    "metric_vs_human": "ratings",
+    "aggregation": "ratings",
+}
+
+
+def has_models(config: dict, dataset: str) -> bool:
+    """Whether transfer models of ours are trained on the dataset (the captions mention them only then)."""
+    return bool(our_models(config, dataset))
+
+
+def empty_outputs(config: dict, dataset: str) -> list[str]:
+    """The tables and plots of NEEDS that have no row in this dataset's run, in NEEDS order."""
+    have = {
+        "models": has_models(config, dataset),
+        "references": has_references(config, dataset),
+        "ratings": bool(config["datasets"][dataset].get("human_ratings")),
+    }
+    return [name for name, need in NEEDS.items() if not have[need]]
+
+
+def _empty(config: dict, dataset: str, need: str) -> list[str]:
+    return [name for name in empty_outputs(config, dataset) if NEEDS[name] == need]
 
 
 def _code(names) -> str:
@@ -45,8 +77,8 @@ def models(config: dict, dataset: str) -> str:
         )
         return (
             f"No transfer models were trained on it in this run ({why}): the tables and plots of training "
-            "checkpoints (``pang_gimpel``, ``bleu_ref``, ``trajectories``, ``robust``) are empty, and the "
-            "leaderboard compares the systems below only."
+            f"checkpoints ({_code(_empty(config, dataset, 'models'))}) are empty, and the leaderboard compares "
+            "the systems below only."
         )
     variants = list(dict.fromkeys(v for v, _ in trained))
     seeds = list(dict.fromkeys(s for _, s in trained))
@@ -62,9 +94,10 @@ def systems(config: dict, dataset: str) -> str:
     ext = external_systems(config, dataset)
     published = [s for s in ext if s not in baselines.BASELINES and s not in REFERENCE_SYSTEMS]
     base = [s for s in ext if s in baselines.BASELINES and s != "source"]
+    refs = [names.display_name(s) for s in ext if s in REFERENCE_SYSTEMS]
     parts = [
         f"{_count(len(published), 'published system')} ({_code(published)})" if published else "",
-        "the human references" if any(s in ext for s in REFERENCE_SYSTEMS) else "",
+        f"the human references ({_code(refs)})" if refs else "",
         "the untransferred input (``source``, also the copy baseline)",
         f"{_count(len(base), 'sanity baseline')} that need no training ({_code(base)})" if base else "",
     ]
@@ -73,18 +106,24 @@ def systems(config: dict, dataset: str) -> str:
     return f"{lead}: " + ", ".join(parts[:-1]) + " and " + parts[-1] + "."
 
 
+def references(config: dict, dataset: str) -> str:
+    """Nothing when the test set has human references, else which tables that leaves empty."""
+    empty = _empty(config, dataset, "references")
+    return f"No human references for this dataset ({_code(empty)} are empty). " if empty else ""
+
+
 def ratings(config: dict, dataset: str) -> str:
     if config["datasets"][dataset].get("human_ratings"):
         return (
             "Human ratings: yes (``metric_vs_human``: each metric's correlation with them; ``aggregation``: "
             "GM's agreement with human preferences)."
         )
-    return "Human ratings: none for this dataset (``metric_vs_human`` and ``aggregation`` are empty)."
+    return f"Human ratings: none for this dataset ({_code(_empty(config, dataset, 'ratings'))} are empty)."
 
 
 def about(config: dict, dataset: str) -> str:
     """What ran on `dataset`, as one reStructuredText paragraph of the landing page."""
     return (
         f"**{dataset}** — {corpus(config, dataset)}. {models(config, dataset)} {systems(config, dataset)} "
-        f"{ratings(config, dataset)}"
+        f"{references(config, dataset)}{ratings(config, dataset)}"
     )

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from tst import names
 from tst.bootstrap import (
     METHOD,
     bootstrap_samples,
@@ -99,7 +100,7 @@ def leaderboard_systems(
     ext = ext[ext["split"] == "test"]
     for system in _external_order(set(ext["system"])):
         r = ext[ext["system"] == system].iloc[0]
-        label = "untransferred" if system == "source" else system
+        label = names.display_name(system)
         out.append(
             {
                 "system": system,

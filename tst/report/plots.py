@@ -22,9 +22,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.transforms import Bbox
 
-from tst import baselines
+from tst import baselines, names
 from tst.report.leaderboard import cell_value
-from tst.report.scores import MetricInfo, external, ours, variant_order
+from tst.report.scores import MetricInfo, digits, external, ours, variant_order
 
 log = logging.getLogger(__name__)
 plt.rcParams["svg.hashsalt"] = "tst-report"  # stable SVG ids: same scores -> same file
@@ -48,7 +48,7 @@ def save_figure(fig, stem: str | Path) -> list[Path]:
 
 
 # Text is wrapped here, at a width in characters, not by matplotlib's wrap=True, which measures the rendered line
-# again at every word (issue 28: 5 of the 13 s of the tiny run's report_plots). CHAR_EM: the average width of a
+# again at every word (measured: 5 of the 13 s of the tiny run's report_plots). CHAR_EM: the average width of a
 # character of DejaVu Sans text in ems, taken large (0.6; lowercase prose averages ~0.5) so no line outgrows the width.
 CHAR_EM = 0.6
 
@@ -326,6 +326,53 @@ def robust_figure(
 
 # Metrics whose values come from a classifier trained per system (Mir et al.'s adversarial naturalness):
 # a system's score is measured against its own classifier, so values of different systems share no scale.
+# The axes of a trade-off plot fit the honest systems (ours, published, references, source) with this share of their
+# range as margin on each side: a sanity baseline far off (`empty`: WMD 1, PP in the thousands) would otherwise
+# squeeze every real system into a corner. A point outside is drawn on the border it crosses, labelled with its
+# value.
+FIT_MARGIN = 0.15
+
+
+def fit_axes(ax, honest: list[tuple[float, float]], points: list[tuple[float, float]]) -> list[bool]:
+    """Set ax's limits to the honest (x, y) points plus FIT_MARGIN (when there are any), and return for each of
+    `points` whether it lies outside them. Limits are left to matplotlib without honest points."""
+    if not honest:
+        return [False] * len(points)
+    limits = []
+    for axis in (0, 1):
+        lo, hi = min(p[axis] for p in honest), max(p[axis] for p in honest)
+        pad = FIT_MARGIN * (hi - lo) if hi > lo else 0.05 * max(abs(lo), 1.0)
+        limits.append((lo - pad, hi + pad))
+    ax.set_xlim(*limits[0])
+    ax.set_ylim(*limits[1])
+    return [not (limits[0][0] <= x <= limits[0][1] and limits[1][0] <= y <= limits[1][1]) for x, y in points]
+
+
+def clip_to(ax, x: float, y: float) -> tuple[float, float]:
+    """(x, y) moved onto the border of ax's limits where it lies outside them."""
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    return min(max(x, x0), x1), min(max(y, y0), y1)
+
+
+def off_axis(ax, x: float, y: float, name: str, color, decimals: tuple[int, int] = (3, 3)) -> None:
+    """Draw a point that lies outside ax's limits on the border it crosses: an open marker, its name and its
+    true value."""
+    cx, cy = clip_to(ax, x, y)
+    before = sum(1 for t in ax.texts if (t.get_gid() or "").startswith("offscale-"))  # stacked, not overlaid
+    ax.scatter([cx], [cy], marker="o", s=28, facecolors="none", edgecolors=color, clip_on=False, zorder=4)
+    ax.annotate(
+        f"{name} ({x:.{decimals[0]}f}, {y:.{decimals[1]}f}, off scale)",
+        (cx, cy),
+        textcoords="offset points",
+        xytext=(-4 if cx >= ax.get_xlim()[1] else 4, (-9 if cy >= ax.get_ylim()[1] else 3) - 9 * before),
+        ha="right" if cx >= ax.get_xlim()[1] else "left",
+        fontsize=7,
+        color=color,
+        annotation_clip=False,
+        gid=f"offscale-{name}",
+    )
+
+
 PER_SYSTEM = ("naturalness_nn", "naturalness_lr")
 PER_SYSTEM_NOTE = "own classifier per system: values of different systems are not comparable"
 
@@ -350,9 +397,11 @@ def tradeoff_figure(
         return fig
     rows = ours(frame)
     rows = rows[rows["split"] == split]
+    honest = []
     for v in variant_order(frame, variants):
         c = _curve(rows[rows["variant"] == v], [x_key, y_key])
         if not c.empty:
+            honest += list(zip(c[x_key], c[y_key]))
             ax.plot(
                 c[x_key],
                 c[y_key],
@@ -365,7 +414,9 @@ def tradeoff_figure(
             )
     ext = external(frame)
     ext = ext[ext["split"] == split].dropna(subset=[x_key, y_key])
-    is_baseline = ext["system"].isin(baselines.BASELINES)
+    is_baseline = ext["system"].isin(baselines.BUILT)  # the copy baseline, `source`, is honest here
+    honest += list(zip(ext[~is_baseline][x_key], ext[~is_baseline][y_key]))
+    outside = dict(zip(ext["system"], fit_axes(ax, honest, list(zip(ext[x_key], ext[y_key])))))
     for part, color, label, gid in (
         (ext[~is_baseline], "0.2", "external systems", "external"),
         (ext[is_baseline], "0.7", "sanity baselines", "baselines"),
@@ -374,7 +425,12 @@ def tradeoff_figure(
             continue
         ax.scatter(part[x_key], part[y_key], marker="s", s=22, color=color, zorder=3, label=label, gid=gid)
         for r in part.itertuples():
-            name = "untransferred" if r.system == "source" else r.system
+            name = names.display_name(r.system)
+            if outside[r.system]:
+                off_axis(
+                    ax, getattr(r, x_key), getattr(r, y_key), name, color, (digits(x_key), digits(y_key))
+                )
+                continue
             ax.annotate(
                 name,
                 (getattr(r, x_key), getattr(r, y_key)),

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from tst import baselines
+from tst import baselines, names
 from tst.report.contents import REFERENCE_SYSTEMS, TABLE_FORMATS
 from tst.report.scores import COVERAGE, LABELS, MetricInfo, digits, external, variant_order
 from tst.report.select import mean_sd_over_seeds, select_checkpoints, selected_rows
@@ -442,7 +442,7 @@ def bleu_ref_table(
     left_out = sorted(set(ext["system"]) & set(REFERENCE_SYSTEMS))
     for system in _external_order(set(ext["system"]) - set(REFERENCE_SYSTEMS)):
         for r in ext[ext["system"] == system].to_dict("records"):
-            label = "untransferred" if system == "source" else system
+            label = names.display_name(system)
             records.append(
                 {
                     "model": label,
@@ -526,7 +526,7 @@ def side_by_side_table(
         for r in ext[ext["system"] == system].to_dict("records"):
             records.append(
                 {
-                    "system": "untransferred" if system == "source" else system,
+                    "system": names.display_name(system),
                     "kind": _kind(system),
                     "seeds": 0,
                     "checkpoint": str(r["checkpoint"]),
@@ -570,7 +570,7 @@ def side_by_side_table(
         )
     if any(r["kind"] == "baseline" for r in records):
         table.notes.append(
-            "◦ a sanity baseline (no training; the copy baseline is untransferred): a valid metric ranks it "
+            "◦ a sanity baseline (no training; the copy baseline is the untransferred source): a valid metric ranks it "
             "below every honest system (validity table)."
         )
     if any(r["off_target"] for r in records):

@@ -20,7 +20,7 @@ from tst.report.tables import Table, _header, _ours_summary, definitions, fmt
 
 _GMS = ("gm", "gm_pg")
 BASELINES_NOTE = (
-    "Baselines (no training): copy (source) = the source unchanged; random_target = a random target-style "
+    "Baselines (no training): source = the copy baseline, the source unchanged; random_target = a random target-style "
     "training sentence; nearest_target = the target-style training sentence nearest to the source (idf-GloVe "
     "vector of Sim); fixed_target = the most generic target-style training sentence (5+ tokens, the most frequent words) for every input; "
     "shuffled = the source's words in random order; empty = an empty line."
