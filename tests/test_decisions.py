@@ -421,9 +421,9 @@ def test_schema_defs_are_used_and_blocks_not_repeated(repo_root):
 
 
 def test_one_list_of_model_families(repo_root):
-    """The transfer models are named once, tst.models.registry.FAMILIES: tst.variants.MODELS is read from it, the
+    """The transfer models are named once, tst.variants.FAMILIES: tst.variants.MODELS is read from it, the
     schema leaves the check to tst.config, whose message lists them."""
-    from tst.models.registry import FAMILIES
+    from tst.variants import FAMILIES
 
     assert tuple(FAMILIES) == variants.MODELS == ("cross_aligned", "multi_decoder", "style_embedding")
     schema = (repo_root / "schemas" / "config.schema.yaml").read_text()

@@ -30,8 +30,8 @@ part of every checkpoint: it writes checkpoints/ and transfers/ inside the model
 from __future__ import annotations
 
 from tst import names
-from tst.data.splits import SPLITS  # train, dev, test: the splits of every dataset, as file names carry them
 
+SPLITS = names.SPLITS  # train, dev, test
 SCORED_SPLITS = SPLITS[1:]  # dev, test: the splits systems are scored on (attribute hit reads their lists)
 
 RESULTS = "results"

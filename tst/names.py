@@ -15,6 +15,10 @@ def is_safe_name(name) -> bool:
     return isinstance(name, str) and bool(SAFE_NAME.fullmatch(name)) and ".." not in name
 
 
+# The splits of every dataset, as file names carry them.
+SPLITS = ("train", "dev", "test")
+
+
 # ---- our trained systems: variant M0, seed 1 -> system "M0.seed1" ----
 
 _OURS = re.compile(r"(.+)\.seed(\d+)")

@@ -1,7 +1,7 @@
 """Transfer-model variants are data: `{model: cross_aligned | multi_decoder | style_embedding, lambda_...}`.
 
 Decided once, here (torch-free): the weight of each loss term when a variant leaves it out, and which extra
-inputs a term needs when its weight is > 0; the model families are tst.models.registry.FAMILIES.
+inputs a term needs when its weight is > 0; the model families (FAMILIES; tst.models.registry.build_model builds one).
 rules/common.smk (input functions), the config checks and tst.train.trainer all read these. A job resolves its
 variant once into a Variant (Variant.of) and passes that down.
 """
@@ -11,12 +11,34 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from importlib import import_module
 from types import MappingProxyType
 
 from tst.defaults import default
-from tst.models.registry import FAMILIES
+
+
+@dataclass(frozen=True)
+class Family:
+    """A transfer model family: where its class is (imported only when a model is built: this table is
+    torch-free, the config checks read it) and the loss terms it cannot train. Its class implements
+    tst.models.base.TransferModel and builds itself from the training settings (from_settings)."""
+
+    cls: str  # "module:Class"
+    without: dict = field(default_factory=dict)  # lambda name -> why the family cannot train that term
+
+    def load(self):
+        module, name = self.cls.split(":")
+        return getattr(import_module(module), name)
+
+
+NO_DISC2 = {"lambda_adv2": "the WGAN-GP discriminators D' of P&G eq. 7"}  # D' reads G's hidden states
 
 # Pang & Gimpel 2019 §4 (M0-M7 use Shen et al.'s cross-aligned autoencoder); Fu et al. 2018 §3.1 / §3.2.
+FAMILIES = {
+    "cross_aligned": Family("tst.models.cross_aligned:CrossAligned"),
+    "multi_decoder": Family("tst.models.fu_multi_decoder:MultiDecoder", NO_DISC2),
+    "style_embedding": Family("tst.models.fu_style_embedding:StyleEmbedding", NO_DISC2),
+}
 MODELS = tuple(FAMILIES)
 
 # Weights of L_total (P&G §4.6); a variant lists the ones it changes.
@@ -134,7 +156,7 @@ def needs(variant: Mapping | Variant) -> list[str]:
 
 def problems(variant: Mapping | Variant) -> list[str]:
     """What is wrong with a variant (empty when it can be trained): an unknown key or model, a term its model
-    family cannot train (tst.models.registry.Family.without), lambda_rec 0."""
+    family cannot train (Family.without), lambda_rec 0."""
     try:
         v = Variant.of(variant)
     except ValueError as e:

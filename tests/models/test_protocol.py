@@ -16,9 +16,9 @@ from tst.models.base import TransferModel
 from tst.models.fu import FuModel
 from tst.models.fu_multi_decoder import MultiDecoder
 from tst.models.fu_style_embedding import StyleEmbedding
-from tst.models.registry import FAMILIES, build_model
+from tst.models.registry import build_model
 from tst.train.trainer import DEFAULTS, G_TERMS, TERMS, train, train_files
-from tst.variants import LAMBDAS, MODELS, Variant
+from tst.variants import FAMILIES, LAMBDAS, MODELS, Variant
 
 torch.set_num_threads(1)
 

@@ -10,11 +10,11 @@ from tst.io import read_json, read_lines, write_jsonl, write_lines
 from tst.models.cross_aligned import CrossAligned
 from tst.models.fu_multi_decoder import MultiDecoder
 from tst.models.fu_style_embedding import StyleEmbedding
-from tst.models.registry import FAMILIES, build_model
+from tst.models.registry import build_model
 from tst.train import checkpoint
 from tst.train.trainer import DEFAULTS, train_files
 from tst.train.transfer import transfer_test_files
-from tst.variants import MODELS
+from tst.variants import FAMILIES, MODELS
 from tst.vocab import Vocab
 
 torch.set_num_threads(1)

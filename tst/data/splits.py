@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import random
 
-SPLITS = ("train", "dev", "test")
+from tst.names import SPLITS
+
 PRIORITY = ("test", "dev", "train")  # who keeps a sentence that occurs in several splits
 
 

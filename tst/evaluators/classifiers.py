@@ -17,9 +17,10 @@ import torch.nn.functional as F
 
 from tst.device import pick_device
 from tst.evaluators.content_mask import mask_content_words
-from tst.evaluators.training import capped_batches, cpu_state_dict, fit, pad_ids, set_seed
+from tst.evaluators.training import capped_batches, cpu_state_dict, fit, set_seed
 from tst.models.lstm_classifier import LSTMClassifier
 from tst.models.text_cnn import TextCNN
+from tst.tensors import pad_ids
 from tst.vocab import Vocab
 
 MODEL_KEYS = {

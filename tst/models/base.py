@@ -1,5 +1,5 @@
 """What the trainer (tst.train.trainer) and the transfer code (tst.train.transfer) call on a transfer model:
-every family of tst.models.registry.FAMILIES implements it (tests/models/test_protocol.py checks each)."""
+every family of tst.variants.FAMILIES implements it (tests/models/test_protocol.py checks each)."""
 
 from __future__ import annotations
 

@@ -29,6 +29,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from tst.device import use_bf16
+from tst.tensors import pad_ids
 
 # evaluators.precision at inference (the sbert score, the minilm acceptability classifier scoring outputs): auto
 # runs this BERT in bf16 autocast on a CPU with bf16 in hardware (tst.device.cpu_has_bf16), in fp32 on CUDA (bf16 not
@@ -213,8 +214,6 @@ class SentenceEncoder:
     ) -> np.ndarray:
         """Embeddings [n, d] float32 in input order; bf16: the BERT in bf16 autocast (pooling and normalising
         in fp32), else fp32."""
-        from tst.evaluators.training import pad_ids
-
         texts = list(texts)
         out = np.zeros((len(texts), self.model.hidden_size), dtype=np.float32)
         order = np.argsort([-len(t) for t in texts], kind="stable")

