@@ -30,7 +30,8 @@ from tst.io import read_sentences
 from tst.models.gru_lm import GRULanguageModel
 from tst.models.registry import build_model
 from tst.train.batching import epoch_plan
-from tst.train.trainer import compile_soft_decode, compiles, make_optimizers, train_step, with_defaults
+from tst.train.step import train_step
+from tst.train.trainer import compile_soft_decode, compiles, make_optimizers, with_defaults
 from tst.variants import resolve
 from tst.vocab import Vocab
 

@@ -25,7 +25,8 @@ from tst.io import read_sentences
 from tst.models import losses as L
 from tst.models.registry import build_model
 from tst.train.batching import epoch_plan, pad_batch
-from tst.train.trainer import train_step, use_bf16, with_defaults
+from tst.train.step import train_step
+from tst.train.trainer import use_bf16, with_defaults
 from tst.variants import resolve
 from tst.vocab import Vocab
 

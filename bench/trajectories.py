@@ -37,7 +37,7 @@ from tst import layout, names
 from tst.apply import merge_configs
 from tst.config import calibration_baselines, score_options
 from tst.metrics.gm import GM_CONTENT, calibrate
-from tst.report import plots
+from tst.report import figure, plots
 from tst.report.build import settings as report_settings
 from tst.report.scores import load_scores, ours
 from tst.report.select import select_checkpoints
@@ -265,12 +265,12 @@ def main() -> None:
     (out / "table2.md").write_text("\n".join(lines) + "\n")
     (out / "crossing.md").write_text("\n".join(crossing(dev, variants)) + "\n")
 
-    colors = plots.variant_colors(variants)
+    colors = figure.variant_colors(variants)
     for split, stem in (("dev", "trajectories"), ("test", "trajectories_test")):
         fig = plots.trajectory_figure(
             frame, info, colors, variants, split=split, target_acc=report["target_acc"]
         )
-        plots.save_figure(fig, out / stem)
+        figure.save_figure(fig, out / stem)
     print((out / "table2.md").read_text())
     print((out / "crossing.md").read_text())
     print(f"done, {time.perf_counter() - t0:.0f} s")

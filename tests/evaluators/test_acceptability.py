@@ -10,18 +10,20 @@ import torch
 from conftest import planned_jobs, run_script
 
 from tst.evaluators.acceptability import (
-    KINDS,
     Acceptability,
     acceptability_settings,
     classifier_input,
+    load_acceptability,
+    strip_final_punctuation,
+    train_acceptability,
+)
+from tst.evaluators.corruption import (
+    KINDS,
     corpus_pool,
     corrupt,
     corrupt_corpus,
     lm_continuations,
-    load_acceptability,
     negatives,
-    strip_final_punctuation,
-    train_acceptability,
 )
 from tst.io import write_lines
 from tst.metrics.acceptability import acceptability
@@ -363,7 +365,7 @@ def test_default_dry_run_plans_the_acceptability_evaluator(repo_root, tmp_path):
 def test_sample_rows_draws_each_index_with_its_probability_and_never_a_zero_one():
     """Inverse-CDF sampling: 40,000 draws of p = [0, .5, 0, .3, .2] (and a row that is all on index 4): the
     frequencies are within 4 standard errors of p, index 0 and 2 never come up (u = 0 included)."""
-    from tst.evaluators.acceptability import sample_rows
+    from tst.evaluators.corruption import sample_rows
 
     p = torch.tensor([[0.0, 0.5, 0.0, 0.3, 0.2], [0.0, 0.0, 0.0, 0.0, 1.0]])
     g = torch.Generator().manual_seed(3)
@@ -375,7 +377,7 @@ def test_sample_rows_draws_each_index_with_its_probability_and_never_a_zero_one(
 
 
 def test_sample_rows_with_u_zero_takes_the_first_possible_index(monkeypatch):
-    from tst.evaluators import acceptability as acc
+    from tst.evaluators import corruption as acc
 
     monkeypatch.setattr(acc.torch, "rand", lambda *a, **k: torch.zeros(a[0], a[1], dtype=torch.float64))
     assert acc.sample_rows(torch.tensor([[0.0, 0.0, 0.7, 0.3]]), torch.Generator()).tolist() == [2]

@@ -17,7 +17,8 @@ from tst.models.fu import FuModel
 from tst.models.fu_multi_decoder import MultiDecoder
 from tst.models.fu_style_embedding import StyleEmbedding
 from tst.models.registry import build_model
-from tst.train.trainer import DEFAULTS, G_TERMS, TERMS, train, train_files
+from tst.train.step import G_TERMS, TERMS
+from tst.train.trainer import DEFAULTS, train, train_files
 from tst.variants import FAMILIES, LAMBDAS, MODELS, Variant
 
 torch.set_num_threads(1)

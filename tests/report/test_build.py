@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tst.report import build, leaderboard, plots, tables
+from tst.report import build, figure, leaderboard, plots, tables
 from tst.report.scores import load_scores
 from tst.report.select import select_checkpoints
 
@@ -232,7 +232,7 @@ def svg_ids(path: Path) -> list[str]:
 def test_figure_text_is_wrapped_to_the_width_it_is_given():
     """wrap_lines: 1 in at 6 pt holds 72 / (6 x 0.6) = 20 characters a line; lines break at words, given line
     breaks and empty lines stay. Then a real footnote-sized text drawn by matplotlib stays inside its width."""
-    assert plots.wrap_lines("alpha beta gamma delta epsilon zeta\n\nomega", 1.0, 6) == (
+    assert figure.wrap_lines("alpha beta gamma delta epsilon zeta\n\nomega", 1.0, 6) == (
         "alpha beta gamma\ndelta epsilon zeta\n\nomega"  # 16 and 18 characters: "+ delta" would make 22
     )
     import matplotlib.pyplot as plt
@@ -244,7 +244,7 @@ def test_figure_text_is_wrapped_to_the_width_it_is_given():
         "argmax P(style) is the target style (CNN, Kim 2014); WMD mmmm wwww MMMM WWWW"
     )
     fig = plt.figure(figsize=(6, 3), dpi=100)
-    drawn = fig.text(0.0, 0.5, plots.wrap_lines(text, 6.0, 6.5), ha="left", fontsize=6.5)
+    drawn = fig.text(0.0, 0.5, figure.wrap_lines(text, 6.0, 6.5), ha="left", fontsize=6.5)
     width = drawn.get_window_extent(fig.canvas.get_renderer()).width
     plt.close(fig)
     assert drawn.get_text().count("\n") >= 2 and width <= 6.0 * 100
@@ -269,7 +269,7 @@ def test_plots(score_files, tmp_path):
 
 def test_plot_values(score_files):
     frame, info = load_scores(score_files)
-    colors = plots.variant_colors(["M0", "M2"])
+    colors = figure.variant_colors(["M0", "M2"])
     fig = plots.trajectory_figure(frame, info, colors, ["M0", "M2"])
     ax1, ax2 = fig.axes
     m0 = next(line for line in ax1.get_lines() if line.get_label() == "M0")
@@ -365,7 +365,7 @@ def test_build_tables_and_plots_pass_gm_t(score_files, tmp_path):
 
 def test_plot_marks_band_and_caveat(score_files):
     frame, info = load_scores(score_files)
-    colors = plots.variant_colors(["M0", "M2"])
+    colors = figure.variant_colors(["M0", "M2"])
     # trajectory labels: the first point, every whole epoch, the last checkpoint (epochs 0.5, 1.0, 1.5, 2.0)
     assert plots.epoch_marks([0.5, 1.0, 1.5, 2.0]) == {0: "ep0.5", 1: "ep1", 3: "ep2 (last)"}
     fig = plots.trajectory_figure(frame, info, colors, ["M0", "M2"])
@@ -407,7 +407,7 @@ def test_leaderboard_plot_labels_every_system(score_files):
     ep1.0 (dev 0.78 -> 0.79, Sim 0.61); the external systems at their EXTERNAL scores."""
     frame, info = load_scores(score_files)
     systems, _ = leaderboard.leaderboard_systems(frame, 0.80, 0.02)
-    fig = plots.leaderboard_figure(systems, info, plots.variant_colors(["M0", "M2"]), "acc", "sim")
+    fig = plots.leaderboard_figure(systems, info, figure.variant_colors(["M0", "M2"]), "acc", "sim")
     ax = fig.axes[0]
     points = {c.get_gid(): [p for xy in c.get_offsets().tolist() for p in xy] for c in ax.collections}
     assert points["series-M0"] == pytest.approx([0.80, 0.605, 0.79, 0.61])  # (x, y) of seed 1, then seed 2

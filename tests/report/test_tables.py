@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from test_build import score_files  # noqa: F401 (fixture)
 
-from tst.report import build, tables
+from tst.report import build, table_writer, tables
 
 SQRT2 = np.sqrt(2)
 
@@ -236,14 +236,14 @@ def test_metrics_all_and_human_tables(built):
 
 def test_empty_table_says_why_in_one_line(tmp_path):
     t = tables.human_correlation_table(None, {})
-    csv_p, md_p, tex_p, html_p = tables.write_table(t, tmp_path)
+    csv_p, md_p, tex_p, html_p = table_writer.write_table(t, tmp_path)
     assert md_p.read_text().count("\n") == 1 and "No human ratings" in md_p.read_text()
     assert pd.read_csv(csv_p).empty and tex_p.read_text().startswith("% ")
     assert "No human ratings" in html_p.read_text()
 
 
 def test_write_table_escapes(tmp_path):
-    t = tables.Table(
+    t = table_writer.Table(
         "x_y",
         "a & b_c",
         pd.DataFrame({"model": ["M|1"], "pp": [1.0]}),
@@ -251,7 +251,7 @@ def test_write_table_escapes(tmp_path):
         [["M|1", "1.0 ± 0.1"]],
         ["note"],
     )
-    csv_p, md_p, tex_p, html_p = tables.write_table(t, tmp_path)
+    csv_p, md_p, tex_p, html_p = table_writer.write_table(t, tmp_path)
     assert csv_p.read_text() == "model,pp\nM|1,1.0\n"
     assert "| M\\|1 | 1.0 ± 0.1 |" in md_p.read_text()
     tex = tex_p.read_text()
@@ -263,10 +263,10 @@ def test_write_table_escapes(tmp_path):
 def test_html_links_the_other_formats(tmp_path):
     """The html (the report shows only it) downloads the csv, md and tex as written beside it: each link's data
     URI decodes to that file's bytes, under the file's name."""
-    t = tables.Table(
+    t = table_writer.Table(
         "x_y", "cap", pd.DataFrame({"model": ["M0"], "pp": [1.5]}), ["Model", "PP ↓"], [["M0", "1.5"]]
     )
-    paths = {p.suffix: p for p in tables.write_table(t, tmp_path)}
+    paths = {p.suffix: p for p in table_writer.write_table(t, tmp_path)}
     page = paths[".html"].read_text()
     links = dict(re.findall(r'<a download="([^"]+)" href="data:[^;]+;charset=utf-8;base64,([^"]+)"', page))
     assert sorted(links) == ["x_y.csv", "x_y.md", "x_y.tex"]

@@ -11,7 +11,8 @@ from tests.train.test_trainer import CFG, M7, TinyLM, run, setup
 from tst.models.registry import build_model
 from tst.optim import Adam, adam_options, apply_adam_options
 from tst.train.batching import epoch_plan
-from tst.train.trainer import COMPILE, DEFAULTS, compile_soft_decode, compiles, make_optimizers, train_step
+from tst.train.step import train_step
+from tst.train.trainer import COMPILE, DEFAULTS, compile_soft_decode, compiles, make_optimizers
 from tst.variants import resolve
 
 torch.set_num_threads(1)

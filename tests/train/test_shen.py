@@ -12,7 +12,8 @@ from tst.models import cross_aligned
 from tst.models.cross_aligned import CrossAligned, reverse_padded, soft_sample
 from tst.models.losses import z_probe
 from tst.train.batching import pad_batch
-from tst.train.trainer import DEFAULTS, attribute_term, clip_gradients, cyc_factor, distinct_share, train_step
+from tst.train.step import attribute_term, clip_gradients, train_step
+from tst.train.trainer import DEFAULTS, cyc_factor, distinct_share
 from tst.variants import resolve
 
 torch.set_num_threads(1)
@@ -236,7 +237,7 @@ def test_shen_embedding_init_gives_unit_rows_and_reaches_the_model():
 def test_clip_scope_shen_clips_only_the_update_with_the_adversarial_term():
     """Shen et al.'s final code (@f078a9d style_transfer.py): grad clipped to 30 in optimize_tot (rec + rho adv)
     only; optimize_rec and the discriminators' updates unclipped. Ours (all): every update."""
-    from tst.train.trainer import clip_generator
+    from tst.train.step import clip_generator
 
     assert clip_generator("all", []) and clip_generator("all", ["cyc"])
     assert clip_generator("shen", ["adv", "cyc"]) and not clip_generator("shen", ["cyc"])
@@ -248,10 +249,10 @@ def test_clip_scope_shen_clips_only_the_update_with_the_adversarial_term():
 def test_clip_scope_decides_which_updates_are_clipped(monkeypatch):
     """train_step clips D's update and E/G's under scope all; under scope shen, E/G's only when the adversarial
     term is in L_total (both D losses below adv_threshold), D's never."""
-    from tst.train import trainer
+    from tst.train import step
 
     calls = []
-    monkeypatch.setattr(trainer, "clip_gradients", lambda params, limit: calls.append(len(params)))
+    monkeypatch.setattr(step, "clip_gradients", lambda params, limit: calls.append(len(params)))
     torch.manual_seed(0)
     model = CrossAligned(12, **SMALL)
     n_d, n_g = len(model.discriminator_parameters()), len(model.generator_parameters())

@@ -14,7 +14,8 @@ from tst import layout
 from tst.io import read_lines
 from tst.train.batching import epoch_plan, pad_batch, steps_per_epoch
 from tst.train.checkpoint import load_for_transfer
-from tst.train.trainer import NonFiniteLoss, train
+from tst.train.step import NonFiniteLoss
+from tst.train.trainer import train
 from tst.vocab import Vocab
 
 torch.set_num_threads(1)
@@ -251,7 +252,7 @@ def test_paraphrase_filter_and_sample(tmp_path):
 
 
 def test_attribute_regularizer_bags_and_training(tmp_path):
-    from tst.train.trainer import _bag
+    from tst.train.step import _bag
 
     W = torch.tensor([[0.0, 0.0], [1.0, 2.0], [3.0, 4.0]])
     reps, has = _bag(W, [[1, 2], [], [2]])
@@ -367,7 +368,8 @@ def test_bf16_mixed_precision_step_matches_fp32_on_cpu():
     # the bf16 path (precision bf16, on CUDA or CPU) run on CPU: every M7 term stays finite and within
     # bf16's ~3 significant digits of the fp32 step; the parameters stay fp32
     from tst.models.registry import build_model
-    from tst.train.trainer import DEFAULTS, train_step, use_bf16
+    from tst.train.step import train_step
+    from tst.train.trainer import DEFAULTS, use_bf16
     from tst.variants import resolve
 
     assert not use_bf16("auto", torch.device("cuda")) and not use_bf16("auto", torch.device("cpu"))
@@ -502,7 +504,8 @@ def test_step_total_is_the_lambda_weighted_sum_of_its_terms(epoch):
     para + lambda_lm lm (Pang & Gimpel eq. 8 with eq. 7's decay), recomputed here from the terms the step
     returns; a term whose lambda is 0 is not computed at all."""
     from tst.models.registry import build_model
-    from tst.train.trainer import DEFAULTS, G_TERMS, train_step
+    from tst.train.step import G_TERMS, train_step
+    from tst.train.trainer import DEFAULTS
     from tst.variants import resolve
 
     vocab, train_s, _, para = setup()
@@ -534,7 +537,7 @@ def test_step_total_is_the_lambda_weighted_sum_of_its_terms(epoch):
 
 
 def _step(cfg, variant, epoch, **kw):
-    from tst.train.trainer import Step
+    from tst.train.step import Step
     from tst.variants import Variant
 
     return Step(
@@ -566,7 +569,8 @@ def test_lm_term_is_averaged_over_the_two_styles_as_the_other_terms():
     """Eq. 6 over both styles on the /2 of eqs. 4 and 5: with a uniform LM and uniform generator logits every
     position's cross-entropy is log V, so a sentence of T words costs T log V and the mean over the two styles is
     T log V (lm_norm sum: 2 T log V, the sum over the styles)."""
-    from tst.train.trainer import G_TERMS, with_defaults
+    from tst.train.step import G_TERMS
+    from tst.train.trainer import with_defaults
 
     B, T, V = 3, 4, 7
     logits = [torch.zeros(B, T, V), torch.zeros(B, T, V)]

@@ -74,6 +74,13 @@ class GRULanguageModel(nn.Module):
         never leaks back)."""
         return self.scores(self.hidden(input_ids, h0))
 
+    def next_scores(self, input_ids: torch.Tensor, state: torch.Tensor | None = None):
+        """Sampling, one word at a time: input_ids [B, T] (the prefix, then each sampled word alone) and the GRU
+        state after the words before them -> (scores [B, V] of the word after the last, the state after it).
+        No dropout: the model is sampled in eval mode."""
+        h, state = self.gru(self.embedding(input_ids), state)
+        return self.scores(h[:, -1]), state
+
     def forward_soft(self, probs: torch.Tensor, h0: torch.Tensor | None = None) -> torch.Tensor:
         """probs [B, T, V], distributions over the vocabulary (e.g. decoder softmax outputs, eq. 6),
         embedded as probs @ E -> scores [B, T, V]. Gradients flow into probs."""

@@ -8,7 +8,7 @@ from pathlib import Path
 from tst.defaults import default
 from tst.io import read_json
 from tst.metrics.registry import GM_CONTENT
-from tst.report import leaderboard, plots, tables, validity
+from tst.report import figure, leaderboard, plots, table_writer, tables, validity
 from tst.report.contents import PLOTS, TABLE_FORMATS, TABLES  # noqa: F401 (build.TABLES etc.: the names)
 from tst.report.scores import load_scores, variant_order
 
@@ -108,7 +108,7 @@ def build_tables(
         validity.separation_table(checks),
         validity.word_order_table(checks, gm_t, calibration, validity.metrics_by_system(originals)),
     ]
-    return [p for t in out for p in tables.write_table(t, out_dir)]
+    return [p for t in out for p in table_writer.write_table(t, out_dir)]
 
 
 def _first(info, candidates: list[str]) -> str:
@@ -129,7 +129,7 @@ def build_plots(
     s = settings(report_config)
     frame, info = load_scores(score_paths, gm_t, calibration)
     given = list(variants or [])
-    colors = plots.variant_colors(given + [v for v in variant_order(frame) if v not in given])
+    colors = figure.variant_colors(given + [v for v in variant_order(frame) if v not in given])
     out_dir = Path(out_dir)
     systems, _ = leaderboard.leaderboard_systems(frame, s["target_acc"], s["tolerance"], s["acc_key"])
     # the default GM's style and content factors, else Acc and the content score (Sim when it was not scored)
@@ -148,4 +148,4 @@ def build_plots(
         figs[name] = plots.tradeoff_figure(
             frame, info, colors, _first(info, xs), _first(info, ys), variants, s["tradeoff_split"], title
         )
-    return [p for name, fig in figs.items() for p in plots.save_figure(fig, out_dir / name)]
+    return [p for name, fig in figs.items() for p in figure.save_figure(fig, out_dir / name)]

@@ -24,7 +24,7 @@ TABLES = [
     "content_separation",
     "word_order",
 ]
-PLOT_FORMATS = ("png", "svg")  # tst.report.plots.save_figure writes both
+PLOT_FORMATS = ("png", "svg")  # tst.report.figure.save_figure writes both
 PLOTS = [
     "tradeoff_leaderboard",
     "trajectories",

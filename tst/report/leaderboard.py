@@ -37,16 +37,8 @@ from tst.human.ratings import system_means
 from tst.io import InputError, read_json, read_lines
 from tst.report.scores import MetricInfo, digits, external
 from tst.report.select import select_checkpoints, selected_rows
-from tst.report.tables import (
-    Table,
-    _external_order,
-    _header,
-    _kind,
-    _marks,
-    _warmup_note,
-    definitions,
-    fmt,
-)
+from tst.report.table_writer import Table, fmt
+from tst.report.tables import _external_order, _header, _kind, _marks, _warmup_note, definitions
 
 log = logging.getLogger(__name__)
 

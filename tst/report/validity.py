@@ -16,7 +16,8 @@ import pandas as pd
 from tst import baselines as bl
 from tst.metrics.registry import METRICS, add_derived
 from tst.report.scores import LABELS, MetricInfo, digits, external
-from tst.report.tables import Table, _header, _ours_summary, definitions, fmt
+from tst.report.table_writer import Table, fmt
+from tst.report.tables import _header, _ours_summary, definitions
 
 _GMS = ("gm", "gm_pg")
 BASELINES_NOTE = (
