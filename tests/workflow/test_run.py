@@ -261,3 +261,6 @@ def test_the_word_order_tables_undamaged_rows_are_what_the_validity_checks_would
             read_json(finished_run / "results/demo/validity/gm_thresholds.json"),
         )
         assert table.loc[stored["system"], "gm_pg"] == pytest.approx(gm["gm_pg"]["score"])
+        # the default GM of the outputs as they are, and of each damaged copy from its J (DAMAGE_KEYS)
+        assert table.loc[stored["system"], "gm"] == pytest.approx(gm["gm"]["score"])
+        assert not table.loc[stored["system"], ["gm_swap", "gm_shuffle"]].isna().any()
