@@ -35,19 +35,28 @@ class Rows:
 def test_style_gain_by_hand():
     sources = ["a b", "c d", "e f", "g h"]
     outputs = ["a x", "c d", "", "g z"]  # a transfer, a copy, an empty output, a transfer
-    r = style_gain(sources, outputs, [1, 1, 0, 0], Rows())
+    gain = style_gain(sources, outputs, [1, 1, 0, 0], Rows())
     # P(target) of output minus of source, floored at 0:
     # 0.9 - 0.2 = 0.7; the copy 0.3 - 0.3 = 0; the empty output 0; target 0: (1 - 0.1) - (1 - 0.4) = 0.3
-    assert r.per_sentence == pytest.approx([0.7, 0.0, 0.0, 0.3])
-    assert r.score == pytest.approx(0.25)
-    assert r.details == {"n": 4, "n_empty": 1, "n_gain": 1}  # one gain above 0.5
+    assert gain.tolist() == pytest.approx([0.7, 0.0, 0.0, 0.3])
     # a loss is no gain: an output further from the target than its source scores 0, not below
-    assert style_gain(["a x"], ["a b"], [1], Rows()).per_sentence == [0.0]
+    assert style_gain(["a x"], ["a b"], [1], Rows()).tolist() == [0.0]
     # an empty output scores 0 even where the classifier calls it the target style (P1[""] = 0.95)
-    assert style_gain(["c d"], [""], [1], Rows()).per_sentence == [0.0]
-    assert style_gain([], [], [], Rows()).score is None
+    assert style_gain(["c d"], [""], [1], Rows()).tolist() == [0.0]
+    assert style_gain([], [], [], Rows()).tolist() == []
     with pytest.raises(ValueError, match="2 sources, 1 outputs"):
         style_gain(["a b", "c d"], ["a x"], [1, 1], Rows())
+
+
+def test_style_score_is_the_mean_probability_of_the_target_style():
+    from tst.metrics.style import style_probability
+
+    r = style_probability(["a x", "c d", "", "g z"], [1, 1, 0, 0], Rows())
+    # P(target): 0.9, 0.3, an empty output 0 (not the classifier's 0.95 for style 1), 1 - 0.1 = 0.9
+    assert r.per_sentence == pytest.approx([0.9, 0.3, 0.0, 0.9])
+    assert r.score == pytest.approx(0.525)
+    assert r.details == {"n": 4, "n_empty": 1, "n_right": 2}
+    assert style_probability([], [], Rows()).score is None
 
 
 def test_a_copy_scores_0_style_whatever_the_classifier_thinks():
@@ -60,8 +69,8 @@ def test_a_copy_scores_0_style_whatever_the_classifier_thinks():
             p = np.array([p1[" ".join(t)] for t in toks])
             return np.stack([1 - p, p], axis=1)
 
-    r = style_gain(sentences, sentences, rng.integers(0, 2, 50).tolist(), Random())
-    assert r.score == 0.0 and set(r.per_sentence) == {0.0}
+    gain = style_gain(sentences, sentences, rng.integers(0, 2, 50).tolist(), Random())
+    assert set(gain.tolist()) == {0.0}
 
 
 def unit(deg):
@@ -204,8 +213,9 @@ def test_score_system_computes_style_content_and_joint_each_once(tmp_path, monke
     # each computed once, the factors first asked by content and joint (registry order: style, content, joint)
     assert sorted(computed) == sorted(inputs) and len(computed) == 5
     assert clf.calls == 2 and acc.calls == 1  # outputs, sources; the non-empty outputs
-    # style: the gains of test_style_gain_by_hand
-    assert scores["style"].per_sentence == pytest.approx([0.7, 0.0, 0.0, 0.3])
+    # style: P(target) of the outputs (test_style_score_is_the_mean_probability_of_the_target_style); J takes the
+    # gains of test_style_gain_by_hand, 0.7, 0, 0, 0.3, from the same classifier calls
+    assert scores["style"].per_sentence == pytest.approx([0.9, 0.3, 0.0, 0.9])
     # cosines 0.8, 1 (copy), 0 (empty line's vector), 0.96; content above tau_0 = sqrt(0.5), tau_1 = sqrt(0.8)
     assert scores["sbert_all_minilm_l6_v2"].score == pytest.approx((0.8 + 1 + 0 + 0.96) / 4)
     t0, t1 = math.sqrt(0.5), math.sqrt(0.8)
@@ -219,11 +229,12 @@ def test_score_system_computes_style_content_and_joint_each_once(tmp_path, monke
     assert scores["joint"].per_sentence == pytest.approx(j)
     assert scores["joint"].score == pytest.approx(sum(j) / 4)
     assert scores["joint"].details == {"n": 4, "n_positive": 2}
-    # asked for J alone: its factors are computed (not reported), the evaluator files checked
+    # asked for J alone: its factors are computed (not reported), the evaluator files checked; the style gain
+    # needs no style score
     computed.clear()
     alone = score_system(sources, outputs, [0, 0, 1, 1], d, options={"precision": "fp32"}, only=["joint"])
     assert list(alone) == ["joint"] and alone["joint"].score == pytest.approx(sum(j) / 4)
-    assert sorted(computed) == sorted(inputs)
+    assert sorted(computed) == sorted(k for k in inputs if k != "style")
 
 
 def test_joint_is_skipped_with_its_factors_reason(tmp_path, monkeypatch):
@@ -235,7 +246,7 @@ def test_joint_is_skipped_with_its_factors_reason(tmp_path, monkeypatch):
     monkeypatch.setattr(score_mod, "load_acceptability", lambda path: Acceptability())
     s = score_system(["a b"], ["a x"], [0], d, options={"sbert": False}, only=["content", "joint", "style"])
     assert "sbert" in s.skipped["content"] and s.skipped["joint"] == s.skipped["content"]
-    assert s["style"].per_sentence == pytest.approx([0.7])
+    assert s["style"].per_sentence == pytest.approx([0.9])
     (d / "style_minilm.pt").unlink()
     s = score_system(["a b"], ["a x"], [0], d, only=["joint"])
     assert s.skipped["joint"] == "missing evaluator file(s): style_minilm.pt"
