@@ -222,6 +222,8 @@ def test_score_system_computes_style_content_and_joint_each_once(tmp_path, monke
     c = [(0.8 - t0) / (1 - t0), 1.0, 0.0, (0.96 - t1) / (1 - t1)]
     assert scores["content"].per_sentence == pytest.approx(c)
     assert scores["content"].details["tau"] == {"0": pytest.approx(t0), "1": pytest.approx(t1)}
+    # the corpus content: weighted by the style gains 0.7, 0, 0, 0.3 (the copy's 1.0 weighs nothing)
+    assert scores["content"].score == pytest.approx((0.7 * c[0] + 0.3 * c[3]) / 1.0)
     # acceptability: P(real) 0.9, 0.8, empty 0, 0.5
     assert scores["acceptability"].per_sentence == pytest.approx([0.9, 0.8, 0.0, 0.5])
     # J: (0.7 c_0 0.9)^(1/3), the copy 0, the empty line 0, (0.3 c_3 0.5)^(1/3)
