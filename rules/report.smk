@@ -44,6 +44,7 @@ rule report_tables:
         bootstrap=settings.bootstrap_options(config),
         about=lambda w: landing.about(config, w.dataset),
         code=code("report_tables.py"),
+        tst_version=signature.version(),  # in every table's signature footnote
     script:
         "../scripts/report_tables.py"
 

@@ -367,7 +367,8 @@ def _config(args, dataset: str) -> dict | None:
 
 
 def cmd_score(args) -> dict:
-    from tst.io import InputError, NotUTF8Error
+    from tst import signature
+    from tst.io import InputError, NotUTF8Error, write_json
     from tst.metrics.gm import DEFAULT_T
     from tst.metrics.registry import METRICS, check_keys, files
     from tst.score import coverage_warnings, score_files, score_meta
@@ -438,7 +439,6 @@ def cmd_score(args) -> dict:
             only=args.metrics or None,
             gm_t=tuple(args.gm_t) if args.gm_t else DEFAULT_T,
             calibration=calibration,
-            json_out=args.json_out,
             tsv_out=args.tsv,
             encoding_errors=args.encoding_errors,
             max_words=max_words,
@@ -451,6 +451,9 @@ def cmd_score(args) -> dict:
         fail("score", str(e), 1)
     for warning in coverage_warnings(obj):
         print(f"tst score: warning: {warning}", file=sys.stderr)
+    obj["signature"] = signature.with_commit(obj["signature"])  # not cached: the checkout's commit too
+    if args.json_out:
+        write_json(args.json_out, obj)
     json.dump(obj, sys.stdout, indent=2)
     sys.stdout.write("\n")
     return obj
@@ -586,12 +589,12 @@ def cmd_transfer(args) -> list[str]:
 
 
 def package_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    """`tst --version`: the package version, the scoring code's hash and the checkout's commit (tst.signature)."""
+    from tst import signature
 
-    try:
-        return version("tst-pipeline")
-    except PackageNotFoundError:
-        return "unknown (not installed: pip install -e .)"
+    v = signature.version()
+    v = "unknown (not installed: pip install -e .)" if v == "unknown" else v
+    return f"{v} (scoring code {signature.scoring_code()}, commit {signature.commit()})"
 
 
 def build_parser() -> argparse.ArgumentParser:

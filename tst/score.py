@@ -16,6 +16,7 @@ import pickle
 import sys
 from pathlib import Path
 
+from tst import signature
 from tst.data.bpe import BPE, ModelUnits, is_piece_vocab
 from tst.evaluators.acceptability import load_acceptability
 from tst.evaluators.classifiers import load_classifier
@@ -596,6 +597,7 @@ def score_files(
     progress: see score_system; ci: bootstrap options (tst.bootstrap.resolve; {} for its defaults): each
     metric gets "ci95": [lo, hi] (add_intervals), None: no intervals; resample_stats: the TSV also gets the
     `key:stat` columns of PP and corpus BLEU (write_score_tsv; the workflow's, which the leaderboard resamples).
+    The JSON ends with its `signature` (tst.signature: version, code, evaluators, GM thresholds, variants).
     """
     if len(sources) != len(outputs):
         raise InputError(f"{len(sources)} source files but {len(outputs)} output files")
@@ -670,6 +672,9 @@ def score_files(
                 log.warning("skipped %s: %s", key, why)
     if ci is not None:
         add_intervals(obj, scores, ci, gm_t, calibration)
+    obj["signature"] = signature.of_score_files(
+        [obj], gm_t, (calibration or {}).get("t") if gm_t is not None else None
+    )
     if json_out:
         write_json(json_out, obj)
     if tsv_out:
