@@ -22,6 +22,12 @@ include: "rules/validity.smk"
 include: "rules/report.smk"
 
 
+# A training job of an earlier (killed) run that still runs holds its lock: stop before any job, so that
+# Snakemake deletes none of the files it is writing (tst.joblock.refuse_live_jobs).
+onstart:
+    joblock.refuse_live_jobs(training_locks())
+
+
 rule all:
     default_target: True
     input:

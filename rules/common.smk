@@ -5,7 +5,7 @@ from pathlib import Path
 from snakemake.utils import validate
 
 from tst import config as settings
-from tst import layout, names, signature, variants
+from tst import joblock, layout, names, signature, variants
 from tst.codehash import code_hash
 from tst.data.prepare import expected_outputs
 from tst.data.sources import data_file, resolve_data_dir
@@ -248,3 +248,12 @@ def all_targets():
         targets += [layout.table(ds, t, x) for t in TABLES for x in TABLE_FORMATS]
         targets += [layout.plot(ds, p, x) for p in PLOTS for x in PLOT_FORMATS]
     return targets
+
+
+def training_locks():
+    """The lock file of every trained model's folder that exists (tst.joblock), for onstart."""
+    return [
+        p
+        for d in DATASETS
+        for p in Path(".").glob(f"{layout.model(d, '*', '*')}/{joblock.LOCK_FILE}")
+    ]
