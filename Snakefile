@@ -28,6 +28,11 @@ onstart:
     joblock.refuse_live_jobs(training_locks())
 
 
+# Where the leaderboard, the tables, the plots and the report command are (tst.afterrun).
+onsuccess:
+    print(afterrun.message(DATASETS, workflow.overwrite_configfiles or []))
+
+
 rule all:
     default_target: True
     input:

@@ -5,7 +5,7 @@ from pathlib import Path
 from snakemake.utils import validate
 
 from tst import config as settings
-from tst import joblock, layout, names, signature, variants
+from tst import afterrun, joblock, layout, names, signature, variants
 from tst.codehash import code_hash
 from tst.data.prepare import expected_outputs
 from tst.data.sources import data_file, resolve_data_dir

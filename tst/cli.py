@@ -472,10 +472,20 @@ example:
   echo "John was rude to us" | tst transfer {checkpoint} \\
       --dataset-dir {data} --to-style positive
 """
-TRANSFER_EXAMPLE = {"checkpoint": layout.checkpoint("demo", "M0", 1, "ep5.0"), "data": layout.data("demo")}
+
+
+def demo_last_checkpoint() -> str:
+    """The last checkpoint of the demo's models as config.yaml trains them (transfer.epochs x
+    checkpoints_per_epoch), M0's of seed 1: the file `make run` leaves for `tst transfer`."""
+    from tst.defaults import default
+    from tst.names import checkpoint_labels
+
+    last = checkpoint_labels(default("transfer", "epochs"), default("transfer", "checkpoints_per_epoch"))[-1]
+    return layout.checkpoint("demo", "M0", 1, last)
 
 
 def _add_transfer(sub) -> None:
+    TRANSFER_EXAMPLE = {"checkpoint": demo_last_checkpoint(), "data": layout.data("demo")}
     p = sub.add_parser(
         "transfer",
         help="transfer new sentences with a trained checkpoint",
