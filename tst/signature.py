@@ -2,7 +2,7 @@
 (`signature`), every table's last footnote and `tst score`'s output carry it, so two researchers can tell
 whether their numbers are comparable before they compare them.
 
-    tst:0.2.0|code:3f9c0d2a61b7e4c8|eval:classifier.pt=1a2b3c4d5e6f,...|gm:63,71,97,-37|gm_cal:none|variants:9e8d7c6b5a41
+    tst:0.2.0|code:3f9c0d2a61b7e4c8|eval:classifier.pt=1a2b3c4d5e6f,...|gm:t1,t2,t3,t4|gm_cal:none|variants:9e8d7c6b5a41
 
 - tst: the package version (importlib.metadata: the installed tst-pipeline's);
 - code: the scoring code's own hash (tst.codehash.code_hash of tst/score.py and every tst module it runs,
