@@ -25,7 +25,7 @@ include: "rules/report.smk"
 # A training job of an earlier (killed) run that still runs holds its lock: stop before any job, so that
 # Snakemake deletes none of the files it is writing (tst.joblock.refuse_live_jobs).
 onstart:
-    joblock.refuse_live_jobs(training_locks())
+    joblock.refuse_live_jobs(joblock.training_locks(DATASETS))
 
 
 # Where the leaderboard, the tables, the plots and the report command are (tst.afterrun).

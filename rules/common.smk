@@ -248,12 +248,3 @@ def all_targets():
         targets += [layout.table(ds, t, x) for t in TABLES for x in TABLE_FORMATS]
         targets += [layout.plot(ds, p, x) for p in PLOTS for x in PLOT_FORMATS]
     return targets
-
-
-def training_locks():
-    """The lock file of every trained model's folder that exists (tst.joblock), for onstart."""
-    return [
-        p
-        for d in DATASETS
-        for p in Path(".").glob(f"{layout.model(d, '*', '*')}/{joblock.LOCK_FILE}")
-    ]

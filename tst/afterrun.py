@@ -8,9 +8,9 @@ import shlex
 
 from tst import layout
 
-REPORT = "results/report.html"  # where `make report` writes the report
+REPORT = f"{layout.RESULTS}/report.html"  # where `make report` writes the report
 LAST_RUN_ARGS = (
-    "results/.make_run_args"  # the SNAKEMAKE_ARGS of the last `make run` (written by the Makefile)
+    f"{layout.RESULTS}/.make_run_args"  # the SNAKEMAKE_ARGS of the last `make run` (the Makefile's)
 )
 
 

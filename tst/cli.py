@@ -607,9 +607,19 @@ def package_version() -> str:
     return f"{v} (scoring code {signature.scoring_code()}, commit {signature.commit()})"
 
 
+class _Version(argparse.Action):
+    """--version, worked out only when asked (the code hash and git are not for every command)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog} {package_version()}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="tst", description="Text style transfer pipeline commands.")
-    ap.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
+    ap.add_argument(
+        "--version", action=_Version, nargs=0, help="show the version, the scoring code's hash and exit"
+    )
     sub = ap.add_subparsers(dest="command", required=True)
     _add_score(sub)
     _add_transfer(sub)

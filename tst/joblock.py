@@ -43,6 +43,13 @@ def is_held(path: str | Path) -> bool:
     return False
 
 
+def training_locks(datasets, root: str | Path = ".") -> list[Path]:
+    """The lock file of every trained model's folder of these datasets that exists under `root`."""
+    from tst import layout
+
+    return [p for d in datasets for p in sorted(Path(root).glob(f"{layout.model(d, '*', '*')}/{LOCK_FILE}"))]
+
+
 def refuse_live_jobs(lock_files) -> None:
     """JobLockedError naming the lock files of `lock_files` that a process holds, before any job of a run
     starts (and so before Snakemake deletes the outputs of the job it would run again)."""

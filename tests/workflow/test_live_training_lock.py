@@ -9,7 +9,7 @@ import yaml
 from conftest import REPO, SNAKEMAKE, tiny_config
 
 from tst import layout
-from tst.joblock import LOCK_FILE, is_held, refuse_live_jobs
+from tst.joblock import LOCK_FILE, is_held, refuse_live_jobs, training_locks
 
 HOLD = (
     "import sys, time; from tst.joblock import job_lock\n"
@@ -42,6 +42,14 @@ def test_is_held_only_while_a_process_holds_it(tmp_path):
         holder.wait()
     assert lock.exists() and not is_held(lock)
     refuse_live_jobs([lock])  # free: no error
+
+
+def test_training_locks_are_the_model_folders_lock_files(tmp_path):
+    locks = [tmp_path / layout.model("demo", v, s) / LOCK_FILE for v, s in (("M0", 1), ("M2", 2))]
+    for p in [*locks, tmp_path / layout.model("other", "M0", 1) / LOCK_FILE]:
+        p.parent.mkdir(parents=True)
+        p.touch()
+    assert training_locks(["demo"], tmp_path) == locks
 
 
 def test_a_run_is_refused_while_a_training_job_lives_and_deletes_none_of_its_files(tmp_path):
