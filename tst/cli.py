@@ -485,14 +485,14 @@ def demo_last_checkpoint() -> str:
 
 
 def _add_transfer(sub) -> None:
-    TRANSFER_EXAMPLE = {"checkpoint": demo_last_checkpoint(), "data": layout.data("demo")}
+    example = {"checkpoint": demo_last_checkpoint(), "data": layout.data("demo")}
     p = sub.add_parser(
         "transfer",
         help="transfer new sentences with a trained checkpoint",
-        description=TRANSFER_HELP.format(**TRANSFER_EXAMPLE),
+        description=TRANSFER_HELP.format(**example),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("checkpoint", help=f"a transfer checkpoint, e.g. {TRANSFER_EXAMPLE['checkpoint']}")
+    p.add_argument("checkpoint", help=f"a transfer checkpoint, e.g. {example['checkpoint']}")
     p.add_argument(
         "--dataset-dir",
         required=True,
