@@ -1,5 +1,8 @@
 # The two commands of the README. Both install everything into .venv first (idempotent).
-#   make run   -> snakemake --cores all on config.yaml (the demo corpus, offline)
+#   make run   -> snakemake --cores all on config.yaml (the demo corpus, offline); SNAKEMAKE_ARGS="--configfile
+#                 configs/yelp.yaml" for another run. It ends by naming the leaderboard, the results and the report
+#   make report -> results/report.html, the report of the last make run (its SNAKEMAKE_ARGS, kept in
+#                 results/.make_run_args; or give SNAKEMAKE_ARGS again)
 #   make test  -> the test suite (it includes the checks of make lint: tests/test_style.py)
 #   make test-quick -> the same without its 15 workflow tests (pytest -m "not slow"): the inner loop while editing
 #   make lint  -> ruff check, ruff format --check, snakefmt --check, snakemake --lint
@@ -10,18 +13,25 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 SNAKEMAKE_ARGS ?=
 
-.PHONY: run test test-quick test-slurm install lint format
+LAST_RUN_ARGS := results/.make_run_args
+PYTHON ?= python3
+
+.PHONY: run report test test-quick test-slurm install lint format
 
 install: $(VENV)/.installed
 
 $(VENV)/.installed: pyproject.toml
-	python3 -m venv "$(VENV)"
+	"$(PYTHON)" -m venv "$(VENV)"
 	"$(PY)" -m pip install --quiet --upgrade pip
 	"$(PY)" -m pip install --quiet -e ".[test]"
 	touch "$@"
 
 run: install
+	mkdir -p results && printf '%s\n' '$(SNAKEMAKE_ARGS)' > "$(LAST_RUN_ARGS)"
 	"$(VENV)/bin/snakemake" --cores all $(SNAKEMAKE_ARGS)
+
+report:
+	"$(VENV)/bin/snakemake" --cores all $(or $(SNAKEMAKE_ARGS),$(shell cat "$(LAST_RUN_ARGS)" 2>/dev/null)) --report results/report.html
 
 test: install
 	"$(VENV)/bin/pytest" -q -n 2 --dist worksteal

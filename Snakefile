@@ -30,6 +30,14 @@ onstart:
             **GLOVE_DOWNLOAD,
         }
     )
+    # a training job of an earlier (killed) run that still runs holds its lock: stop before any job, so that
+    # Snakemake deletes none of the files it is writing (tst.joblock.refuse_live_jobs)
+    joblock.refuse_live_jobs(joblock.training_locks(DATASETS))
+
+
+# Where the leaderboard, the tables, the plots and the report command are (tst.afterrun).
+onsuccess:
+    print(afterrun.message(DATASETS, workflow.overwrite_configfiles or []))
 
 
 rule all:

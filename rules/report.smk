@@ -45,6 +45,7 @@ rule report_tables:
         about=lambda w: landing.about(config, w.dataset),
         ours=lambda w: landing.has_models(config, w.dataset),
         code=code("report_tables.py"),
+        tst_version=signature.version(),  # in every table's signature footnote
     script:
         "../scripts/report_tables.py"
 

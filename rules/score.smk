@@ -8,6 +8,8 @@
 # params.options = tst.config.score_options (cp_lexicon, cp_seed, sbert, pp_count_eos, extra_metrics, and
 # the dataset's references release, named in the ref-BLEU variants): changing one reruns the scores.
 # Lines longer than params.max_words tokens are cut and counted (n_truncated; tst.config.score_max_words).
+# Each score file ends with its signature (tst.signature); params.tst_version reruns the scores when the package
+# version changes (the code hash covers the rest).
 
 
 rule score_ours:
@@ -32,6 +34,7 @@ rule score_ours:
         options=lookup(dpath="score/{dataset}", within=TABLE),
         max_words=lambda w: settings.score_max_words(config, w.dataset),
         code=code("score.py"),
+        tst_version=signature.version(),  # in each score file's signature
     script:
         "../scripts/score.py"
 
@@ -54,5 +57,6 @@ rule score_external:
         options=lookup(dpath="score/{dataset}", within=TABLE),
         max_words=lambda w: settings.score_max_words(config, w.dataset),
         code=code("score.py"),
+        tst_version=signature.version(),  # in each score file's signature
     script:
         "../scripts/score.py"

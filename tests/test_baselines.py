@@ -188,6 +188,10 @@ def test_the_files_the_baseline_and_validity_rules_read():
     assert files["sources"][4:] == ["results/d/data/test.0.raw.txt", "results/d/data/test.1.raw.txt"]
     assert files["references"] == ["results/d/data/references.0.tsv", "results/d/data/references.1.tsv"]
     assert "results/d/evaluators/lm_joint.pt" in files["evaluators"] and "bpe" not in files
+    # the default GM's J of each damaged copy needs the MiniLM style classifier and the acceptability classifier
+    assert {"results/d/evaluators/style_minilm.pt", "results/d/evaluators/acceptability.pt"} <= set(
+        files["evaluators"]
+    )
     # the test sources' sentence embeddings, preloaded (sbert is on by default); none when it is off
     assert files["sbert_sources"] == [
         "results/d/evaluators/sbert_sources.test.npy",

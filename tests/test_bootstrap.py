@@ -276,3 +276,13 @@ def test_a_float32_mean_is_a_mean():
     r = MetricResult("acc_prob", "mean P", float(p.mean()), p.tolist())
     samples, skipped = bootstrap_samples({"acc_prob": r}, len(p), {"n_resamples": 5})
     assert not skipped and len(samples["acc_prob"]) == 5
+
+
+def test_a_weighted_mean_is_resampled_as_its_ratio():
+    from tst.bootstrap import ratio_statistic
+
+    # sentences with num 1, 2, 0 and den 1, 0.5, 0; resample 1 draws sentence 0 twice and 1 once: (1+1+2)/(1+1+0.5)
+    # = 1.6; resample 2 draws only sentence 2, whose weight is 0: undefined
+    counts = np.array([[2, 1, 0], [0, 0, 3]])
+    got = ratio_statistic({"num": [1.0, 2.0, 0.0], "den": [1.0, 0.5, 0.0]}, counts)
+    assert got[0] == pytest.approx(1.6) and np.isnan(got[1])

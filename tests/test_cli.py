@@ -185,16 +185,22 @@ def test_score_reads_the_datasets_calibrated_gm_thresholds(tmp_path):
     args = argparse.Namespace(gm_calibration=None)
     assert _calibration(args, ds) is None  # none written yet: gm is skipped, gm_pg computed
     cal = {
-        "t": [1.0, 2.0, 3.0],
-        "keys": ["acc", "sbert_all_minilm_l6_v2", "pp_joint"],
-        "from": [],
-        "rule": "",
+        "t": [0.125],
+        "keys": ["joint"],
+        "from": ["random_target"],
+        "rule": "the highest J of the baselines",
     }
     write_json(ds / CALIBRATION_FILE, cal)
     assert _calibration(args, ds) == cal
     other = tmp_path / "other.json"
-    write_json(other, {**cal, "t": [4.0, 5.0, 6.0]})
-    assert _calibration(argparse.Namespace(gm_calibration=str(other)), ds)["t"] == [4.0, 5.0, 6.0]
+    write_json(other, {**cal, "t": [0.25]})
+    assert _calibration(argparse.Namespace(gm_calibration=str(other)), ds)["t"] == [0.25]
+    # the three thresholds of an older layout (Acc, content, PP) are not read as a J threshold
+    old = tmp_path / "old.json"
+    write_json(old, {**cal, "t": [1.0, 2.0, 3.0], "keys": ["acc", "sbert_all_minilm_l6_v2", "pp_joint"]})
+    with pytest.raises(SystemExit) as e:
+        _calibration(argparse.Namespace(gm_calibration=str(old)), ds)
+    assert e.value.code == 1
     with pytest.raises(SystemExit) as e:
         _calibration(argparse.Namespace(gm_calibration=str(tmp_path / "missing.json")), ds)
     assert e.value.code == 2

@@ -288,7 +288,13 @@ def test_version_is_the_pyproject_version():
     out = subprocess.run(
         [sys.executable, "-m", "tst", "--version"], capture_output=True, text=True, check=True
     )
-    assert out.stdout.strip() == f"tst {expected}"
+    from tst import signature
+
+    # the version, then the scoring code's hash and the checkout's commit (tst.signature)
+    assert (
+        out.stdout.strip()
+        == f"tst {expected} (scoring code {signature.scoring_code()}, commit {signature.commit()})"
+    )
 
 
 def test_help_lists_both_commands():

@@ -82,4 +82,6 @@ def test_github_workflow_runs_ci_run_on_every_supported_python(repo_root):
     job = ci["jobs"]["test"]
     assert job["strategy"]["matrix"]["python-version"] == VERIFIED
     assert [s["run"] for s in job["steps"] if "run" in s] == ["bash .ci/run"]
-    assert (repo_root / ".ci" / "run").read_text().strip().endswith("make test")
+    ci_run = (repo_root / ".ci" / "run").read_text()
+    assert "\nmake lint\nmake test\n" in ci_run  # the whole suite on the runner's Python
+    assert 'make test-quick VENV=.venv-3.13 PYTHON="$PY313"' in ci_run  # and the quick suite on 3.13

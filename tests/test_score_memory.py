@@ -236,7 +236,7 @@ def test_sbert_groups_are_capped_as_computed_by_hand(small_budget):
     assert sbert_mod._token_capped(texts, model, 2) == [texts]
     # batch 4 x 6 = 24 > 12: capped batches [3 4] (2 x 4 = 8; taking 6: 3 x 6 = 18 > 12) and [6]
     assert sbert_mod._token_capped(texts, model, 4) == [["w", "w w"], ["w w w w w w w w"]]
-    sbert_mod._CACHE.pop(id(model), None)
+    sbert_mod._CACHE.pop(model, None)
     e = sbert_mod.embed(texts, model, batch_size=4)
     assert model.calls == [["w", "w w"], ["w w w w w w w w"]]
     np.testing.assert_allclose(e[:, 0], np.array([1, 2, 8]) / np.hypot([1, 2, 8], 1))

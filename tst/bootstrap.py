@@ -94,6 +94,15 @@ def mean_statistic(values, counts) -> np.ndarray:
         return (w @ v[defined]) / w.sum(axis=1)
 
 
+def ratio_statistic(stats: Mapping, counts) -> np.ndarray:
+    """Per resample, sum(num) / sum(den) over the drawn sentences (a weighted mean: tst.metrics.joint's content,
+    the content of each output weighted by its style gain); NaN where the drawn weights sum to 0."""
+    w = counts.astype(np.float64)
+    num, den = (np.asarray(stats[k], dtype=np.float64) for k in ("num", "den"))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(w @ den > 0, (w @ num) / (w @ den), np.nan)
+
+
 def pp_statistic(stats: Mapping, counts) -> np.ndarray:
     """Per resample, corpus PP from per-sentence sufficient statistics (tst.metrics.perplexity.pp_stats):
     nll_sum and n_tokens of each sentence's counted tokens, max_nll, empty, and worst_for_empty (the default
@@ -161,6 +170,8 @@ def resampled(result, counts) -> np.ndarray:
         return pp_statistic(result.resample, counts)
     if kind == "bleu":
         return bleu_statistic(result.resample, counts)
+    if kind == "ratio":
+        return ratio_statistic(result.resample, counts)
     if is_mean(result, counts.shape[1]):
         return mean_statistic(result.per_sentence, counts)
     raise NotResamplable(
@@ -302,6 +313,9 @@ def stat_columns(results: Mapping) -> dict[str, list]:
         elif st.get("kind") == "bleu":
             for j, name in enumerate(_bleu_stat_names(st["settings"]["max_ngram_order"])):
                 out[f"{key}{STAT_SEP}{name}"] = [int(row[j]) for row in st["stats"]]
+        elif st.get("kind") == "ratio":
+            for name in ("num", "den"):
+                out[f"{key}{STAT_SEP}{name}"] = [float(x) for x in st[name]]
     return out
 
 
@@ -346,6 +360,8 @@ def results_from_tsv(metrics: Mapping, path) -> dict:
             names = _bleu_stat_names(settings["max_ngram_order"])
             cols = [column(f"{key}:{name}", int) for name in names]
             r.resample = {"kind": "bleu", "stats": [list(row) for row in zip(*cols)], "settings": settings}
+        elif {"num", "den"} <= stats:
+            r.resample = {"kind": "ratio", "num": column(f"{key}:num"), "den": column(f"{key}:den")}
         if key in header:
             r.per_sentence = column(key)
         if r.resample or r.per_sentence:

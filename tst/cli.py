@@ -395,7 +395,8 @@ def _config(args, dataset: str) -> dict | None:
 
 
 def cmd_score(args) -> dict:
-    from tst.io import InputError, NotUTF8Error
+    from tst import signature
+    from tst.io import InputError, NotUTF8Error, write_json
     from tst.metrics.gm import DEFAULT_T
     from tst.metrics.registry import METRICS, check_keys, files
     from tst.score import coverage_warnings, score_files, score_meta
@@ -466,7 +467,6 @@ def cmd_score(args) -> dict:
             only=args.metrics or None,
             gm_t=tuple(args.gm_t) if args.gm_t else DEFAULT_T,
             calibration=calibration,
-            json_out=args.json_out,
             tsv_out=args.tsv,
             encoding_errors=args.encoding_errors,
             max_words=max_words,
@@ -480,6 +480,9 @@ def cmd_score(args) -> dict:
         fail("score", str(e), 1)
     for warning in coverage_warnings(obj):
         print(f"tst score: warning: {warning}", file=sys.stderr)
+    obj["signature"] = signature.with_commit(obj["signature"])  # not cached: the checkout's commit too
+    if args.json_out:
+        write_json(args.json_out, obj)
     json.dump(obj, sys.stdout, indent=2)
     sys.stdout.write("\n")
     return obj
@@ -498,17 +501,27 @@ example:
   echo "John was rude to us" | tst transfer {checkpoint} \\
       --dataset-dir {data} --to-style positive
 """
-TRANSFER_EXAMPLE = {"checkpoint": layout.checkpoint("demo", "M0", 1, "ep5.0"), "data": layout.data("demo")}
+
+
+def demo_last_checkpoint() -> str:
+    """The last checkpoint of the demo's models as config.yaml trains them (transfer.epochs x
+    checkpoints_per_epoch), M0's of seed 1: the file `make run` leaves for `tst transfer`."""
+    from tst.defaults import default
+    from tst.names import checkpoint_labels
+
+    last = checkpoint_labels(default("transfer", "epochs"), default("transfer", "checkpoints_per_epoch"))[-1]
+    return layout.checkpoint("demo", "M0", 1, last)
 
 
 def _add_transfer(sub) -> None:
+    example = {"checkpoint": demo_last_checkpoint(), "data": layout.data("demo")}
     p = sub.add_parser(
         "transfer",
         help="transfer new sentences with a trained checkpoint",
-        description=TRANSFER_HELP.format(**TRANSFER_EXAMPLE),
+        description=TRANSFER_HELP.format(**example),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("checkpoint", help=f"a transfer checkpoint, e.g. {TRANSFER_EXAMPLE['checkpoint']}")
+    p.add_argument("checkpoint", help=f"a transfer checkpoint, e.g. {example['checkpoint']}")
     p.add_argument(
         "--dataset-dir",
         required=True,
@@ -615,17 +628,27 @@ def cmd_transfer(args) -> list[str]:
 
 
 def package_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    """`tst --version`: the package version, the scoring code's hash and the checkout's commit (tst.signature)."""
+    from tst import signature
 
-    try:
-        return version("tst-pipeline")
-    except PackageNotFoundError:
-        return "unknown (not installed: pip install -e .)"
+    v = signature.version()
+    v = "unknown (not installed: pip install -e .)" if v == "unknown" else v
+    return f"{v} (scoring code {signature.scoring_code()}, commit {signature.commit()})"
+
+
+class _Version(argparse.Action):
+    """--version, worked out only when asked (the code hash and git are not for every command)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog} {package_version()}")
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="tst", description="Text style transfer pipeline commands.")
-    ap.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
+    ap.add_argument(
+        "--version", action=_Version, nargs=0, help="show the version, the scoring code's hash and exit"
+    )
     sub = ap.add_subparsers(dest="command", required=True)
     _add_score(sub)
     _add_transfer(sub)

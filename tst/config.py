@@ -76,6 +76,12 @@ def check_config(config: dict, data_dir=None) -> None:
                 )
         for i, system in enumerate(ds.get("human_systems") or []):
             _name(system, f"datasets.{name}.human_systems[{i}]")
+    if "run" in config and not config["run"]:  # (a partial config without the key: the schema requires it)
+        allowed = ", ".join(sorted(datasets)) or "(none defined)"
+        raise ConfigError(
+            f"config key run: no dataset to build (run: {config.get('run')!r}); name at least one of: {allowed}, "
+            "e.g. run: [demo]"
+        )
     for name in config.get("run", []):
         if name not in datasets:
             allowed = ", ".join(sorted(datasets)) or "(none defined)"

@@ -16,6 +16,7 @@ import pickle
 import sys
 from pathlib import Path
 
+from tst import signature
 from tst.data.bpe import BPE, ModelUnits, is_piece_vocab
 from tst.data.normalize import normalization_record, scoring_normalizer
 from tst.evaluators.acceptability import load_acceptability
@@ -621,6 +622,7 @@ def score_files(
     {"normalize": the dataset's `normalize:` block, "from": where it was read}: every line read (sources,
     outputs, references) goes through tst.data.normalize.scoring_normalizer first, and the JSON says so under
     "normalization" (`tst score`; {"applied": False} there when it is turned off).
+    The JSON ends with its `signature` (tst.signature: version, code, evaluators, GM thresholds, variants).
     """
     if len(sources) != len(outputs):
         raise InputError(f"{len(sources)} source files but {len(outputs)} output files")
@@ -699,6 +701,9 @@ def score_files(
                 log.warning("skipped %s: %s", key, why)
     if ci is not None:
         add_intervals(obj, scores, ci, gm_t, calibration)
+    obj["signature"] = signature.of_score_files(
+        [obj], gm_t, (calibration or {}).get("t") if gm_t is not None else None
+    )
     if json_out:
         write_json(json_out, obj)
     if tsv_out:

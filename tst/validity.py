@@ -25,8 +25,9 @@ SEPARATION_KEYS = (
     "bleu_self_st",
     "sbert_all_minilm_l6_v2",
 )
-# What the word-order check scores of each damaged copy: the factors of both GMs and the fluency metrics.
-DAMAGE_KEYS = ("acc", "sim", "pp_joint", "sbert_all_minilm_l6_v2")
+# What the word-order check scores of each damaged copy: the inputs of both GMs (J of the default GM; Acc, Sim
+# and PP of Pang & Gimpel's) and the MiniLM content score.
+DAMAGE_KEYS = ("joint", "acc", "sim", "pp_joint", "sbert_all_minilm_l6_v2")
 SWAPS = 3  # adjacent swaps per output (measured on the demo: 3 swaps raised P&G's GM of M2)
 DAMAGES = ("swap", "shuffle")  # the damaged copies of each system's outputs (damaged)
 

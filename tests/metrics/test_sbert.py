@@ -117,6 +117,25 @@ def test_each_sentence_is_encoded_once_per_process(model):
     )
 
 
+def test_a_models_embeddings_go_with_it(model):
+    """The cache holds a model's embeddings only while the model lives: a model created later, even at the freed
+    one's address (CPython 3.13 reused it in this module's tests), encodes its sentences itself."""
+    import gc
+
+    from tst.metrics import sbert
+
+    fake = Counting(model)
+    sbert.embed(["a b", "c d"], fake)
+    assert fake in sbert._CACHE and set(sbert._CACHE[fake][False]) == {"a b", "c d"}
+    before = len(sbert._CACHE)
+    del fake
+    gc.collect()
+    assert len(sbert._CACHE) == before - 1
+    fresh = Counting(model)
+    sbert.embed(["a b", "c d"], fresh)
+    assert fresh.seen == ["a b", "c d"]
+
+
 def test_scoring_loads_neither_transformers_nor_gensim(tmp_path):
     """A scoring job embeds with tst.models.bert and reads .kv vectors with numpy: a fresh interpreter that
     embeds a sentence and loads embeddings has imported neither transformers (~4 s), sentence-transformers nor

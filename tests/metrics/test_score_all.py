@@ -133,14 +133,17 @@ def test_every_metric_with_every_evaluator(evaluators):
 
 def test_missing_evaluators_are_skipped_with_reason(tmp_path):
     s = score_system(SOURCES, OUTPUTS, STYLES, tmp_path)
-    # without evaluators, references or lists only the self-BLEU variants, the distinct-output share and the
-    # sbert cosine (its model ships with the install) can be computed
+    # without evaluators, references or lists only the self-BLEU variants, the distinct-output share, the
+    # sbert cosine (its model ships with the install) and the default GM's content factor built on it can be
+    # computed
     assert set(s) == {k for k, m in METRICS.items() if k.startswith("bleu_self_")} | {
         "sbert_all_minilm_l6_v2",
+        "content",
         "distinct",
     }
     assert {"bleu_self_corpus", "bleu_self_sentence"} <= set(s)
     assert s.skipped["acc"] == "missing evaluator file(s): style_cnn.pt"
+    assert s.skipped["joint"] == "missing evaluator file(s): style_minilm.pt, acceptability.pt"
     assert s.skipped["bleu_ref_corpus"] == "no human references given"
     assert (
         add_derived({k: r.to_json() for k, r in s.items()}, DEFAULT_T)

@@ -24,12 +24,41 @@ from tst.variants import FAMILIES, LAMBDAS, MODELS, Variant
 torch.set_num_threads(1)
 
 
+def protocol_members(protocol) -> set:
+    """The attributes and methods a runtime-checkable Protocol declares (its annotations and the functions of its
+    body), as Python 3.11's isinstance checks them."""
+    body = {n for n, v in vars(protocol).items() if callable(v) or isinstance(v, classmethod)}
+    return {n for n in set(protocol.__annotations__) | body if not n.startswith("_")}
+
+
+def missing_members(obj, protocol=TransferModel) -> list:
+    """The protocol's members `obj` lacks, looked up with hasattr. From Python 3.12 on, isinstance against a
+    runtime-checkable Protocol uses inspect.getattr_static, which does not see an nn.Module's submodules (they
+    live in its _modules, reached through __getattr__): `embed` is one."""
+    return sorted(n for n in protocol_members(protocol) if not hasattr(obj, n))
+
+
+def test_the_protocol_members_are_the_ones_python_lists():
+    members = protocol_members(TransferModel)
+    assert {
+        "embed",
+        "adversary_reads_transfer",
+        "from_settings",
+        "encode",
+        "beam",
+        "adversarial_loss",
+    } <= members
+    assert len(members) == 12
+    if hasattr(TransferModel, "__protocol_attrs__"):  # Python 3.12 and later
+        assert members == set(TransferModel.__protocol_attrs__)
+
+
 @pytest.mark.parametrize("family", MODELS)
 def test_every_registered_family_is_a_transfer_model(family):
     from test_transfer import TINY
 
     model = build_model({**DEFAULTS, **TINY}, 12, {"model": family})
-    assert isinstance(model, TransferModel)
+    assert missing_members(model) == []
     assert type(model) is FAMILIES[family].load()
 
 
@@ -49,9 +78,10 @@ def test_the_protocol_check_can_fail():
         @classmethod
         def from_settings(cls, settings, vocab_size, variant): ...
 
+    assert missing_members(NoAdversary()) == ["adversarial_loss", "adversary_loss"]
     assert not isinstance(NoAdversary(), TransferModel)
     NoAdversary.adversary_loss = NoAdversary.adversarial_loss = lambda self, *a: None
-    assert isinstance(NoAdversary(), TransferModel)
+    assert missing_members(NoAdversary()) == [] and isinstance(NoAdversary(), TransferModel)
 
 
 def test_fu_models_share_their_base_and_keep_their_parameter_order():

@@ -17,21 +17,24 @@ from test_build import score_files  # noqa: F401 (fixture)
 
 from tst.metrics.base import MetricResult
 from tst.metrics.bleu import corpus_bleu
-from tst.metrics.gm import DEFAULT_T, gm, gm_calibrated
+from tst.metrics.gm import DEFAULT_T, gm
 from tst.metrics.perplexity import perplexity
-from tst.metrics.registry import GM_CONTENT
 from tst.report import build
 from tst.score import write_score_tsv
 
 N = 200  # test sentences: 100 of style 0, then 100 of style 1
 STYLES = [0] * 100 + [1] * 100
 B, SEED = 200, 7  # the resampling options given to build_tables
-CAL = {
-    "t": [50.0, 50.0, 500.0],
-    "keys": ["acc", GM_CONTENT, "pp_joint"],
-    "from": ["a", "b", "c"],
-    "rule": "r",
-}
+CAL = {"t": [0.2], "keys": ["joint"], "from": ["random_target"], "rule": "r"}
+# the default GM by its definition, 100 [J - t_J]_+ / (1 - t_J), with t_J = 0.2
+
+
+def gm_by_hand(j):
+    return 100 * np.maximum(np.asarray(j) - 0.2, 0.0) / 0.8
+
+
+FACTORS = ("style", "content", "acceptability")
+MEANS = ("acc", "sim", *FACTORS, "joint")  # metrics that are the mean of their per-sentence values
 WORDS = ["the", "food", "was", "great", "service", "slow", "we", "love", "pizza", "staff", "rude", "back"]
 
 
@@ -51,21 +54,27 @@ REFS = [[s] for s in sentences(99)]
 
 
 def system(seed: int, n_right: int, outputs=None) -> dict:
-    """Per-sentence values of one system: Acc right on the first n_right sentences; content scores drawn
-    from `seed`; its outputs (`seed`'s sentences unless given)."""
+    """Per-sentence values of one system: Acc right on the first n_right sentences, a style gain there only;
+    content, Sim and acceptability drawn from `seed`; J_i = (s_i c_i f_i)^(1/3); its outputs (`seed`'s
+    sentences unless given)."""
     rng = np.random.default_rng(seed)
+    acc = np.array([1.0] * n_right + [0.0] * (N - n_right))
+    style = acc * rng.uniform(0.6, 1.0, N)
+    content = rng.uniform(0.3, 1.0, N)
+    accept = rng.uniform(0.5, 1.0, N)
     return {
-        "acc": [1.0] * n_right + [0.0] * (N - n_right),
-        GM_CONTENT: rng.uniform(0.6, 1.0, N).tolist(),
+        "acc": acc.tolist(),
         "sim": rng.uniform(0.5, 1.0, N).tolist(),
+        "style": style.tolist(),
+        "content": content.tolist(),
+        "acceptability": accept.tolist(),
+        "joint": ((style * content * accept) ** (1 / 3)).tolist(),
         "outputs": outputs if outputs is not None else sentences(seed),
     }
 
 
 def results(sys_: dict) -> dict:
-    mean = {
-        k: MetricResult(k, f"mean {k}", float(np.mean(sys_[k])), sys_[k]) for k in ("acc", GM_CONTENT, "sim")
-    }
+    mean = {k: MetricResult(k, f"mean {k}", float(np.mean(sys_[k])), sys_[k]) for k in MEANS}
     return {
         **mean,
         "pp_joint": perplexity(sys_["outputs"], WordLengthLM()),
@@ -136,7 +145,7 @@ def direct(sys_: dict) -> dict:
     """Each headline metric computed directly on each resample of the sentences (no tst.bootstrap)."""
     idx = np.random.default_rng(SEED).choice(N, size=(B, N), replace=True)
     lm, out = WordLengthLM(), {}
-    for k in ("acc", GM_CONTENT, "sim"):
+    for k in MEANS:
         out[k] = np.asarray(sys_[k])[idx].mean(axis=1)
     out["pp_joint"] = np.array([perplexity([sys_["outputs"][i] for i in row], lm).score for row in idx])
     out["bleu_ref_corpus"] = np.array(
@@ -145,13 +154,12 @@ def direct(sys_: dict) -> dict:
     out["gm_pg"] = np.array(
         [gm(a, s, p, DEFAULT_T) for a, s, p in zip(out["acc"], out["sim"], out["pp_joint"])]
     )
-    out["gm"] = np.array(
-        [gm_calibrated(a, c, p, CAL["t"]) for a, c, p in zip(out["acc"], out[GM_CONTENT], out["pp_joint"])]
-    )
+    out["gm"] = gm_by_hand(out["joint"])
     return out
 
 
-KEYS = ["acc", GM_CONTENT, "sim", "pp_joint", "gm", "gm_pg", "bleu_ref_corpus"]
+# the leaderboard's columns: the default GM and its factors, ref-BLEU, then Pang & Gimpel's Acc, Sim, PP, GM
+KEYS = ["gm", *FACTORS, "bleu_ref_corpus", "acc", "sim", "pp_joint", "gm_pg"]
 
 
 def test_intervals_are_the_metrics_on_the_resampled_sentences(board):
@@ -205,20 +213,26 @@ def test_every_kind_and_ours_per_seed_at_its_selected_checkpoint(board):
     assert t.loc["M0.seed1", "checkpoint"] == "ep2.0" and t.loc["M0.seed2", "checkpoint"] == "ep1.0"
     # ours: the test scores of that checkpoint (seed 1 ep2.0 = system(11, 160): Acc 0.80)
     assert t.loc["M0.seed1", "acc"] == pytest.approx(0.80) and t.loc["M0.seed2", "acc"] == pytest.approx(0.75)
-    # rows sorted by the calibrated GM, best first; GM computed here from the corpus Acc, content and PP
-    gms = {
-        n: gm_calibrated(
-            np.mean(s["acc"]),
-            np.mean(s[GM_CONTENT]),
-            perplexity(s["outputs"], WordLengthLM()).score,
-            CAL["t"],
-        )
-        for n, s in SYSTEMS.items()
-    }
+    # rows sorted by the default GM, best first; GM computed here from the mean J
+    gms = {n: float(gm_by_hand(np.mean(s["joint"]))) for n, s in SYSTEMS.items()}
     assert t.loc["good", "gm"] == pytest.approx(gms["good"], rel=1e-9)
+    assert t.loc["reference", "gm"] == pytest.approx(gms["human"], rel=1e-9)
     assert list(t["gm"]) == sorted(t["gm"], reverse=True)
     assert t.index[0] == "reference" and set(t["rank_by"]) == {"gm"}
     md = (out / "leaderboard.md").read_text()
+    # the columns: the default GM and its factors, ref-BLEU, then Pang & Gimpel's own, labelled theirs
+    header = next(line for line in md.splitlines() if line.startswith("| System |"))
+    assert [c.strip() for c in header.strip("|").split("|")][3:] == [
+        "GM ↑",
+        "Style ↑",
+        "Content ↑",
+        "Accept ↑",
+        "ref-BLEU ↑",
+        "Acc (P&G) ↑",
+        "Sim (P&G) ↑",
+        "PP (P&G) ↓",
+        "GM-P&G ↑",
+    ]
     row = next(line for line in md.splitlines() if line.startswith("| good |"))
     lo, hi = t.loc["good", ["acc_lo", "acc_hi"]]
     assert f"| 0.950 [{lo:.3f}, {hi:.3f}] (2) |" in row

@@ -176,7 +176,7 @@ def test_paper_scale_jobs_per_rule(repo_root, paper_dry_run):
         "train_naturalness": kinds * (models + external),  # per system and kind
         "parse": 2 * 2,  # dev, test x styles (train: only for a variant with lambda_attr > 0, none here)
         "attributes": 2 * 2,
-        "train_classifier": 2,  # cnn, lstm
+        "train_classifier": 3,  # cnn, lstm, minilm (the default GM's style classifier)
         "train_lm": 3,  # joint, style0, style1
         "build_embeddings": 3,  # glove, word2vec, word2vec_masked
         "embed_sources": 2,  # the sources' sentence embeddings: dev and test (our models score both)
@@ -222,17 +222,19 @@ def test_slurm_submits_tens_of_group_jobs(repo_root, paper_dry_run):
         "train_acceptability",
         "train_classifier",
         "train_classifier",
+        "train_classifier",
         "train_lm",
         "train_lm",
         "train_lm",
     ]
     total = sum(groups.values()) + len(alone)
     jobs = planned_jobs(paper_dry_run)
-    assert total == 40  # 24 models + 6 score + 3 groups + 7 single jobs
+    assert total == 41  # 24 models + 6 score + 3 groups + 8 single jobs
     assert (
-        sum(jobs.values()) - sum(n for rule, n in jobs.items() if rule in local_rules(repo_root)) == 245
+        sum(jobs.values()) - sum(n for rule, n in jobs.items() if rule in local_rules(repo_root)) == 246
     )  # 217 + 6 released x (score, 2 imports, 2 nat.) + embed_sources for dev and test (in the lexicons group)
-    # - the training split's 2 parses and 2 attribute lists (no variant with lambda_attr > 0)
+    # - the training split's 2 parses and 2 attribute lists (no variant with lambda_attr > 0) + the minilm style
+    # classifier
 
 
 @pytest.mark.shared_data

@@ -2,10 +2,13 @@
 this pipeline's factors). Per output y_i of source x_i, three factors in [0, 1]:
 
     s_i = [P(target | y_i) - P(target | x_i)]_+                 style gain (tst.metrics.style.style_gain)
-    c_i = [cos(e(x_i), e(y_i)) - tau]_+ / (1 - tau)             content above the fixed-sentence bound
+    c_i = min([cos(e(x_i), e(y_i)) - tau]_+ / (1 - tau), 1)     content above the fixed-sentence bound
     f_i = P(real | y_i)                                          acceptability (tst.metrics.acceptability)
 
     J = (1/N) sum_i (s_i c_i f_i)^(1/3)
+
+The content factor a table shows is sum_i s_i c_i / sum_i s_i: the content carried into the target style, so that
+an output left in its source style (a copy keeps every word) adds nothing to it either.
 
 e = the unit all-MiniLM-L6-v2 embedding (the content score, tst.metrics.sbert). tau is the fixed-sentence bound
 of the sources of each style: for one fixed output y of every source x_1..x_n of a style, the mean cosine is
@@ -27,8 +30,9 @@ from tst.metrics.base import Context, Metric, MetricResult, Skip
 from tst.metrics.style import MINILM, style_gain
 
 CONTENT_VARIANT = (
-    "mean over outputs of [cos - tau]_+ / (1 - tau), cos = all-MiniLM-L6-v2 cosine to the source, tau = the "
-    "fixed-sentence bound ||mean unit embedding of the sources of that style|| (ours)"
+    "sum_i s_i c_i / sum_i s_i: c_i = [cos_i - tau]_+ / (1 - tau) weighted by the style gain s_i (the content "
+    "carried into the target style), cos = all-MiniLM-L6-v2 cosine to the source, tau = the fixed-sentence bound "
+    "||mean unit embedding of the sources of that style|| (ours)"
 )
 JOINT_VARIANT = (
     "mean over outputs of (style gain x content above the fixed-sentence bound x acceptability)^(1/3) (ours; "
@@ -49,7 +53,7 @@ def content_above_bound(cosines, source_styles, source_vectors) -> tuple[np.ndar
     vectors = np.asarray(source_vectors, dtype=np.float64)
     tau = {int(s): fixed_sentence_bound(vectors[styles == s]) for s in np.unique(styles)}
     t = np.array([tau[int(s)] for s in styles])
-    return np.maximum(cos - t, 0.0) / (1.0 - t), tau
+    return np.clip((cos - t) / (1.0 - t), 0.0, 1.0), tau  # a float32 cosine can exceed 1 by 1e-8
 
 
 def joint(style, content, fluency) -> np.ndarray:
@@ -75,8 +79,12 @@ def _source_vectors(ctx: Context) -> np.ndarray:
 def _content(ctx: Context):
     cos = ctx.result("sbert_all_minilm_l6_v2").per_sentence
     per, tau = content_above_bound(cos, ctx.source_styles, _source_vectors(ctx))
-    details = {"n": len(per), "tau": {str(k): v for k, v in tau.items()}}
-    return MetricResult("content", CONTENT_VARIANT, float(per.mean()), per.tolist(), True, details)
+    s = style_gain(ctx.sources, ctx.outputs, ctx.targets, ctx.classifier(MINILM))
+    score = float((s * per).sum() / s.sum()) if s.sum() > 0 else None
+    details = {"n": len(per), "tau": {str(k): v for k, v in tau.items()}, "style_gain_sum": float(s.sum())}
+    r = MetricResult("content", CONTENT_VARIANT, score, per.tolist(), True, details)
+    r.resample = {"kind": "ratio", "num": (s * per).tolist(), "den": s.tolist()}
+    return r
 
 
 def _joint(ctx: Context):
@@ -98,7 +106,7 @@ ROWS = [
         "content",
         True,
         6,
-        (),
+        (MINILM,),
         _content,
         note="(ours: the default GM's content factor, from sbert_all_minilm_l6_v2)",
     ),

@@ -11,6 +11,7 @@ default GM); without it the metric is skipped with the install command as the re
 
 from __future__ import annotations
 
+import weakref
 from functools import cache
 from pathlib import Path
 
@@ -47,9 +48,18 @@ def _text(s) -> str:
 
 # Embeddings already computed in this process, per model and precision (bf16 or not): a scoring job scores every
 # checkpoint of a system against the same sources, which are encoded once. float32, at most _CACHE_MAX sentences
-# (then cleared).
-_CACHE: dict[tuple[int, bool], dict[str, np.ndarray]] = {}
+# per model and precision (then cleared). Keyed by the model object itself, held weakly: a model's entries go with
+# it, so a later model never reads them (keyed by id(model), a new model that Python placed at a freed model's
+# address, as CPython 3.13 does more often, was served the old one's embeddings).
+_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _CACHE_MAX = 200_000
+
+
+def _seen(model, bf16: bool) -> dict[str, np.ndarray]:
+    """The embeddings this process has of `model` in this precision, text -> vector."""
+    if model not in _CACHE:
+        _CACHE[model] = {}
+    return _CACHE[model].setdefault(bool(bf16), {})
 
 
 def _token_capped(texts: list[str], model, batch_size: int) -> list[list[str]]:
@@ -75,7 +85,7 @@ def embed(sentences, model, batch_size: int = BATCH_SIZE, bf16: bool = False) ->
     """Unit-length embeddings [n, 384], each distinct sentence encoded once per process, model and precision
     (bf16: the model's encode in bf16 autocast)."""
     texts = [_text(s) for s in sentences]
-    seen = _CACHE.setdefault((id(model), bf16), {})
+    seen = _seen(model, bf16)
     if len(seen) > _CACHE_MAX:
         seen.clear()
     new = [t for t in dict.fromkeys(texts) if t not in seen]
@@ -122,7 +132,7 @@ def preload(vectors_path, texts_path, model=None, bf16: bool = False) -> int:
             f"{vectors_path} holds {vectors.shape} vectors for the {len(texts)} lines of {texts_path}; "
             "delete both and rerun (rule embed_sources writes them together)"
         )
-    seen = _CACHE.setdefault((id(model or load_model()), bf16), {})
+    seen = _seen(model or load_model(), bf16)
     seen.update(zip(texts, vectors.astype(np.float32)))
     return len(texts)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from tst import signature
 from tst.defaults import default
 from tst.io import read_json
 from tst.metrics.registry import GM_CONTENT
@@ -108,6 +109,11 @@ def build_tables(
         validity.separation_table(checks),
         validity.word_order_table(checks, gm_t, calibration, validity.metrics_by_system(originals)),
     ]
+    sig = signature.of_score_files(
+        [read_json(p) for p in score_paths], gm_t, (calibration or {}).get("t") if gm_t is not None else None
+    )
+    for t in out:  # every table's last footnote: what its scores were computed with
+        t.notes.append(f"Signature (tst.signature): {sig['line']}")
     return [p for t in out for p in table_writer.write_table(t, out_dir)]
 
 

@@ -58,8 +58,9 @@ def headline_keys(info: dict[str, MetricInfo], s: dict) -> list[str]:
 
 def column_header(info: dict[str, MetricInfo], key: str) -> str:
     """A leaderboard column's header: Pang & Gimpel's own metrics say so."""
-    header = _header(info, key)
-    return header if key == "gm_pg" or key not in PANG_GIMPEL else f"{header} (P&G)"
+    if key == "gm_pg" or key not in PANG_GIMPEL or key not in info:
+        return _header(info, key)
+    return f"{info[key].label} (P&G) {info[key].arrow}"
 
 
 def sort_key(info: dict[str, MetricInfo], s: dict) -> str | None:

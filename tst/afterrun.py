@@ -1,0 +1,39 @@
+"""What a finished run tells its user (the Snakefile's onsuccess): where the leaderboard, the tables, the plots
+and every other output are, and the command that builds the report of this run, with the same --configfiles
+(`make report` repeats the last `make run`'s SNAKEMAKE_ARGS, which LAST_RUN_ARGS records)."""
+
+from __future__ import annotations
+
+import shlex
+
+from tst import layout
+
+REPORT = f"{layout.RESULTS}/report.html"  # where `make report` writes the report
+LAST_RUN_ARGS = (
+    f"{layout.RESULTS}/.make_run_args"  # the SNAKEMAKE_ARGS of the last `make run` (the Makefile's)
+)
+
+
+def report_command(configfiles) -> str:
+    """The snakemake command that builds the report of a run made with these --configfile arguments."""
+    files = " ".join(shlex.quote(str(f)) for f in configfiles)
+    return f"snakemake --report {REPORT}" + (f" --configfile {files}" if files else "")
+
+
+def message(datasets, configfiles) -> str:
+    """The lines a finished run prints: per dataset its leaderboard, tables, plots and results folder; then the
+    report command (make report, or the snakemake command with the run's --configfiles)."""
+    lines = ["", "Done."]
+    for d in datasets:
+        lines += [
+            f"  {d}: leaderboard {layout.table(d, 'leaderboard', 'md')} (also .csv, .tex, .html)",
+            (
+                f"  {d}: every table in {layout.root(d)}/{layout.TABLES}/, every plot in "
+                f"{layout.root(d)}/{layout.PLOTS}/, all outputs in {layout.root(d)}/"
+            ),
+        ]
+    lines += [
+        f"The report (every table and plot in one page, {REPORT}): make report",
+        f"  or: .venv/bin/{report_command(configfiles)}",
+    ]
+    return "\n".join(lines)
