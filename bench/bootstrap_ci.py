@@ -20,7 +20,8 @@ from tst.layout import CALIBRATION_FILE
 from tst.metrics.bleu import read_references
 from tst.metrics.gm import DEFAULT_T
 from tst.metrics.registry import add_derived
-from tst.score import Evaluators, add_intervals, score_json, score_system
+from tst.score import add_intervals, score_json
+from tst.scoring import Evaluators, score_system
 
 
 def main(argv=None) -> None:

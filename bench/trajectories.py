@@ -41,7 +41,8 @@ from tst.report import figure, plots
 from tst.report.build import settings as report_settings
 from tst.report.scores import load_scores, ours
 from tst.report.select import select_checkpoints
-from tst.score import Evaluators, score_files, score_meta
+from tst.score import score_files, score_meta
+from tst.scoring import Evaluators
 
 CHEAP = ["acc", "sim", "pp_joint", "bleu_self_corpus", "distinct"]
 

@@ -9,7 +9,8 @@ from pathlib import Path
 from tst.logs import log_to
 from tst.metrics.sbert import preload_files, scoring_bf16
 from tst.names import system_name
-from tst.score import Evaluators, coverage_warnings, score_files, score_meta
+from tst.score import coverage_warnings, score_files, score_meta
+from tst.scoring import Evaluators
 
 sm = snakemake  # noqa: F821 (set by Snakemake)
 with log_to(sm.log[0]):

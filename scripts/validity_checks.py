@@ -4,7 +4,7 @@ of word-order-damaged copies of every honest system (tst.validity) -> validity/c
 from tst.io import read_lines, write_json
 from tst.logs import log_to
 from tst.metrics.sbert import preload_files, scoring_bf16
-from tst.score import Evaluators
+from tst.scoring import Evaluators
 from tst.validity import content_separation, word_order_damage
 
 sm = snakemake  # noqa: F821 (set by Snakemake)

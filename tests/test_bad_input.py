@@ -271,7 +271,8 @@ def train_evaluators(tmp_path, folder):
 
 
 def test_two_runs_save_identical_evaluators_and_score_files(tmp_path):
-    from tst.score import score_meta, score_system, write_score_json
+    from tst.score import score_meta, write_score_json
+    from tst.scoring import score_system
 
     a, b = train_evaluators(tmp_path, "a"), train_evaluators(tmp_path, "b")
     assert all_files(a) == all_files(b) and len(all_files(a)) == 2

@@ -17,7 +17,8 @@ from tst.data.bpe import ModelUnits, is_piece_vocab, train_bpe, word_nll
 from tst.evaluators.classifiers import load_classifier, train_classifier
 from tst.evaluators.language_model import load_lm, train_lm
 from tst.io import read_json, write_lines
-from tst.score import Evaluators, score_files, score_system
+from tst.score import score_files
+from tst.scoring import Evaluators, score_system
 from tst.vocab import Vocab
 
 A = ["old", "young", "tall", "kind"]  # style 0 words

@@ -215,7 +215,7 @@ class _EosLM:
 
 @pytest.mark.parametrize("flag", [[], ["--pp-count-eos"], ["--no-pp-count-eos"]])
 def test_pp_count_eos_flag(tmp_path, capsys, monkeypatch, flag):
-    import tst.score as score_mod
+    import tst.scoring as score_mod
 
     monkeypatch.setattr(score_mod, "load_lm", lambda p: _EosLM())
     d = _files(tmp_path)

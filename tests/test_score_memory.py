@@ -19,7 +19,8 @@ from tst.evaluators.language_model import LanguageModel
 from tst.evaluators.training import capped_batches
 from tst.io import write_lines
 from tst.models.gru_lm import GRULanguageModel
-from tst.score import cut_words, is_out_of_memory, score_files, score_meta, score_system
+from tst.score import cut_words, score_files, score_meta
+from tst.scoring import is_out_of_memory, score_system
 from tst.vocab import Vocab
 
 # ---- the word limit ----
@@ -292,7 +293,7 @@ def test_other_errors_still_raise(tmp_path, monkeypatch):
 
 
 def test_an_evaluator_too_big_to_load_is_out_of_memory_not_broken(tmp_path, monkeypatch):
-    import tst.score as score_mod
+    import tst.scoring as score_mod
 
     (tmp_path / "style_cnn.pt").write_text("a classifier")
     monkeypatch.setattr(score_mod, "load_classifier", lambda path: torch.empty(10**13))

@@ -444,7 +444,7 @@ def cmd_score(args) -> dict:
                 f"after its evaluators were built), or --metrics with evaluator-free ones only: {' '.join(free)}",
                 2,
             )
-    from tst.score import Evaluators
+    from tst.scoring import Evaluators
 
     bpe = (
         dataset_dir / layout.DATA / layout.BPE_MODEL

@@ -8,8 +8,8 @@ import sys
 import numpy as np
 import pytest
 
-import tst.score as score_mod
-from tst.io import write_json, write_lines
+import tst.scoring as score_mod
+from tst.io import InputError, write_json, write_lines
 from tst.metrics.base import Metric
 from tst.metrics.gm import DEFAULT_T
 from tst.metrics.registry import (
@@ -21,7 +21,8 @@ from tst.metrics.registry import (
     resolve_options,
     scored_keys,
 )
-from tst.score import Evaluators, score_files, score_meta, score_system
+from tst.score import score_files, score_meta
+from tst.scoring import Evaluators, score_system
 
 # Short names as Pang & Gimpel, Fu et al., Mir et al. and Yu et al. print them.
 LABELS = {
@@ -425,11 +426,11 @@ def test_score_files_checks_its_inputs(fake_evaluators, tmp_path):
     write_lines(tmp_path / "src.0.txt", ["a b", "c"])
     write_lines(tmp_path / "out.0.txt", ["a b"])
     meta = score_meta("toy", "mit", "test", "final")
-    with pytest.raises(score_mod.InputError, match="has 1 lines but"):
+    with pytest.raises(InputError, match="has 1 lines but"):
         score_files(d, [tmp_path / "src.0.txt"], [tmp_path / "out.0.txt"], [0], meta=meta)
-    with pytest.raises(score_mod.InputError, match="1 source files but 2 output files"):
+    with pytest.raises(InputError, match="1 source files but 2 output files"):
         score_files(d, [tmp_path / "src.0.txt"], [tmp_path / "out.0.txt"] * 2, [0], meta=meta)
-    with pytest.raises(score_mod.InputError, match="unknown metric"):
+    with pytest.raises(InputError, match="unknown metric"):
         score_files(d, [tmp_path / "src.0.txt"], [tmp_path / "src.0.txt"], [0], meta=meta, only=["bleu"])
 
 

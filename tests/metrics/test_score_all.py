@@ -6,11 +6,12 @@ import math
 import numpy as np
 import pytest
 
-import tst.score as score_mod
+import tst.scoring as score_mod
 from tst.io import read_lines, sha256_of, write_json
 from tst.metrics.gm import DEFAULT_T
 from tst.metrics.registry import METRICS
-from tst.score import add_derived, score_meta, score_system, write_score_json, write_score_tsv
+from tst.score import add_derived, score_meta, write_score_json, write_score_tsv
+from tst.scoring import score_system
 
 SOURCES = ["the food was good", "the service was bad", "great place"]
 OUTPUTS = ["the food was bad", "the service was good", "awful place"]
