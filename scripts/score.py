@@ -7,6 +7,7 @@ import logging
 from pathlib import Path
 
 from tst.logs import log_to
+from tst.metrics.registry import ScoreOptions
 from tst.metrics.sbert import preload_files, scoring_bf16
 from tst.names import system_name
 from tst.score import coverage_warnings, score_files, score_meta
@@ -15,10 +16,11 @@ from tst.scoring import Evaluators
 sm = snakemake  # noqa: F821 (set by Snakemake)
 with log_to(sm.log[0]):
     w = sm.wildcards
+    options = ScoreOptions.of(sm.params.options)  # resolved once for every run of the job
     system = w.get("system") or system_name(w.variant, w.seed)
     evaluators = Evaluators(Path(sm.input.evaluators[0]).parent, bpe=sm.input.get("bpe") or None)
     if sm.input.get("sbert_sources"):  # the sources' sentence embeddings, encoded once (rule embed_sources)
-        n = preload_files(sm.input.sbert_sources, bf16=scoring_bf16(sm.params.options))
+        n = preload_files(sm.input.sbert_sources, bf16=scoring_bf16(options))
         logging.getLogger("score").info("preloaded the sentence embeddings of %d sources", n)
     json_out, tsv_out = ([o] if isinstance(o, str) else list(o) for o in (sm.output.json, sm.output.tsv))
     for i, (split, checkpoint) in enumerate(sm.params.runs):
@@ -32,7 +34,7 @@ with log_to(sm.log[0]):
             lists=sm.input.get("lists", [])[pair],
             lists_text=sm.input.get("lists_text", [])[pair],
             meta=score_meta(w.dataset, system, split, checkpoint),
-            options=sm.params.options,
+            options=options,
             max_words=sm.params.max_words,
             json_out=json_out[i],
             tsv_out=tsv_out[i],

@@ -3,6 +3,7 @@ of word-order-damaged copies of every honest system (tst.validity) -> validity/c
 
 from tst.io import read_lines, write_json
 from tst.logs import log_to
+from tst.metrics.registry import ScoreOptions
 from tst.metrics.sbert import preload_files, scoring_bf16
 from tst.scoring import Evaluators
 from tst.validity import content_separation, word_order_damage
@@ -10,9 +11,9 @@ from tst.validity import content_separation, word_order_damage
 sm = snakemake  # noqa: F821 (set by Snakemake)
 with log_to(sm.log[0]):
     ev = Evaluators(sm.params.evaluators_dir, sm.input.get("bpe") or None)
+    seed, options = sm.params.seed, ScoreOptions.of(sm.params.options)  # resolved once for every check
     if sm.input.get("sbert_sources"):  # the test sources' sentence embeddings (rule embed_sources)
-        preload_files(sm.input.sbert_sources, bf16=scoring_bf16(sm.params.options))
-    seed, options = sm.params.seed, sm.params.options
+        preload_files(sm.input.sbert_sources, bf16=scoring_bf16(options))
     refs = {style: read_lines(path) for style, path in enumerate(sm.input.get("references") or [])}
     systems = {}
     for i, name in enumerate(sm.params.systems):  # two files (style 0, 1) per system, in order

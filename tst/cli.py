@@ -398,19 +398,21 @@ def cmd_score(args) -> dict:
     from tst import signature
     from tst.io import InputError, NotUTF8Error, write_json
     from tst.metrics.gm import DEFAULT_T
-    from tst.metrics.registry import METRICS, check_keys, files
+    from tst.metrics.registry import METRICS, ScoreOptions, check_keys, files
     from tst.score import coverage_warnings, score_files, score_meta
 
     dataset_dir = Path(args.dataset_dir)
     evaluators = Path(args.evaluators_dir) if args.evaluators_dir else dataset_dir / layout.EVALUATORS
-    options = {
-        "cp_lexicon": args.cp_lexicon,
-        "cp_seed": args.cp_seed,
-        "sbert": args.sbert,
-        "pp_count_eos": args.pp_count_eos,
-        "precision": args.precision,
-        "references_release": _references_release(args, dataset_dir),
-    }
+    options = ScoreOptions.of(  # resolved once: the file checks and the scorer read the same value
+        {
+            "cp_lexicon": args.cp_lexicon,
+            "cp_seed": args.cp_seed,
+            "sbert": args.sbert,
+            "pp_count_eos": args.pp_count_eos,
+            "precision": args.precision,
+            "references_release": _references_release(args, dataset_dir),
+        }
+    )
     try:
         keys = check_keys(args.metrics) if args.metrics else list(METRICS)
     except ValueError as e:

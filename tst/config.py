@@ -346,9 +346,9 @@ def sbert_source_files(config: dict, dataset: str, splits) -> list[str]:
     """The sentence embeddings of the dataset's `splits` (rule embed_sources: per split the .npy vectors and
     the .txt texts) that score jobs preload, so that each encodes only its outputs; none when the score
     options turn sbert off."""
-    from tst.metrics.base import resolve_options
+    from tst.metrics.base import ScoreOptions
 
-    if not resolve_options(score_options(config, dataset))["sbert"]:
+    if not ScoreOptions.of(score_options(config, dataset)).sbert:
         return []
     return [
         layout.evaluators(dataset, names.sbert_sources_file(split, ext))

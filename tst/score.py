@@ -26,7 +26,7 @@ from tst.io import (
     write_lines,
 )
 from tst.metrics.bleu import read_references
-from tst.metrics.registry import METRICS, SCORE_CHARS_PER_WORD, add_derived, check_keys
+from tst.metrics.registry import METRICS, SCORE_CHARS_PER_WORD, ScoreOptions, add_derived, check_keys
 from tst.names import parse_checkpoint, parse_system
 from tst.scoring import Evaluators, Scores, score_system
 
@@ -295,7 +295,7 @@ def score_files(
     lists_text=(),
     *,
     meta: dict,
-    options: dict | None = None,
+    options: ScoreOptions | dict | None = None,
     only=None,
     gm_t=None,
     calibration: dict | None = None,
@@ -314,7 +314,7 @@ def score_files(
     the output file aligned with it line by line, all of whose sources have style source_styles[i];
     references: `source<TAB>reference...` files matched on the source text; lists: attributes.jsonl files
     aligned with the sources, or with `lists_text` when given (then matched on the exact text); meta: the
-    header (score_meta), whose `system` names the naturalness classifiers; options: see score_system; only:
+    header (score_meta), whose `system` names the naturalness classifiers; options: see tst.scoring.score_system; only:
     metric keys (a derived key brings its factors); gm_t: when given, derived metrics (GM) are added with
     these thresholds (the CLI; the workflow leaves them to the report), and the calibrated GM with
     `calibration` (the dataset's validity/gm_thresholds.json, tst.metrics.gm.calibrate); json_out / tsv_out: also write the
@@ -341,6 +341,7 @@ def score_files(
         raise InputError(f"{len(lists)} attribute lists files for {len(lists_text or sources)} files")
     if lists_text and not lists:
         raise InputError("lists_text given without lists")
+    options = ScoreOptions.of(options)  # resolved once, passed down as it is
     wanted = None
     if only is not None:
         try:

@@ -30,9 +30,9 @@ from tst.metrics.registry import (
     METRICS,
     STYLE_LEXICON,
     Context,
+    ScoreOptions,
     Skip,
     check_keys,
-    resolve_options,
     scored_keys,
 )
 from tst.names import ACCEPTABILITY, CLASSIFIERS, EMBEDDINGS, LANGUAGE_MODELS
@@ -174,7 +174,7 @@ def score_system(
     lists=None,
     *,
     system: str | None = None,
-    options: dict | None = None,
+    options: ScoreOptions | dict | None = None,
     only=None,
     progress: bool = False,
 ) -> Scores:
@@ -186,8 +186,9 @@ def score_system(
     (target = 1 - style); evaluators: an Evaluators (reuse one across calls) or the evaluators folder;
     references: per sentence a list of reference strings (None where a sentence has none), or None; lists:
     per-source attribute lists for attribute hit (Yu et al. 2021), or None; system: names the naturalness
-    classifiers (tst.names.naturalness_file); options: {"cp_lexicon": "vader" | "style_lexicon" | "none",
-    "cp_seed": int, ...} (tst.metrics.registry.DEFAULT_OPTIONS); only: optional collection of metric keys
+    classifiers (tst.names.naturalness_file); options: the scoring options, a ScoreOptions (resolved once by the
+    caller and passed down as it is) or their dict ({"cp_lexicon": "vader" | "style_lexicon" | "none",
+    "cp_seed": int, ...}, over tst.metrics.registry.DEFAULT_OPTIONS; resolved here); only: optional collection of metric keys
     (instead of those on, off-by-default ones included);
     progress: a progress bar on stderr (`tst score` on a terminal). An evaluator file that cannot be loaded
     skips the metrics that need it (reason in `.skipped`); the others are computed.
@@ -221,7 +222,7 @@ def score_system(
         references,
         lists,
         system,
-        resolve_options(options),
+        ScoreOptions.of(options),
         METRICS,
     )
     from tqdm import tqdm

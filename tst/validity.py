@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -125,7 +126,9 @@ def _per_sentence(scores, key):
     return None if r is None else list(r.per_sentence)
 
 
-def content_separation(reference_lines: dict[int, list[str]], evaluators, options: dict, seed: int) -> dict:
+def content_separation(
+    reference_lines: dict[int, list[str]], evaluators, options: Mapping, seed: int
+) -> dict:
     """SEPARATION_KEYS on true pairs (each human rewrite with its own source, references.{style}.tsv lines)
     and on shuffled pairs (the rewrite with another source of the same style, shuffled_sources)."""
     from tst.data.systems import references_as_system
@@ -163,7 +166,7 @@ def content_separation(reference_lines: dict[int, list[str]], evaluators, option
     }
 
 
-def word_order_damage(systems: dict[str, tuple], evaluators, options: dict, seed: int) -> dict:
+def word_order_damage(systems: dict[str, tuple], evaluators, options: Mapping, seed: int) -> dict:
     """For each system (name -> (sources, outputs, source_styles)): DAMAGE_KEYS' corpus scores of its outputs
     with SWAPS adjacent swaps per line, and shuffled (damaged). The outputs as they are are not scored here: the
     system's own score file holds the same metrics on the same outputs (rule score; tst.config.validity_report_files names them as "originals"),

@@ -16,6 +16,7 @@ from tst.metrics.registry import (
     ASPECTS,
     METRICS,
     NOT_METRICS,
+    ScoreOptions,
     add_derived,
     evaluator_files,
     resolve_options,
@@ -419,6 +420,66 @@ def test_score_files_writes_the_resample_statistics_the_workflow_keeps(fake_eval
     rows = {name: [float(r[lines[0].index(name)]) for r in lines[1:]] for name in stats}
     assert rows["pp_joint:n_tokens"] == [2, 1, 2] and rows["pp_joint:empty"] == [0, 0, 0]
     assert rows["pp_joint:nll_sum"] == pytest.approx([2 * math.log(50), math.log(50), 2 * math.log(50)])
+
+
+def test_score_options_are_a_frozen_mapping_equal_to_their_dict():
+    """ScoreOptions.of resolves a dict once (values converted: cp_seed "3" -> 3, extra_metrics list -> tuple);
+    a resolved value is returned as it is; it reads as the dict of DEFAULT_OPTIONS' keys, in that order, and
+    cannot be changed."""
+    import dataclasses
+
+    o = ScoreOptions.of({"cp_seed": "3", "extra_metrics": ["distinct"], "sbert": 0})
+    assert ScoreOptions.of(o) is o and resolve_options(o) is o
+    assert (o.cp_seed, o["cp_seed"], o.sbert, o["extra_metrics"]) == (3, 3, False, ("distinct",))
+    assert list(o) == [
+        "cp_lexicon",
+        "cp_seed",
+        "sbert",
+        "pp_count_eos",
+        "references_release",
+        "extra_metrics",
+        "precision",
+    ]
+    assert (
+        o
+        == dict(o)
+        == {**resolve_options(None), "cp_seed": 3, "sbert": False, "extra_metrics": ("distinct",)}
+    )
+    assert hash(o) == hash(ScoreOptions.of(dict(o))) and o.get("gm_t") is None
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        o.cp_seed = 4
+    with pytest.raises(KeyError):
+        o["gm_t"]
+
+
+def test_score_files_resolves_the_options_once_and_passes_them_down(fake_evaluators, tmp_path, monkeypatch):
+    """One score_files call resolves its options dict once (ScoreOptions.of on a dict: one call), and the
+    metrics' Context holds that very value."""
+    d, _ = fake_evaluators
+    real, real_context, resolved, contexts = ScoreOptions.of, score_mod.Context, [], []
+
+    def counting(options):
+        if not isinstance(options, ScoreOptions):
+            resolved.append(dict(options or {}))
+        return real(options)
+
+    def context(*args, **kwargs):
+        contexts.append(
+            args[7]
+        )  # Context(sources, outputs, styles, load, references, lists, system, options, ..)
+        return real_context(*args, **kwargs)
+
+    monkeypatch.setattr(ScoreOptions, "of", staticmethod(counting))
+    monkeypatch.setattr(score_mod, "Context", context)
+    write_lines(tmp_path / "src.0.txt", SOURCES[0])
+    write_lines(tmp_path / "out.0.txt", OUTPUTS[0])
+    meta = score_meta("toy", "mit", "test", "final")
+    obj = score_files(
+        d, [tmp_path / "src.0.txt"], [tmp_path / "out.0.txt"], [0], meta=meta, options={"cp_seed": 5}
+    )
+    assert resolved == [{"cp_seed": 5}]
+    assert len(contexts) == 1 and isinstance(contexts[0], ScoreOptions) and contexts[0].cp_seed == 5
+    assert "distinct" in obj["metrics"]
 
 
 def test_score_files_checks_its_inputs(fake_evaluators, tmp_path):

@@ -10,7 +10,7 @@ that module only.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -118,25 +118,71 @@ class Skip(Exception):
     reason recorded under `skipped` in the score file."""
 
 
-def resolve_options(options: dict | None) -> dict:
-    """DEFAULT_OPTIONS updated with `options`; unknown keys and values are errors."""
-    unknown = set(options or {}) - set(DEFAULT_OPTIONS)
-    if unknown:
-        raise ValueError(f"unknown scoring options {sorted(unknown)}; known: {sorted(DEFAULT_OPTIONS)}")
-    out = {**DEFAULT_OPTIONS, **(options or {})}
-    if out["cp_lexicon"] not in CP_LEXICONS:
-        raise ValueError(f"cp_lexicon must be one of {sorted(CP_LEXICONS)}, not {out['cp_lexicon']!r}")
-    out["cp_seed"] = int(out["cp_seed"])
-    out["sbert"] = bool(out["sbert"])
-    out["pp_count_eos"] = bool(out["pp_count_eos"])
-    if out["precision"] not in PRECISIONS:
-        raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, not {out['precision']!r}")
-    if out["references_release"] is not None and not isinstance(out["references_release"], str):
-        raise ValueError(f"references_release must be a string or None, not {out['references_release']!r}")
-    if isinstance(out["extra_metrics"], str):
-        raise TypeError(f"extra_metrics must be a list of metric keys, not {out['extra_metrics']!r}")
-    out["extra_metrics"] = tuple(out["extra_metrics"] or ())  # keys: checked by registry.scored_keys
-    return out
+@dataclass(frozen=True, eq=False)
+class ScoreOptions(Mapping):
+    """The scoring options resolved once (ScoreOptions.of: DEFAULT_OPTIONS updated with the options given, every
+    key and value checked) and passed down as they are, as a job resolves its tst.variants.Variant once: the
+    scorer, the registry's file lists and the metrics' compute functions read them (options["cp_lexicon"], or
+    as attributes). A read-only mapping of DEFAULT_OPTIONS' keys, in that order: equal to the dict of the same
+    values."""
+
+    cp_lexicon: str
+    cp_seed: int
+    sbert: bool
+    pp_count_eos: bool
+    references_release: str | None
+    extra_metrics: tuple[str, ...]
+    precision: str
+
+    @classmethod
+    def of(cls, options: Mapping | ScoreOptions | None) -> ScoreOptions:
+        """`options` resolved (a ScoreOptions is returned as it is); ValueError for an unknown key or a value
+        out of its range, TypeError for extra_metrics given as one string. The keys of extra_metrics are the
+        registry's to check (tst.metrics.registry.scored_keys)."""
+        if isinstance(options, ScoreOptions):
+            return options
+        unknown = set(options or {}) - set(DEFAULT_OPTIONS)
+        if unknown:
+            raise ValueError(f"unknown scoring options {sorted(unknown)}; known: {sorted(DEFAULT_OPTIONS)}")
+        out = {**DEFAULT_OPTIONS, **(options or {})}
+        if out["cp_lexicon"] not in CP_LEXICONS:
+            raise ValueError(f"cp_lexicon must be one of {sorted(CP_LEXICONS)}, not {out['cp_lexicon']!r}")
+        if out["precision"] not in PRECISIONS:
+            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, not {out['precision']!r}")
+        if out["references_release"] is not None and not isinstance(out["references_release"], str):
+            raise ValueError(
+                f"references_release must be a string or None, not {out['references_release']!r}"
+            )
+        if isinstance(out["extra_metrics"], str):
+            raise TypeError(f"extra_metrics must be a list of metric keys, not {out['extra_metrics']!r}")
+        return cls(
+            cp_lexicon=out["cp_lexicon"],
+            cp_seed=int(out["cp_seed"]),
+            sbert=bool(out["sbert"]),
+            pp_count_eos=bool(out["pp_count_eos"]),
+            references_release=out["references_release"],
+            extra_metrics=tuple(out["extra_metrics"] or ()),
+            precision=out["precision"],
+        )
+
+    def __getitem__(self, key: str):
+        if key not in DEFAULT_OPTIONS:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def __iter__(self):
+        return iter(DEFAULT_OPTIONS)
+
+    def __len__(self) -> int:
+        return len(DEFAULT_OPTIONS)
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.items()))
+
+
+def resolve_options(options: Mapping | ScoreOptions | None) -> ScoreOptions:
+    """DEFAULT_OPTIONS updated with `options`; unknown keys and values are errors (ScoreOptions.of)."""
+    return ScoreOptions.of(options)
 
 
 @dataclass
@@ -151,7 +197,7 @@ class Context:
     references: list | None = None
     lists: list | None = None
     system: str | None = None
-    options: dict = field(default_factory=lambda: dict(DEFAULT_OPTIONS))
+    options: ScoreOptions = field(default_factory=lambda: ScoreOptions.of(None))
     targets: list = field(init=False)
 
     _classifiers: dict = field(default_factory=dict, init=False, repr=False)
@@ -229,8 +275,8 @@ class Metric:
         """The human rating this metric is compared with, or None."""
         return HUMAN_ASPECT.get(self.aspect) if self.vs_human else None
 
-    def files(self, system: str | None = None, options: dict | None = None) -> tuple[str, ...]:
+    def files(self, system: str | None = None, options: Mapping | None = None) -> tuple[str, ...]:
         """Evaluator files needed with this system name and these options (a derived metric's are those of its
         factors: tst.metrics.registry.files)."""
-        more = self.more_evaluators(system, resolve_options(options)) if self.more_evaluators else ()
+        more = self.more_evaluators(system, ScoreOptions.of(options)) if self.more_evaluators else ()
         return tuple(dict.fromkeys([*self.evaluators, *more]))

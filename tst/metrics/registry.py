@@ -2,7 +2,7 @@
 collected from the rows (tst.metrics.base.Metric: key, label, unit, decimals, aspect, direction, evaluator
 files, how it is computed) each metric module of tst/metrics/ declares in its ROWS.
 
-A new metric = its module in tst/metrics/ (its function and its ROWS) + its test. The scorer (tst.score)
+A new metric = its module in tst/metrics/ (its function and its ROWS) + its test. The scorer (tst.scoring)
 loops over METRICS; the report takes labels, units, decimals and the column order from it; the workflow's
 score rule declares its inputs with evaluator_files(); tst.human.correlation takes the metric -> human-aspect
 mapping from it.
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Mapping
 
 import tst.metrics
 from tst.metrics.base import (  # noqa: F401 (re-exported: the registry's public names)
@@ -29,6 +30,7 @@ from tst.metrics.base import (  # noqa: F401 (re-exported: the registry's public
     Context,
     Metric,
     OncePerInput,
+    ScoreOptions,
     Skip,
     resolve_options,
 )
@@ -76,14 +78,14 @@ def check_keys(keys) -> list[str]:
     return list(keys)
 
 
-def scored_keys(options: dict | None = None) -> list[str]:
+def scored_keys(options: Mapping | None = None) -> list[str]:
     """The computed (not derived) metrics scored when none are asked for by name: those on by default and
-    those the scoring option extra_metrics names, in registry order."""
-    extra = check_keys(resolve_options(options)["extra_metrics"])
+    those the scoring option extra_metrics names (keys checked here), in registry order."""
+    extra = check_keys(ScoreOptions.of(options).extra_metrics)
     return [k for k, m in METRICS.items() if not m.derived and (m.default or k in extra)]
 
 
-def files(key: str, system: str | None = None, options: dict | None = None) -> tuple[str, ...]:
+def files(key: str, system: str | None = None, options: Mapping | None = None) -> tuple[str, ...]:
     """Evaluator files metric `key` needs with this system name and these options (a derived metric: those
     of its factors)."""
     m = METRICS[key]
@@ -92,7 +94,7 @@ def files(key: str, system: str | None = None, options: dict | None = None) -> t
     return m.files(system, options)
 
 
-def evaluator_files(keys=None, *, system: str | None = None, options: dict | None = None) -> list[str]:
+def evaluator_files(keys=None, *, system: str | None = None, options: Mapping | None = None) -> list[str]:
     """The evaluator files (relative to the evaluators folder) the metrics `keys` (default: all) need, each
     once, in the order of tst.names.EVALUATOR_FILES then any others (naturalness files, only with a
     system name). What the workflow's score rule declares as inputs."""
