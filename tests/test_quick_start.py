@@ -51,7 +51,7 @@ def test_the_block_names_the_demos_last_checkpoint_and_only_make_targets_that_ex
     for target in targets:
         assert re.search(rf"^{target}:", makefile, re.MULTILINE), target
     # `tst transfer --help` names the same file
-    from tst.cli import demo_last_checkpoint
+    from tst.cli.transfer import demo_last_checkpoint
 
     assert demo_last_checkpoint() == layout.checkpoint("demo", "M0", 1, last)
 

@@ -1,4 +1,4 @@
-"""`python -m tst ...` runs the command-line interface (tst/cli.py)."""
+"""`python -m tst ...` runs the command-line interface (tst/cli/)."""
 
 from tst.cli import main
 

@@ -178,7 +178,7 @@ def test_attribute_lists_matched_on_source_text(tmp_path, capsys):
 def test_score_reads_the_datasets_calibrated_gm_thresholds(tmp_path):
     import argparse
 
-    from tst.cli import _calibration
+    from tst.cli.score import _calibration
     from tst.layout import CALIBRATION_FILE
 
     ds = tmp_path / "ds"
@@ -290,7 +290,7 @@ def test_score_prints_bootstrap_intervals(tmp_path, capsys):
 
     import sacrebleu
 
-    from tst.cli import _ci
+    from tst.cli.score import _ci
 
     d = _files(tmp_path)
     (d / "ds" / "evaluators").mkdir(parents=True)

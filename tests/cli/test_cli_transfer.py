@@ -22,7 +22,7 @@ from tst.vocab import Vocab
 
 torch.set_num_threads(1)
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TINY = {
     "emb_dim": 8,
     "style_dim": 4,

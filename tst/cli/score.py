@@ -1,15 +1,15 @@
-"""Command-line interface: `tst <command>` or `python -m tst <command>`. Works without Snakemake."""
+"""`tst score`: score one system's transfers in files (tst.score.score_files) with the dataset's evaluators,
+every command-line mistake stopped before the work."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import logging
-import pickle
 import sys
 from pathlib import Path
 
 from tst import layout
+from tst.cli.checks import check_files, check_writable, fail
 
 SCORE_HELP = """\
 Score one system's transfers with every metric whose evaluator exists in the dataset's evaluators/
@@ -56,7 +56,7 @@ def _style_of(path: str) -> int:
     return style
 
 
-def _add_score(sub) -> None:
+def add_score(sub) -> None:
     from tst.bootstrap import DEFAULTS as BOOTSTRAP
     from tst.config import LENGTH_MAX_WORDS, SCORE_MAX_WORDS_FACTOR
     from tst.device import PRECISIONS
@@ -234,36 +234,6 @@ def _add_score(sub) -> None:
     p.set_defaults(func=cmd_score)
 
 
-def fail(command: str, message: str, code: int):
-    """Print `tst COMMAND: error: MESSAGE` on stderr and exit with `code` (2: the command line, 1: a file)."""
-    print(f"tst {command}: error: {message}", file=sys.stderr)
-    raise SystemExit(code)
-
-
-def _check_files(command: str, groups: dict, stdin: bool = True) -> None:
-    for option, paths in groups.items():
-        for path in paths or ():
-            if path == "-" and not stdin:
-                fail(command, f"{option} -: tst {command} reads files, not standard input; pass a file", 2)
-            if path != "-" and not Path(path).is_file():
-                fail(command, f"{option} {path}: no such file", 2)
-
-
-def _check_writable(command: str, groups: dict) -> None:
-    """Each output path is not a folder and its nearest existing folder is writable (checked before the work)."""
-    import os
-
-    for option, path in groups.items():
-        if not path:
-            continue
-        p = Path(path)
-        if p.is_dir():
-            fail(command, f"{option} {path}: is a folder; pass a file name", 2)
-        parent = next((a for a in p.absolute().parents if a.exists()), None)
-        if parent is None or not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
-            fail(command, f"{option} {path}: cannot write there ({parent} is not a writable folder)", 2)
-
-
 def _check_counts(args) -> None:
     """The file lists of `tst score` that must pair up (command-line mistakes: exit 2)."""
     n = len(args.sources)
@@ -417,7 +387,7 @@ def cmd_score(args) -> dict:
         keys = check_keys(args.metrics) if args.metrics else list(METRICS)
     except ValueError as e:
         fail("score", str(e), 2)
-    _check_files(
+    check_files(
         "score",
         {
             "--sources": args.sources,
@@ -430,7 +400,7 @@ def cmd_score(args) -> dict:
         stdin=False,
     )
     _check_counts(args)
-    _check_writable("score", {"--tsv": args.tsv, "--json": args.json_out})
+    check_writable("score", {"--tsv": args.tsv, "--json": args.json_out})
     calibration = _calibration(args, dataset_dir)
     max_words = _max_words(args, args.dataset or dataset_dir.name)
     ci = _ci(args, args.dataset or dataset_dir.name)
@@ -488,186 +458,3 @@ def cmd_score(args) -> dict:
     json.dump(obj, sys.stdout, indent=2)
     sys.stdout.write("\n")
     return obj
-
-
-TRANSFER_HELP = """\
-Transfer new sentences with a trained checkpoint: raw text in (one sentence per line), prepared exactly as the
-dataset's text was (its normalize, ner and bpe settings from the config, its bpe.model), transferred by greedy
-decoding or beam search (--beam, default the config's transfer.beam_width as the workflow's test transfers),
-names put back: one line of words out per line in.
-
-Exit code 2 when the command line is wrong (a missing file, an unknown dataset or style), 1 when a file's
-content is (a byte that is not UTF-8, a checkpoint that cannot be loaded).
-
-example:
-  echo "John was rude to us" | tst transfer {checkpoint} \\
-      --dataset-dir {data} --to-style positive
-"""
-
-
-def demo_last_checkpoint() -> str:
-    """The last checkpoint of the demo's models as config.yaml trains them (transfer.epochs x
-    checkpoints_per_epoch), M0's of seed 1: the file `make run` leaves for `tst transfer`."""
-    from tst.defaults import default
-    from tst.names import checkpoint_labels
-
-    last = checkpoint_labels(default("transfer", "epochs"), default("transfer", "checkpoints_per_epoch"))[-1]
-    return layout.checkpoint("demo", "M0", 1, last)
-
-
-def _add_transfer(sub) -> None:
-    example = {"checkpoint": demo_last_checkpoint(), "data": layout.data("demo")}
-    p = sub.add_parser(
-        "transfer",
-        help="transfer new sentences with a trained checkpoint",
-        description=TRANSFER_HELP.format(**example),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    p.add_argument("checkpoint", help=f"a transfer checkpoint, e.g. {example['checkpoint']}")
-    p.add_argument(
-        "--dataset-dir",
-        required=True,
-        help=f"the dataset's prepared data, {layout.data('<dataset>')} (its {layout.BPE_MODEL} when it uses BPE)",
-    )
-    p.add_argument(
-        "--to-style",
-        required=True,
-        help="target style: 0, 1 or its name in the config (the input is of the other style)",
-    )
-    p.add_argument("--input", default="-", help="raw sentences, one per line (default -: stdin)")
-    p.add_argument("--output", default="-", help="where the transfers go (default -: stdout)")
-    p.add_argument(
-        "--config",
-        nargs="+",
-        default=["config.yaml"],
-        help="config file(s), later ones overlaying earlier ones as with snakemake --configfile "
-        "(default: config.yaml)",
-    )
-    p.add_argument(
-        "--dataset",
-        help=f"dataset name in the config (default: the name of DATASET_DIR's parent, {layout.data('<dataset>')})",
-    )
-    p.add_argument("--device", help="cpu, cuda, cuda:1 (default: CUDA when present)")
-    p.add_argument("--batch-size", type=int, default=128)
-    p.add_argument(
-        "--beam",
-        type=int,
-        default=None,
-        metavar="WIDTH",
-        help="beam width, 1 = greedy (default: transfer.beam_width of the --config, as the workflow's test "
-        "transfers; 1 without)",
-    )
-    p.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
-    p.set_defaults(func=cmd_transfer)
-
-
-def cmd_transfer(args) -> list[str]:
-    import yaml
-
-    from tst.apply import dataset_settings, merge_configs, style_index, transfer_lines
-    from tst.config import beam_width
-    from tst.io import InputError, NotUTF8Error, decode_lines, read_lines, write_lines
-
-    _check_files(
-        "transfer", {"checkpoint": [args.checkpoint], "--input": [args.input], "--config": args.config}
-    )
-    dataset_dir = Path(args.dataset_dir)
-    if not dataset_dir.is_dir():
-        fail("transfer", f"--dataset-dir {dataset_dir}: no such folder (pass {layout.data('<dataset>')})", 2)
-    name = args.dataset or (
-        dataset_dir.resolve().parent.name
-        if dataset_dir.resolve().name == layout.DATA
-        else dataset_dir.resolve().name
-    )
-    try:
-        configs = []
-        for path in args.config:
-            with open(path, encoding="utf-8") as f:
-                configs.append(yaml.safe_load(f))
-        merged = merge_configs(configs)
-        ds_cfg, nlp_cfg = dataset_settings(merged, name)
-        to_style = style_index(args.to_style, list(ds_cfg.get("styles") or []))
-        beam = args.beam if args.beam is not None else beam_width(merged)
-        if beam < 1:
-            raise ValueError(f"--beam {beam}: the beam width is 1 (greedy) or more")
-    except (ValueError, yaml.YAMLError) as e:
-        fail("transfer", str(e), 2)
-    try:
-        if args.input == "-":
-            stdin = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
-            lines = decode_lines(stdin, "standard input")[0]
-        else:
-            lines = read_lines(args.input)
-    except NotUTF8Error as e:
-        fail("transfer", str(e), 1)
-    try:
-        out = transfer_lines(
-            args.checkpoint,
-            lines,
-            to_style,
-            ds_cfg,
-            dataset_dir,
-            nlp_cfg=nlp_cfg,
-            device=args.device,
-            batch_size=args.batch_size,
-            beam_width=beam,
-        )
-    except (InputError, FileNotFoundError) as e:
-        fail("transfer", str(e), 1)
-    except (RuntimeError, KeyError, EOFError, pickle.UnpicklingError) as e:
-        first = (str(e).splitlines() or [""])[0].split(". ")[0]
-        fail(
-            "transfer",
-            f"cannot use checkpoint {args.checkpoint}: not a transfer checkpoint that loads with "
-            f"torch.load(weights_only=True) ({type(e).__name__}: {first})",
-            1,
-        )
-    if args.output == "-":
-        sys.stdout.writelines(line + "\n" for line in out)
-    else:
-        write_lines(args.output, out)
-    return out
-
-
-def package_version() -> str:
-    """`tst --version`: the package version, the scoring code's hash and the checkout's commit (tst.signature)."""
-    from tst import signature
-
-    v = signature.version()
-    v = "unknown (not installed: pip install -e .)" if v == "unknown" else v
-    return f"{v} (scoring code {signature.scoring_code()}, commit {signature.commit()})"
-
-
-class _Version(argparse.Action):
-    """--version, worked out only when asked (the code hash and git are not for every command)."""
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        print(f"{parser.prog} {package_version()}")
-        parser.exit()
-
-
-def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="tst", description="Text style transfer pipeline commands.")
-    ap.add_argument(
-        "--version", action=_Version, nargs=0, help="show the version, the scoring code's hash and exit"
-    )
-    sub = ap.add_subparsers(dest="command", required=True)
-    _add_score(sub)
-    _add_transfer(sub)
-    return ap
-
-
-def main(argv=None) -> None:
-    args, extra = build_parser().parse_known_args(argv)
-    if extra:  # an unknown option is the subcommand's command-line mistake: its prefix, exit 2
-        fail(args.command, f"unrecognized arguments: {' '.join(extra)} (see tst {args.command} --help)", 2)
-    logging.basicConfig(
-        level=logging.INFO if getattr(args, "verbose", False) else logging.ERROR,
-        format="%(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
-    args.func(args)
-
-
-if __name__ == "__main__":
-    main()
