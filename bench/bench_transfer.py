@@ -23,12 +23,12 @@ import numpy as np
 import torch
 from timing import sync  # bench/timing.py (scripts run as python bench/<name>.py)
 
-from tst.config import transfer_settings
 from tst.defaults import default, paper_transfer
 from tst.device import allow_tf32
 from tst.io import read_sentences
 from tst.models.gru_lm import GRULanguageModel
 from tst.models.registry import build_model
+from tst.stages import transfer_settings
 from tst.train.batching import epoch_plan
 from tst.train.step import train_step
 from tst.train.trainer import compile_soft_decode, compiles, make_optimizers, with_defaults

@@ -27,10 +27,10 @@ import torch
 import yaml
 
 from tst.apply import merge_configs
-from tst.config import transfer_settings
 from tst.data.demo import generate_demo
 from tst.io import read_sentences
 from tst.names import epoch_label
+from tst.stages import transfer_settings
 from tst.train.trainer import train
 from tst.vocab import Vocab
 

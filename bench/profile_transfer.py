@@ -19,11 +19,11 @@ from pathlib import Path
 import torch
 from timing import timed  # bench/timing.py (scripts run as python bench/<name>.py)
 
-from tst.config import transfer_settings
 from tst.defaults import paper_transfer
 from tst.io import read_sentences
 from tst.models import losses as L
 from tst.models.registry import build_model
+from tst.stages import transfer_settings
 from tst.train.batching import epoch_plan, pad_batch
 from tst.train.step import train_step
 from tst.train.trainer import use_bf16, with_defaults

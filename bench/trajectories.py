@@ -35,7 +35,6 @@ import yaml
 
 from tst import layout, names
 from tst.apply import merge_configs
-from tst.config import calibration_baselines, score_options
 from tst.metrics.gm import GM_CONTENT, calibrate
 from tst.report import figure, plots
 from tst.report.build import settings as report_settings
@@ -43,6 +42,7 @@ from tst.report.scores import load_scores, ours
 from tst.report.select import select_checkpoints
 from tst.score import score_files, score_meta
 from tst.scoring import Evaluators
+from tst.stages import calibration_baselines, score_options
 
 CHEAP = ["acc", "sim", "pp_joint", "bleu_self_corpus", "distinct"]
 

@@ -5,7 +5,7 @@ from pathlib import Path
 from snakemake.logging import logger
 from snakemake.utils import validate
 
-from tst import config as settings
+from tst import config as settings, rule_inputs, stages
 from tst import afterrun, joblock, layout, names, signature, variants
 from tst.codehash import code_hash
 from tst.data.prepare import expected_outputs
@@ -36,9 +36,9 @@ for _warning in _left_out if workflow.is_main_process else []:
 
 DATASETS = list(config["run"])
 TRANSFER = config["transfer"]
-TABLE = settings.lookup_tables(config)
-CHECKPOINTS = settings.checkpoints(config)
-OUR_RUNS = settings.our_runs(config)  # (split, checkpoint) scored per model of ours
+TABLE = stages.lookup_tables(config)
+CHECKPOINTS = stages.checkpoints(config)
+OUR_RUNS = stages.our_runs(config)  # (split, checkpoint) scored per model of ours
 EXTERNAL_RUNS = [("test", names.FINAL)]
 # threads, gpu, mem_mb, runtime of one job; in a cluster run (--jobs) each must fit a node
 EV_JOB, TRANSFER_JOB = (job_resources(config, s) for s in ("evaluators", "transfer"))
@@ -46,8 +46,8 @@ if workflow.is_main_process and workflow.nodes:
     check_fits_node(config, node_size(workflow.global_resources))
 
 # missing data files -> their public URL; missing system files made from a released original -> (original, spec)
-DOWNLOADS = settings.downloads(config, DATA_DIR)
-EXTRACTS = settings.extracts(config, DATA_DIR)
+DOWNLOADS = rule_inputs.downloads(config, DATA_DIR)
+EXTRACTS = rule_inputs.extracts(config, DATA_DIR)
 DATA_FILES = expected_outputs({"styles": STYLES, "bpe": {"enabled": False}})
 
 
@@ -55,7 +55,7 @@ wildcard_constraints:
     dataset=names.alternatives(config["datasets"]),
     variant=names.alternatives(TRANSFER.get("variants") or {}),
     system=names.alternatives(
-        {s for d in DATASETS for s in settings.external_systems(config, d)}
+        {s for d in DATASETS for s in stages.external_systems(config, d)}
     ),
     split=layout.CONSTRAINTS["split"],
     style=layout.CONSTRAINTS["style"],
@@ -82,16 +82,16 @@ def words(*splits):
 
 # ---- data ----
 def corpus_inputs(wildcards):
-    return settings.corpus_paths(config, wildcards.dataset, DATA_DIR)
+    return rule_inputs.corpus_paths(config, wildcards.dataset, DATA_DIR)
 
 
-def system_file(wildcards):
-    w = wildcards
-    return settings.system_inputs(config, w.dataset, w.system, int(w.style), DATA_DIR)
+def system_file(w):
+    ds, style = w.dataset, int(w.style)
+    return rule_inputs.system_inputs(config, ds, w.system, style, DATA_DIR)
 
 
 def download_url(wildcards):
-    """Where a missing data file is fetched from: its public URL (tst.config.downloads), or the mirror."""
+    """Where a missing data file is fetched from: its public URL (tst.rule_inputs.downloads), or the mirror."""
     rel = wildcards.datapath
     return fetch_url(DOWNLOADS[rel], rel, MIRROR)
 
@@ -121,7 +121,7 @@ def torch_evaluator_inputs(wildcards):
     inputs["vocab"] = layout.data(ds, layout.VOCAB)
     if (config["evaluators"].get("content_mask") or {}).get("enabled"):
         inputs["content"] = layout.evaluators(ds, layout.CONTENT_WORDS)
-    init = settings.lm_init(config, ds, lm)  # a style LM fine-tuned from the joint LM
+    init = rule_inputs.lm_init(config, ds, lm)  # a style LM tuned from the joint LM
     if init:
         inputs["init"] = init
     return inputs
@@ -143,12 +143,12 @@ def embeddings_lexicon(wildcards):
 
 def naturalness_outputs(wildcards):
     """A system's inputs and outputs: the naturalness classifier's two classes."""
-    return settings.naturalness_files(config, wildcards.dataset, wildcards.system)
+    return rule_inputs.naturalness_files(config, wildcards.dataset, wildcards.system)
 
 
 def naturalness_cross_fit(wildcards):
     """Outputs that are also the ones scored (test) are cross-fitted."""
-    return settings.naturalness_source(config, wildcards.system)[0] == "test"
+    return stages.naturalness_source(config, wildcards.system)[0] == "test"
 
 
 def naturalness_gpu(wildcards):
@@ -189,13 +189,13 @@ def score_inputs(wildcards):
         "outputs": [layout.outputs(ds, system, *run) for run in each],
         "sources": [layout.sources(ds, system, *run) for run in each],
         "evaluators": [layout.evaluators(ds, f) for f in evaluator_files()],
-        "sbert_sources": settings.sbert_source_files(config, ds, [r[0] for r in runs]),
+        "sbert_sources": rule_inputs.sbert_source_files(config, ds, dict(runs)),
         "naturalness": [
             layout.evaluators(ds, names.naturalness_file(system, kind))
             for kind in config["score"].get("naturalness") or {}
         ],
     }
-    if settings.has_references(config, ds):
+    if stages.has_references(config, ds):
         inputs["references"] = per_style(layout.references, dataset=ds)
     if config["score"].get("attribute_hit", True):
         inputs["lists"] = [layout.attribute_lists(ds, sp, s) for sp, _, s in each]
@@ -220,15 +220,15 @@ def ratings_csv(wildcards):
 
 def rated_outputs(wildcards):
     """The outputs folder's files, and the rated systems' files even before they are downloaded."""
-    folder = settings.human_outputs_dir(config, wildcards.dataset, DATA_DIR)
-    rated = settings.rated_files(config, wildcards.dataset)[1:]
+    folder = rule_inputs.human_outputs_dir(config, wildcards.dataset, DATA_DIR)
+    rated = rule_inputs.rated_files(config, wildcards.dataset)[1:]
     return sorted(
         set(system_output_files(folder)) | {data_file(DATA_DIR, f) for f in rated}
     )
 
 
 def rated_scores(wildcards):
-    systems = settings.human_systems(config, wildcards.dataset)
+    systems = stages.human_systems(config, wildcards.dataset)
     return [
         layout.score(wildcards.dataset, s, *EXTERNAL_RUNS[0], "tsv") for s in systems
     ]
@@ -237,10 +237,10 @@ def rated_scores(wildcards):
 # ---- report ----
 def report_runs(ds):
     """(system, split, checkpoint) of every score file of the report: ours, then the external systems."""
-    ours = [names.system_name(v, seed) for v, seed in settings.our_models(config, ds)]
+    ours = [names.system_name(v, seed) for v, seed in stages.our_models(config, ds)]
     runs = [(s, sp, c) for s in ours for sp, c in OUR_RUNS]
     return runs + [
-        (s, *r) for s in settings.external_systems(config, ds) for r in EXTERNAL_RUNS
+        (s, *r) for s in stages.external_systems(config, ds) for r in EXTERNAL_RUNS
     ]
 
 

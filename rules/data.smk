@@ -53,7 +53,7 @@ rule import_system:
     conda:
         env("data")
     params:
-        spec=lambda w: settings.system_import_spec(config, w.dataset, w.system),
+        spec=lambda w: stages.system_import_spec(config, w.dataset, w.system),
         dataset=lookup(dpath="corpus/{dataset}", within=TABLE),
         code=code("import_system.py"),
     script:
@@ -141,7 +141,7 @@ from tst import baselines
 
 rule baseline_system:
     input:
-        unpack(lambda w: settings.baseline_files(w.dataset, w.system, int(w.style))),
+        unpack(lambda w: rule_inputs.baseline_files(w.dataset, w.system, int(w.style))),
     output:
         outputs=layout.system_output(),
         sources=layout.system_sources(),
@@ -152,7 +152,7 @@ rule baseline_system:
     conda:
         env("score")
     params:
-        seed=settings.baseline_seed(config),
+        seed=stages.baseline_seed(config),
         code=code("baseline_system.py"),
     script:
         "../scripts/baseline_system.py"

@@ -1,8 +1,8 @@
 # Pretrained evaluators (Pang & Gimpel 2019, Fu et al. 2018, Mir et al. 2019) -> layout.evaluators().
 # Classifiers and LMs read the model-unit text (BPE pieces when enabled) and vocab.txt; idf, lexicon,
 # embeddings and naturalness read the word-level text.
-# the GloVe zip that build_embeddings reads, to fetch for Sim -> its URL ({}: none; tst.config.glove_download)
-GLOVE_DOWNLOAD = settings.glove_download(config)
+# the GloVe zip that build_embeddings reads, to fetch for Sim -> its URL ({}: none; tst.rule_inputs.glove_download)
+GLOVE_DOWNLOAD = rule_inputs.glove_download(config)
 
 
 rule train_classifier:
@@ -82,7 +82,7 @@ rule build_embeddings:
         "../scripts/build_embeddings.py"
 
 
-# evaluators.glove.source downloaded once into its cache_dir (needs internet; tst.config.glove_download), in a
+# evaluators.glove.source downloaded once into its cache_dir (needs internet; tst.rule_inputs.glove_download), in a
 # job of its own so that an offline run stops before any job (tst.config.check_reachable) rather than in
 # build_embeddings.
 if GLOVE_DOWNLOAD:
@@ -134,7 +134,7 @@ rule embed_sources:
     conda:
         env("score")
     params:
-        precision=lambda w: settings.score_options(config, w.dataset).get("precision"),  # the score jobs'
+        precision=lambda w: stages.score_options(config, w.dataset).get("precision"),  # the score jobs'
         code=code("embed_sources.py"),
     script:
         "../scripts/embed_sources.py"
@@ -194,7 +194,7 @@ rule train_naturalness:
 # joint LM continues a share of the sentences (evaluators.acceptability.lm_share) when that share is not 0.
 rule train_acceptability:
     input:
-        unpack(lambda w: settings.acceptability_files(config, w.dataset)),
+        unpack(lambda w: rule_inputs.acceptability_files(config, w.dataset)),
     output:
         layout.evaluators(file=names.ACCEPTABILITY),
     log:

@@ -19,7 +19,7 @@ rule human_correlation:
         systems=lookup(
             dpath="datasets/{dataset}/human_systems",
             within=config,
-            default=settings.LI_SYSTEMS,
+            default=stages.LI_SYSTEMS,
         ),
         code=code("human_correlation.py"),
     script:
@@ -41,7 +41,7 @@ rule learn_aggregate:
         systems=lookup(
             dpath="datasets/{dataset}/human_systems",
             within=config,
-            default=settings.LI_SYSTEMS,
+            default=stages.LI_SYSTEMS,
         ),
         settings=lookup(
             dpath="datasets/{dataset}/human_aggregate", within=config, default={}

@@ -8,7 +8,7 @@ rule report_tables:
     input:
         unpack(report_human),
         unpack(
-            lambda w: settings.validity_report_files(
+            lambda w: rule_inputs.validity_report_files(
                 config, w.dataset, ["checks", "calibration", "rated", "originals"]
             )
         ),
@@ -39,9 +39,9 @@ rule report_tables:
         settings=config.get("report") or {},
         gm_t=config["score"]["gm_t"],
         variants=TRANSFER.get("run_variants") or [],
-        warmups=settings.cycle_warmups(config),
-        honest=lambda w: settings.honest_systems(config, w.dataset),
-        bootstrap=settings.bootstrap_options(config),
+        warmups=stages.cycle_warmups(config),
+        honest=lambda w: stages.honest_systems(config, w.dataset),
+        bootstrap=stages.bootstrap_options(config),
         about=lambda w: landing.about(config, w.dataset),
         ours=lambda w: landing.has_models(config, w.dataset),
         code=code("report_tables.py"),
@@ -53,7 +53,7 @@ rule report_tables:
 rule report_plots:
     input:
         unpack(
-            lambda w: settings.validity_report_files(
+            lambda w: rule_inputs.validity_report_files(
                 config, w.dataset, ["calibration"]
             )
         ),

@@ -5,9 +5,9 @@
 # report from the stored corpus scores, so changing the thresholds reloads no evaluator.
 # Scored text is word level; on BPE datasets the classifiers and LMs (trained on pieces) read it encoded
 # with the dataset's bpe.model (input bpe; tst.scoring.Evaluators).
-# params.options = tst.config.score_options (cp_lexicon, cp_seed, sbert, pp_count_eos, extra_metrics, and
+# params.options = tst.stages.score_options (cp_lexicon, cp_seed, sbert, pp_count_eos, extra_metrics, and
 # the dataset's references release, named in the ref-BLEU variants): changing one reruns the scores.
-# Lines longer than params.max_words tokens are cut and counted (n_truncated; tst.config.score_max_words).
+# Lines longer than params.max_words tokens are cut and counted (n_truncated; tst.stages.score_max_words).
 # Each score file ends with its signature (tst.signature); params.tst_version reruns the scores when the package
 # version changes (the code hash covers the rest).
 
@@ -32,7 +32,7 @@ rule score_ours:
     params:
         runs=OUR_RUNS,
         options=lookup(dpath="score/{dataset}", within=TABLE),
-        max_words=lambda w: settings.score_max_words(config, w.dataset),
+        max_words=lambda w: stages.score_max_words(config, w.dataset),
         code=code("score.py"),
         tst_version=signature.version(),  # in each score file's signature
     script:
@@ -55,7 +55,7 @@ rule score_external:
     params:
         runs=EXTERNAL_RUNS,
         options=lookup(dpath="score/{dataset}", within=TABLE),
-        max_words=lambda w: settings.score_max_words(config, w.dataset),
+        max_words=lambda w: stages.score_max_words(config, w.dataset),
         code=code("score.py"),
         tst_version=signature.version(),  # in each score file's signature
     script:

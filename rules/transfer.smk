@@ -28,11 +28,11 @@ rule train_transfer:
         mem_mb=TRANSFER_JOB["mem_mb"],
         runtime=TRANSFER_JOB["runtime"],
     params:
-        settings=lambda w: settings.transfer_settings(
+        settings=lambda w: stages.transfer_settings(
             config, TABLE["variants"][w.variant]
         ),
         variant=lookup(dpath="variants/{variant}", within=TABLE),
-        paraphrase_source=lambda w: settings.paraphrase_source(
+        paraphrase_source=lambda w: stages.paraphrase_source(
             config, w.dataset, TABLE["variants"][w.variant]
         ),
         min_count=lookup(dpath="vocab/{dataset}/min_count", within=TABLE),
@@ -50,7 +50,7 @@ rule transfer_test:
     output:
         [
             layout.transfer(split="test", ckpt=c, style=s)
-            for c in settings.test_checkpoints(config)
+            for c in stages.test_checkpoints(config)
             for s in STYLES
         ],
     log:
@@ -62,8 +62,8 @@ rule transfer_test:
     resources:
         gpu=TRANSFER_JOB["gpu"],
     params:
-        checkpoints=settings.test_checkpoints(config),
-        beam_width=settings.beam_width(config),
+        checkpoints=stages.test_checkpoints(config),
+        beam_width=stages.beam_width(config),
         code=code("transfer_test.py"),
     script:
         "../scripts/transfer_test.py"

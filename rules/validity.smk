@@ -6,7 +6,7 @@
 
 rule gm_calibration:
     input:
-        scores=lambda w: settings.validity_report_files(config, w.dataset)[
+        scores=lambda w: rule_inputs.validity_report_files(config, w.dataset)[
             "calibration_scores"
         ],
     output:
@@ -17,7 +17,7 @@ rule gm_calibration:
     conda:
         env("report")
     params:
-        systems=settings.calibration_baselines(config),
+        systems=stages.calibration_baselines(config),
         code=code("gm_calibration.py"),
     script:
         "../scripts/gm_calibration.py"
@@ -25,7 +25,7 @@ rule gm_calibration:
 
 rule validity_checks:
     input:
-        unpack(lambda w: settings.validity_files(config, w.dataset)),
+        unpack(lambda w: rule_inputs.validity_files(config, w.dataset)),
     output:
         checks=layout.validity(file=layout.CHECKS),
     log:
@@ -36,10 +36,10 @@ rule validity_checks:
     conda:
         env("score")
     params:
-        systems=lambda w: settings.validity_systems(config, w.dataset),
+        systems=lambda w: stages.validity_systems(config, w.dataset),
         evaluators_dir=lambda w: layout.evaluators(w.dataset),
         options=lookup(dpath="score/{dataset}", within=TABLE),
-        seed=settings.baseline_seed(config),
+        seed=stages.baseline_seed(config),
         code=code("validity_checks.py"),
     script:
         "../scripts/validity_checks.py"

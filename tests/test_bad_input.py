@@ -22,6 +22,7 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 from tst import config as settings
+from tst import stages
 from tst.cli import main
 from tst.data.prepare import MIN_SENTENCES, TooFewSentences, expected_outputs, prepare_dataset
 from tst.data.reader import read_text_lines
@@ -155,7 +156,7 @@ def test_epochs_two_point_zero_is_two_everywhere(config):
     config["transfer"]["epochs"] = 2.0  # JSON Schema counts 2.0 as an integer; so does the rule
     validate(config, str(SCHEMA))
     settings.check_config(config)
-    assert settings.checkpoints(config) == ["ep0.5", "ep1.0", "ep1.5", "ep2.0"]
+    assert stages.checkpoints(config) == ["ep0.5", "ep1.0", "ep1.5", "ep2.0"]
     assert (
         with_defaults({"epochs": 2.0})["epochs"] == 2
         and type(with_defaults({"epochs": 2.0})["epochs"]) is int
@@ -199,9 +200,9 @@ def test_transfer_datasets_is_honoured(config):
     config["run"] = ["demo", "other"]
     config["transfer"]["datasets"] = ["other"]
     settings.check_config(config)
-    assert settings.trained_datasets(config) == ["other"]
-    assert settings.our_models(config, "demo") == []
-    assert settings.our_models(config, "other") == [(v, 1) for v in config["transfer"]["run_variants"]]
+    assert stages.trained_datasets(config) == ["other"]
+    assert stages.our_models(config, "demo") == []
+    assert stages.our_models(config, "other") == [(v, 1) for v in config["transfer"]["run_variants"]]
 
 
 # ---------------------------------------------------------------- runs: identical runs, identical bytes

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from tst import baselines as bl
-from tst import config as settings
+from tst import rule_inputs, stages
 from tst.metrics.gm import calibrate, gm_calibrated, gm_calibrated_result
 from tst.metrics.registry import GM_CONTENT, METRICS, add_derived
 from tst.validity import adjacent_swaps, auc, damaged, derangement, separation, shuffled_sources
@@ -71,13 +71,13 @@ def test_nearest_target_maximises_the_idf_weighted_cosine():
 
 def test_baselines_are_systems_of_every_dataset_and_not_honest():
     config = {"datasets": {"d": {"source": {"kind": "files"}, "systems": {"mit": {}}}}}
-    assert settings.external_systems(config, "d") == ["mit", "source", *bl.BUILT]
-    assert settings.honest_systems(config, "d") == ["mit"]
+    assert stages.external_systems(config, "d") == ["mit", "source", *bl.BUILT]
+    assert stages.honest_systems(config, "d") == ["mit"]
     config["baselines"] = {"run": ["empty", "shuffled"]}
-    assert settings.baseline_systems(config) == ["shuffled", "empty"]
-    assert settings.calibration_baselines(config) == []  # no content-free baseline: no calibrated GM
+    assert stages.baseline_systems(config) == ["shuffled", "empty"]
+    assert stages.calibration_baselines(config) == []  # no content-free baseline: no calibrated GM
     config["baselines"] = {"run": ["fixed_target", "shuffled"]}
-    assert settings.calibration_baselines(config) == ["source", "shuffled", "fixed_target"]
+    assert stages.calibration_baselines(config) == ["source", "shuffled", "fixed_target"]
 
 
 def test_derangement_moves_every_element():
@@ -163,8 +163,8 @@ def test_add_derived_gm_needs_the_calibration_and_gm_pg_keeps_pang_gimpel():
 
 
 def test_the_files_the_baseline_and_validity_rules_read():
-    assert settings.baseline_files("d", "shuffled", 1) == {"sources": "results/d/data/test.1.raw.txt"}
-    assert settings.baseline_files("d", "nearest_target", 1) == {
+    assert rule_inputs.baseline_files("d", "shuffled", 1) == {"sources": "results/d/data/test.1.raw.txt"}
+    assert rule_inputs.baseline_files("d", "nearest_target", 1) == {
         "sources": "results/d/data/test.1.raw.txt",
         "target_train": "results/d/data/train.0.raw.txt",  # the other style's
         "embeddings": "results/d/evaluators/glove.kv",
@@ -178,8 +178,8 @@ def test_the_files_the_baseline_and_validity_rules_read():
         "transfer": {"run_variants": ["M0"], "seeds": [2], "epochs": 2},
         "baselines": {"run": ["random_target", "shuffled"]},
     }
-    assert settings.validity_systems(config, "d") == ["mit", "reference", "M0.seed2"]
-    files = settings.validity_files(config, "d")
+    assert stages.validity_systems(config, "d") == ["mit", "reference", "M0.seed2"]
+    files = rule_inputs.validity_files(config, "d")
     assert files["outputs"][:2] == [
         "results/d/systems/mit/test.final.0.txt",
         "results/d/systems/mit/test.final.1.txt",
@@ -197,11 +197,11 @@ def test_the_files_the_baseline_and_validity_rules_read():
         "results/d/evaluators/sbert_sources.test.npy",
         "results/d/evaluators/sbert_sources.test.txt",
     ]
-    assert settings.sbert_source_files({**config, "score": {"sbert": False}}, "d", ["test"]) == []
-    assert settings.sbert_source_files(config, "d", ["dev", "test", "dev"]) == [
+    assert rule_inputs.sbert_source_files({**config, "score": {"sbert": False}}, "d", ["test"]) == []
+    assert rule_inputs.sbert_source_files(config, "d", ["dev", "test", "dev"]) == [
         f"results/d/evaluators/sbert_sources.{sp}.{ext}" for sp in ("dev", "test") for ext in ("npy", "txt")
     ]
-    report = settings.validity_report_files(config, "d")
+    report = rule_inputs.validity_report_files(config, "d")
     assert report["calibration_scores"] == [
         f"results/d/scores/{s}/test.final.json" for s in ("source", "shuffled", "random_target")
     ]
@@ -212,6 +212,6 @@ def test_the_files_the_baseline_and_validity_rules_read():
         "results/d/scores/reference/test.final.json",
         "results/d/scores/M0.seed2/test.ep2.0.json",
     ]
-    assert settings.validity_report_files(config, "d", ["checks", "rated"]) == {
+    assert rule_inputs.validity_report_files(config, "d", ["checks", "rated"]) == {
         "checks": "results/d/validity/checks.json"
     }

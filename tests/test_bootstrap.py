@@ -200,7 +200,7 @@ def test_resolve():
 
 
 def test_config_options():
-    from tst.config import bootstrap_options
+    from tst.stages import bootstrap_options
 
     assert bootstrap_options({}) == {"n_resamples": 1000, "seed": 0}
     assert bootstrap_options({"score": {"bootstrap": {"n_resamples": 50}}}) == {"n_resamples": 50, "seed": 0}

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from tst import config as settings
-from tst import names, variants
+from tst import names, rule_inputs, stages, variants
 from tst.codehash import code_hash, modules_of
 
 
@@ -88,16 +88,14 @@ def test_a_variant_may_set_its_own_warm_up():
             "run_variants": ["M2w", "M2"],
         }
     }
-    assert (
-        settings.transfer_settings(cfg, settings.lookup_tables(cfg)["variants"]["M2w"])["cyc_start"] == 0.25
-    )
-    assert settings.cycle_warmups(cfg) == {"M2w": 0.25, "M2": 1.5}
+    assert stages.transfer_settings(cfg, stages.lookup_tables(cfg)["variants"]["M2w"])["cyc_start"] == 0.25
+    assert stages.cycle_warmups(cfg) == {"M2w": 0.25, "M2": 1.5}
 
 
 def test_settings_of_the_default_config(repo_root):
     cfg = yaml.safe_load((repo_root / "config.yaml").read_text())
     settings.check_config(cfg)
-    runs = settings.our_runs(cfg)
+    runs = stages.our_runs(cfg)
     epochs = cfg["transfer"]["epochs"]
     assert (
         len(runs) == 2 * (2 * epochs)
@@ -105,7 +103,7 @@ def test_settings_of_the_default_config(repo_root):
         and runs[-1] == ("test", f"ep{epochs}.0")
     )
     # demo: its own references, and every sanity baseline
-    assert settings.external_systems(cfg, "demo") == [
+    assert stages.external_systems(cfg, "demo") == [
         "source",
         "reference",
         "random_target",
@@ -114,10 +112,10 @@ def test_settings_of_the_default_config(repo_root):
         "shuffled",
         "empty",
     ]
-    assert settings.our_models(cfg, "demo") == [(v, 1) for v in cfg["transfer"]["run_variants"]]
+    assert stages.our_models(cfg, "demo") == [(v, 1) for v in cfg["transfer"]["run_variants"]]
     cfg["transfer"]["datasets"] = []
-    assert settings.our_models(cfg, "demo") == []
-    assert settings.score_options(cfg) == {
+    assert stages.our_models(cfg, "demo") == []
+    assert stages.score_options(cfg) == {
         "cp_lexicon": "vader",
         "cp_seed": 0,
         "sbert": True,
@@ -125,17 +123,19 @@ def test_settings_of_the_default_config(repo_root):
         "precision": "auto",  # evaluators.precision: the MiniLM's at scoring
     }
     cfg["evaluators"]["precision"] = "fp32"
-    assert settings.score_options(cfg)["precision"] == "fp32"
-    assert "variants" not in settings.transfer_settings(cfg) and "lr" in settings.transfer_settings(cfg)
-    assert settings.naturalness_source(cfg, "M0.seed1") == ("dev", f"ep{epochs}.0")
-    assert settings.naturalness_source(cfg, "mit") == ("test", "final")
-    assert settings.lookup_tables(cfg)["variants"]["multi_decoder"]["model"] == "multi_decoder"
+    assert stages.score_options(cfg)["precision"] == "fp32"
+    assert "variants" not in stages.transfer_settings(cfg) and "lr" in stages.transfer_settings(cfg)
+    assert stages.naturalness_source(cfg, "M0.seed1") == ("dev", f"ep{epochs}.0")
+    assert stages.naturalness_source(cfg, "mit") == ("test", "final")
+    assert stages.lookup_tables(cfg)["variants"]["multi_decoder"]["model"] == "multi_decoder"
 
 
 def test_data_paths_are_named_by_their_real_path(tmp_path):
     (tmp_path / "real").mkdir()
     os.symlink(tmp_path / "real", tmp_path / "link")
-    assert settings.data_file(tmp_path / "link", "a.txt") == settings.data_file(tmp_path / "real", "a.txt")
+    assert rule_inputs.data_file(tmp_path / "link", "a.txt") == rule_inputs.data_file(
+        tmp_path / "real", "a.txt"
+    )
 
 
 def _package(root, files: dict):
@@ -228,24 +228,24 @@ def test_dataset_settings_reach_only_the_jobs_that_read_them(repo_root):
                 **yaml.safe_load((repo_root / "configs" / f"{name}.yaml").read_text())["datasets"],
             },
         }
-    assert settings.score_options(cfg, "demo")["cp_lexicon"] == "vader"  # review-like demo: the score default
-    assert settings.score_options(cfg, "paper_news")["cp_lexicon"] == "none"  # Fu: no filter off review data
-    assert settings.score_options(cfg, "literature") == {
+    assert stages.score_options(cfg, "demo")["cp_lexicon"] == "vader"  # review-like demo: the score default
+    assert stages.score_options(cfg, "paper_news")["cp_lexicon"] == "none"  # Fu: no filter off review data
+    assert stages.score_options(cfg, "literature") == {
         "cp_lexicon": "none",
         "cp_seed": 0,
         "sbert": True,
         "pp_count_eos": False,
         "precision": "auto",
     }
-    tables = settings.lookup_tables(cfg)
+    tables = stages.lookup_tables(cfg)
     assert (
         tables["score"]["paper_news"]["cp_lexicon"] == "none"
         and tables["score"]["demo"]["cp_lexicon"] == "vader"
     )
 
     demo = cfg["datasets"]["demo"]
-    before = settings.corpus_settings(cfg, "demo")
-    assert before == {k: demo[k] for k in settings.CORPUS_KEYS if k in demo}
+    before = stages.corpus_settings(cfg, "demo")
+    assert before == {k: demo[k] for k in stages.CORPUS_KEYS if k in demo}
     more = {
         **demo,
         "systems": {"x": {"file": "x.{style}"}},
@@ -254,9 +254,9 @@ def test_dataset_settings_reach_only_the_jobs_that_read_them(repo_root):
         "vocab": {"min_count": 5},
         "human_aggregate": {"columns": ["acc"]},
     }
-    assert settings.corpus_settings({"datasets": {"demo": more}}, "demo") == before
+    assert stages.corpus_settings({"datasets": {"demo": more}}, "demo") == before
     changed = {**demo, "length": {"min_words": 2, "max_words": 15}}
-    assert settings.corpus_settings({"datasets": {"demo": changed}}, "demo") != before
+    assert stages.corpus_settings({"datasets": {"demo": changed}}, "demo") != before
 
 
 def test_cycle_warm_up_of_each_run_variant():
@@ -278,7 +278,7 @@ def test_cycle_warm_up_of_each_run_variant():
             },
         }
     }
-    assert settings.cycle_warmups(config) == {"M2": 0.25}  # M6 is not run
+    assert stages.cycle_warmups(config) == {"M2": 0.25}  # M6 is not run
     from tst.train.trainer import cyc_factor
 
     # the last update of the ep1.5 checkpoint (steps_per_epoch 10: update 15) has factor 0 under cyc_start 1.5,
@@ -370,10 +370,10 @@ def test_defaults_are_config_yamls(repo_root):
         "pp_count_eos": False,
     }
     partial = {"datasets": {"x": {"styles": ["a", "b"]}}, "transfer": {}}
-    assert settings.checkpoints(partial)[-1] == f"ep{cfg['transfer']['epochs']}.0" == "ep4.0"
-    assert settings.vocab_min_count(partial, "x") == 1  # the schema's default
-    assert settings.vocab_min_count({"datasets": {"x": {"vocab": {"min_count": 3}}}}, "x") == 3
-    assert settings.lookup_tables(partial)["vocab"] == {"x": {"min_count": 1}}
+    assert stages.checkpoints(partial)[-1] == f"ep{cfg['transfer']['epochs']}.0" == "ep4.0"
+    assert stages.vocab_min_count(partial, "x") == 1  # the schema's default
+    assert stages.vocab_min_count({"datasets": {"x": {"vocab": {"min_count": 3}}}}, "x") == 3
+    assert stages.lookup_tables(partial)["vocab"] == {"x": {"min_count": 1}}
 
 
 def test_training_defaults_are_config_yamls(repo_root):

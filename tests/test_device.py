@@ -5,10 +5,10 @@ import torch
 import torch.nn.functional as F
 
 import tst.device as device_mod
-from tst.config import evaluator_settings, naturalness_settings
 from tst.device import cpu_flags, cpu_has_bf16, use_bf16
 from tst.evaluators.language_model import lm_batch, train_lm
 from tst.models.gru_lm import GRULanguageModel
+from tst.stages import evaluator_settings, naturalness_settings
 from tst.vocab import Vocab
 
 CPUINFO = """processor\t: 0

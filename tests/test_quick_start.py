@@ -13,8 +13,7 @@ import pytest
 import yaml
 from conftest import REPO, tiny_config
 
-from tst import afterrun, layout
-from tst import config as settings
+from tst import afterrun, layout, stages
 
 BIN = Path(sys.executable).parent
 
@@ -33,7 +32,7 @@ def quick_start_commands(readme: str) -> list[str]:
 
 
 def last_checkpoint(config: dict) -> str:
-    return settings.checkpoints(config)[-1]
+    return stages.checkpoints(config)[-1]
 
 
 def test_the_block_names_the_demos_last_checkpoint_and_only_make_targets_that_exist():
@@ -44,7 +43,7 @@ def test_the_block_names_the_demos_last_checkpoint_and_only_make_targets_that_ex
     tst = [c for c in commands if ".venv/bin/tst " in c]
     assert len(tst) == 2 and any(f"checkpoints/{last}.pt" in c for c in tst)
     assert any(f"test.{last}.0.txt" in c for c in tst)
-    assert last in settings.test_checkpoints(demo)  # its test transfers exist after make run
+    assert last in stages.test_checkpoints(demo)  # its test transfers exist after make run
     makefile = (REPO / "Makefile").read_text()
     targets = [c.split()[1] for c in commands if c.startswith("make ")]
     assert targets == ["run", "report", "test"]
@@ -95,7 +94,7 @@ def test_every_tst_and_snakemake_command_of_the_quick_start_runs(finished_run, t
     shutil.copytree(finished_run, run, symlinks=True)
     demo_last = last_checkpoint(yaml.safe_load((REPO / "config.yaml").read_text()))
     tiny_last = last_checkpoint(tiny_config(REPO))
-    assert tiny_last in settings.test_checkpoints(tiny_config(REPO))
+    assert tiny_last in stages.test_checkpoints(tiny_config(REPO))
     ran = []
     for command in quick_start_commands((REPO / "README.md").read_text()):
         if command == "make report":  # its snakemake command, as the Makefile gives it (make -n)

@@ -12,7 +12,6 @@ from conftest import REPO
 
 import tst.metrics.sbert as sbert_mod
 from tst.cli import main
-from tst.config import LENGTH_MAX_WORDS, SCORE_MAX_WORDS_FACTOR, score_max_words
 from tst.evaluators import training
 from tst.evaluators.classifiers import Classifier, build_model
 from tst.evaluators.language_model import LanguageModel
@@ -21,6 +20,7 @@ from tst.io import write_lines
 from tst.models.gru_lm import GRULanguageModel
 from tst.score import cut_words, score_files, score_meta
 from tst.scoring import is_out_of_memory, score_system
+from tst.stages import LENGTH_MAX_WORDS, SCORE_MAX_WORDS_FACTOR, score_max_words
 from tst.vocab import Vocab
 
 # ---- the word limit ----

@@ -45,6 +45,15 @@ def test_common_smk_stays_small(repo_root):
     assert len((repo_root / "rules" / "common.smk").read_text().splitlines()) <= 250
 
 
+def test_no_tst_module_over_500_lines(repo_root):
+    """A module that outgrows 500 lines does two jobs: it is split along them (CONTRIBUTING.md, Layout)."""
+    sizes = {
+        p.relative_to(repo_root): len(p.read_text().splitlines()) for p in (repo_root / "tst").rglob("*.py")
+    }
+    assert len(sizes) > 100
+    assert {str(p): n for p, n in sizes.items() if n > 500} == {}
+
+
 def test_tests_mirror_tst(repo_root):
     """tests/ is laid out like tst/: a folder per tst subpackage (every one has its folder), tests/workflow for the
     Snakefile, rules and profiles, tests/slurm for the SLURM scripts; test module names are unique (conftest.py

@@ -42,7 +42,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-# The bootstrap's settings: score.bootstrap in the config (tst.config.bootstrap_options), `tst score
+# The bootstrap's settings: score.bootstrap in the config (tst.stages.bootstrap_options), `tst score
 # --ci-resamples/--ci-seed`. 1,000 resamples as sacreBLEU and Koehn 2004.
 DEFAULTS = {"n_resamples": 1000, "seed": 0}
 LEVEL = 0.95  # two-sided confidence level of the intervals

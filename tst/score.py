@@ -322,7 +322,7 @@ def score_files(
     an InputError naming the file and the line) or "replace" (U+FFFD; the JSON gets "input_encoding" with
     the number of such lines per file); max_words: every source, output and reference line longer than this
     many tokens is cut to its first max_words, and to tst.metrics.registry.SCORE_CHARS_PER_WORD x max_words characters
-    (bounded memory; tst.config.score_max_words gives the default of `tst score` and the workflow, None: no
+    (bounded memory; tst.stages.score_max_words gives the default of `tst score` and the workflow, None: no
     limit), and the JSON gets "max_words", "n_truncated" (lines cut) and "truncated_lines" (per file);
     progress: see score_system; ci: bootstrap options (tst.bootstrap.resolve; {} for its defaults): each
     metric gets "ci95": [lo, hi] (add_intervals), None: no intervals; resample_stats: the TSV also gets the

@@ -169,7 +169,7 @@ def content_separation(
 def word_order_damage(systems: dict[str, tuple], evaluators, options: Mapping, seed: int) -> dict:
     """For each system (name -> (sources, outputs, source_styles)): DAMAGE_KEYS' corpus scores of its outputs
     with SWAPS adjacent swaps per line, and shuffled (damaged). The outputs as they are are not scored here: the
-    system's own score file holds the same metrics on the same outputs (rule score; tst.config.validity_report_files names them as "originals"),
+    system's own score file holds the same metrics on the same outputs (rule score; tst.rule_inputs.validity_report_files names them as "originals"),
     and the word-order table reads them from it (a third of this job's work before: on Yelp, 14 systems x 1,000
     outputs)."""
     from tst.metrics.registry import METRICS

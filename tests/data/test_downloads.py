@@ -17,6 +17,7 @@ import yaml
 from conftest import planned_jobs
 
 from tst import config as settings
+from tst import rule_inputs
 from tst.apply import merge_configs
 from tst.data.sources import (
     IncompleteDownload,
@@ -110,7 +111,7 @@ def test_every_url_is_pinned_and_every_download_has_the_sha256_of_the_released_f
     for name in DOWNLOADED:
         config = load_config(f"{name}.yaml")
         datasets = {name: config["datasets"][name]}
-        corpus, extras = settings.data_needs(config, name)
+        corpus, extras = rule_inputs.data_needs(config, name)
         for rel in dict.fromkeys([*corpus, *(f for files in extras.values() for f in files)]):
             url = url_for(datasets, rel)
             assert url and re.match(r"https://raw\.githubusercontent\.com/[^/]+/[^/]+/[0-9a-f]{40}/", url), (
@@ -236,7 +237,7 @@ def test_yelp_downloads_end_to_end_from_a_local_mirror(shared_data, tmp_path):
     data, work = tmp_path / "data", tmp_path / "work"
     work.mkdir()
     config = load_config("yelp.yaml")
-    corpus, extras = settings.data_needs(config, "yelp")
+    corpus, extras = rule_inputs.data_needs(config, "yelp")
     made = list(extracted_files({"yelp": config["datasets"]["yelp"]}))
     wanted = list(dict.fromkeys([*corpus, *(f for files in extras.values() for f in files), *made]))
     yelp = [str(REPO / "configs" / "yelp.yaml")]

@@ -15,6 +15,7 @@ import yaml
 from conftest import planned_jobs
 
 from tst import config as settings
+from tst import rule_inputs
 from tst.apply import merge_configs
 from tst.data.normalize import normalizer
 from tst.data.paraphrase import filter_and_sample, pair_lines, select_pairs
@@ -156,7 +157,7 @@ def test_check_paraphrases_names_the_variants_the_dataset_and_the_fix(repo_root,
     with pytest.raises(settings.ConfigError, match="does not exist and has no url"):
         settings.check_paraphrases(cfg, tmp_path)
     settings.check_paraphrases(yelp_config(*c, repo_root / "configs" / "paranmt.yaml"), tmp_path)
-    assert "paranmt/para-nmt-5m-processed.zip" in settings.downloads(
+    assert "paranmt/para-nmt-5m-processed.zip" in rule_inputs.downloads(
         yelp_config(*c, repo_root / "configs" / "paranmt.yaml"), tmp_path
     )
     # without a paraphrase variant nothing is asked for

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tst import config as settings
+from tst import rule_inputs, stages
 from tst.data.sources import missing_downloads, url_for
 from tst.data.systems import alignment_problems, import_system, sources_of_test_set
 
@@ -135,13 +135,13 @@ def test_import_params_and_inputs():
     """The import rule's params are the keys import_system reads (metadata edits rerun nothing); a `lines`
     system's inputs include the test sources it is aligned with (a changed test file reimports it)."""
     config = {"datasets": {"yelp": dataset_block("yelp")}}
-    assert settings.system_import_spec(config, "yelp", "imat") == {
+    assert stages.system_import_spec(config, "yelp", "imat") == {
         "file": "yelp/released/imat.{style}",
         "format": "lines",
     }
-    inputs = settings.system_inputs(config, "yelp", "imat", 1, "/data")
+    inputs = rule_inputs.system_inputs(config, "yelp", "imat", 1, "/data")
     assert inputs == ["/data/yelp/released/imat.1", "/data/yelp/li/sentiment.test.1"]
-    assert settings.system_inputs(config, "yelp", "orgin", 0, "/data") == [
+    assert rule_inputs.system_inputs(config, "yelp", "orgin", 0, "/data") == [
         "/data/yelp/li/outputs/sentiment.test.0.orgin"
     ]
-    assert settings.system_papers(config, "yelp")["cbd"].startswith("Ma et al. 2021")
+    assert stages.system_papers(config, "yelp")["cbd"].startswith("Ma et al. 2021")

@@ -243,7 +243,7 @@ def test_training_separates_real_from_corrupted_sentences(tmp_path):
 def run_rule(tmp_path, inputs: dict, config: dict):
     """Rule train_acceptability's script on `inputs` with the dataset `toy`'s settings of `config`: (the
     checkpoint's path, the checkpoint)."""
-    from tst.config import evaluator_settings
+    from tst.stages import evaluator_settings
 
     out = tmp_path / "acceptability.pt"
     run_script(
@@ -404,7 +404,7 @@ def test_lstm_overlay_gives_the_classifier_of_before_stop_34(repo_root):
     import yaml
 
     from tst.apply import merge_configs
-    from tst.config import acceptability_files
+    from tst.rule_inputs import acceptability_files
 
     configs = [
         yaml.safe_load((repo_root / p).read_text())
@@ -440,7 +440,7 @@ def test_default_minilm_reads_word_text_and_needs_neither_vocabulary_nor_lm(repo
     no LM, so it does not wait for the joint LM."""
     import yaml
 
-    from tst.config import acceptability_files
+    from tst.rule_inputs import acceptability_files
 
     config = yaml.safe_load((repo_root / "config.yaml").read_text())
     s = acceptability_settings({**config["evaluators"]["acceptability"], "min_count": 1})
@@ -483,7 +483,7 @@ def test_a_dataset_adjusts_its_own_acceptability_keys(repo_root):
     600 sentences per style); other sections and datasets keep the global block."""
     import yaml
 
-    from tst.config import DATASET_EVALUATOR_KEYS, evaluator_settings
+    from tst.stages import DATASET_EVALUATOR_KEYS, evaluator_settings
 
     config = yaml.safe_load((repo_root / "config.yaml").read_text())
     config["datasets"]["other"] = {

@@ -45,7 +45,7 @@ def test_train_classifier_and_lm_scripts(tmp_path):
         "dev": [str(p["dev.0"]), str(p["dev.1"])],
         "vocab": str(tmp_path / "vocab.txt"),
     }
-    # min_count: the rules' settings always carry the dataset's (tst.config.evaluator_settings)
+    # min_count: the rules' settings always carry the dataset's (tst.stages.evaluator_settings)
     cfg = {
         "emb_dim": 8,
         "n_filters": 4,

@@ -172,7 +172,7 @@ def test_lm_settings_split_model_training_and_style_start():
 
 
 def test_lm_init_only_for_style_lms_asked_to_start_from_the_joint_lm():
-    from tst.config import lm_init
+    from tst.rule_inputs import lm_init
 
     ds = {"datasets": {"yelp": {}}}
     cfg = {**ds, "evaluators": {"lm": {"style_init": "joint"}}}
@@ -211,8 +211,8 @@ def test_full_softmax_overlay_gives_pang_and_gimpels_lms(repo_root):
     import yaml
 
     from tst.apply import merge_configs
-    from tst.config import lm_init
     from tst.evaluators.language_model import lm_settings, output_layer
+    from tst.rule_inputs import lm_init
 
     configs = [
         yaml.safe_load((repo_root / p).read_text()) for p in ("config.yaml", "configs/lm_full_softmax.yaml")
@@ -245,7 +245,7 @@ def test_the_demo_keeps_batch_64_and_every_other_dataset_takes_batch_256(repo_ro
     keeps batch 64 at lr 1e-3 for all three. Every other key is the global block's, for both datasets."""
     import yaml
 
-    from tst.config import evaluator_settings
+    from tst.stages import evaluator_settings
 
     config = yaml.safe_load((repo_root / "config.yaml").read_text())
     yelp = yaml.safe_load((repo_root / "configs" / "yelp.yaml").read_text())
@@ -260,7 +260,7 @@ def test_the_demo_keeps_batch_64_and_every_other_dataset_takes_batch_256(repo_ro
         }, section
     # the rule's init input follows the dataset's own keys too: a dataset that trains its style LMs from scratch
     # gets no joint LM to start from, while the others still do
-    from tst.config import lm_init
+    from tst.rule_inputs import lm_init
 
     config["datasets"]["demo"]["lm"] = {**config["datasets"]["demo"]["lm"], "style_init": "scratch"}
     assert lm_init(config, "demo", "style0") is None

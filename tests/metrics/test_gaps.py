@@ -7,7 +7,7 @@ import pytest
 import torch
 from test_ratings import write_fixture
 
-from tst import config as settings
+from tst import rule_inputs
 from tst.human.aggregate import learn_aggregate
 from tst.io import write_lines
 from tst.metrics.acc import accuracy, target_probability
@@ -97,12 +97,12 @@ def test_learn_aggregate_on_a_rated_fixture(tmp_path):
 
 def test_naturalness_files_pair_outputs_with_their_inputs():
     cfg = {"evaluators": {"naturalness": {"checkpoint": "ep2.0"}}}
-    ours = settings.naturalness_files(cfg, "yelp", "M0.seed1")
+    ours = rule_inputs.naturalness_files(cfg, "yelp", "M0.seed1")
     assert ours == {
         "outputs": [f"results/yelp/models/M0/seed1/transfers/dev.ep2.0.{s}.txt" for s in (0, 1)],
         "inputs": [f"results/yelp/data/dev.{s}.raw.txt" for s in (0, 1)],
     }
-    ext = settings.naturalness_files(cfg, "yelp", "mit")
+    ext = rule_inputs.naturalness_files(cfg, "yelp", "mit")
     assert ext == {
         "outputs": [f"results/yelp/systems/mit/test.final.{s}.txt" for s in (0, 1)],
         "inputs": [f"results/yelp/systems/mit/test.final.sources.{s}.txt" for s in (0, 1)],

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-import tst.score as score_mod
+import tst.scoring as score_mod
 from tst.metrics import sbert
 from tst.metrics.joint import content_above_bound, fixed_sentence_bound, joint
 from tst.metrics.registry import METRICS

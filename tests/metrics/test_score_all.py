@@ -206,14 +206,14 @@ def test_pp_count_eos_option_reaches_pp_from_the_config(evaluators, monkeypatch,
     decides whether PP counts the final <eos>."""
     import yaml
 
-    from tst import config as settings
+    from tst import stages
 
     d, _ = evaluators
     monkeypatch.setattr(score_mod, "load_lm", lambda p: EosLM())
     cfg = yaml.safe_load((repo_root / "config.yaml").read_text())
     assert cfg["score"]["pp_count_eos"] is False  # the default: Shen et al.'s code
     cfg["score"]["pp_count_eos"] = count_eos
-    options = settings.lookup_tables(cfg)["score"]["demo"]  # rules/score.smk: params.options
+    options = stages.lookup_tables(cfg)["score"]["demo"]  # rules/score.smk: params.options
     assert options["pp_count_eos"] is count_eos
     s = score_system(SOURCES, OUTPUTS, STYLES, d, options=options, only=["pp_joint", "pp_target"])
     # OUTPUTS: 4 + 4 + 2 = 10 words at ln 10, and 3 <eos> at ln 1000 -> exp((10 ln 10 + 9 ln 10) / 13)
@@ -230,11 +230,11 @@ def test_references_release_from_the_dataset_config_names_ref_bleu(repo_root, tm
     rules' params.options; a dataset without one (the demo) keeps the plain variant."""
     import yaml
 
-    from tst import config as settings
+    from tst import stages
 
     cfg = yaml.safe_load((repo_root / "config.yaml").read_text())
     cfg["datasets"].update(yaml.safe_load((repo_root / "configs" / "yelp.yaml").read_text())["datasets"])
-    tables = settings.lookup_tables(cfg)["score"]
+    tables = stages.lookup_tables(cfg)["score"]
     assert tables["yelp"]["references_release"] == "lijuncen/Sentiment-and-Style-Transfer@14a48fa3"
     assert "references_release" not in tables["demo"]
     keys = ["bleu_ref_corpus", "bleu_ref_sentence", "bleu_ref_st"]

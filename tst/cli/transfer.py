@@ -85,8 +85,8 @@ def cmd_transfer(args) -> list[str]:
     import yaml
 
     from tst.apply import dataset_settings, merge_configs, style_index, transfer_lines
-    from tst.config import beam_width
     from tst.io import InputError, NotUTF8Error, decode_lines, read_lines, write_lines
+    from tst.stages import beam_width
 
     check_files(
         "transfer", {"checkpoint": [args.checkpoint], "--input": [args.input], "--config": args.config}

@@ -164,7 +164,7 @@ SETTING_KEYS = {
 
 
 def acceptability_settings(cfg: dict) -> dict:
-    """The config block evaluators.acceptability (with tst.config.evaluator_settings' min_count, precision and
+    """The config block evaluators.acceptability (with tst.stages.evaluator_settings' min_count, precision and
     device) split into what train_acceptability takes: kind, model, train, corruption, strip_final, plus the
     vocabulary's min_count and max_vocab."""
     cfg = dict(cfg)
@@ -189,7 +189,7 @@ def acceptability_settings(cfg: dict) -> dict:
             "temperature": float(cfg.get("temperature", 1.0)),
         },
         "strip_final": bool(cfg.get("strip_final_punctuation", True)),
-        "min_count": cfg["min_count"],  # tst.config.evaluator_settings sets it
+        "min_count": cfg["min_count"],  # tst.stages.evaluator_settings sets it
         "max_vocab": cfg.get("max_vocab"),
         "max_train": cfg.get("max_train"),
     }

@@ -22,12 +22,12 @@ from tst.tensors import pad_ids
 from tst.vocab import Vocab
 
 MODEL_KEYS = ("emb_dim", "hidden_dim", "n_layers", "dropout", "softmax", "cutoffs", "div_value")
-# how a style LM starts (tst.config.lm_init) and how long it trains
+# how a style LM starts (tst.rule_inputs.lm_init) and how long it trains
 STYLE_KEYS = ("style_init", "style_epochs")
 
 
 def lm_settings(settings: dict, warm_start: bool) -> tuple[dict, dict]:
-    """evaluators.lm (one dataset's, tst.config.evaluator_settings) -> (model config, training config) of one LM.
+    """evaluators.lm (one dataset's, tst.stages.evaluator_settings) -> (model config, training config) of one LM.
     A warm-started style LM trains style_epochs epochs (default 1) instead of max_epochs."""
     model = {k: v for k, v in settings.items() if k in MODEL_KEYS}
     train = {k: v for k, v in settings.items() if k not in MODEL_KEYS + STYLE_KEYS}

@@ -138,7 +138,7 @@ def preload(vectors_path, texts_path, model=None, bf16: bool = False) -> int:
 
 
 def preload_files(files, model=None, bf16: bool = False) -> int:
-    """preload each (vectors .npy, texts .txt) pair of a rule's input list (tst.config.sbert_source_files, in
+    """preload each (vectors .npy, texts .txt) pair of a rule's input list (tst.rule_inputs.sbert_source_files, in
     that order); the number of texts."""
     files = [str(f) for f in files]
     return sum(preload(v, t, model, bf16) for v, t in zip(files[::2], files[1::2]))

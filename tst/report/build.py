@@ -55,12 +55,12 @@ def build_tables(
 ) -> list[Path]:
     """Write results/{dataset}/tables/{name}.{csv,md,tex,html} for every name in TABLES. gm_t: when given, GM is
     recomputed from each score file's corpus Acc, Sim and PP with these thresholds (see load_scores); warmups:
-    variant -> the epoch up to which its lambda_cyc is 0 (tst.config.cycle_warmups), marked ‡ in the tables;
+    variant -> the epoch up to which its lambda_cyc is 0 (tst.stages.cycle_warmups), marked ‡ in the tables;
     calibration: the calibrated GM's thresholds (validity/gm_thresholds.json); checks: validity/checks.json;
     honest: the external systems a valid metric must rank above every sanity baseline (with our models);
     rated: human/ratings_with_metrics.tsv (the leaderboard's human columns; each metric's system-level Spearman
     with the human ratings);
-    bootstrap: the leaderboard's resampling options (tst.config.bootstrap_options), which reads the per-sentence
+    bootstrap: the leaderboard's resampling options (tst.stages.bootstrap_options), which reads the per-sentence
     TSV beside each score JSON; originals: the score files of the systems whose damaged copies `checks` holds (the
     word-order table's rows as they are)."""
     s = settings(report_config)

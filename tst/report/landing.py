@@ -8,8 +8,8 @@ and report/workflow.rst prints it for each dataset of the report."""
 from __future__ import annotations
 
 from tst import baselines, names
-from tst.config import checkpoints_per_epoch, external_systems, has_references, our_models, trained_datasets
 from tst.report.contents import REFERENCE_SYSTEMS
+from tst.stages import checkpoints_per_epoch, external_systems, has_references, our_models, trained_datasets
 
 # What each table or plot needs to have any row (the reasons its builder in tst/report/ gives when it writes it
 # empty): `models` = our trained models, `references` = human references of the test set, `ratings` = human

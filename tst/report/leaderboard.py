@@ -226,7 +226,7 @@ def leaderboard_table(
 ) -> Table:
     """The leaderboard (module docstring). frame, info: load_scores of score_paths (GM recomputed with gm_t
     and calibration, as the resamples are); s: the report settings (tst.report.build.settings); bootstrap: the
-    resampling options (tst.config.bootstrap_options; None: tst.bootstrap.DEFAULTS); rated: the human ratings
+    resampling options (tst.stages.bootstrap_options; None: tst.bootstrap.DEFAULTS); rated: the human ratings
     joined with the metrics (human/ratings_with_metrics.tsv), when the dataset has them: columns `human_{aspect}`,
     `human_overall`, `human_n` (human_columns) and a note with each metric's system-level Spearman with the
     overall rating (human_correlations). CSV: a row per system with, per metric, `{key}`, `{key}_lo`, `{key}_hi`

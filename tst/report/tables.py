@@ -49,7 +49,7 @@ def _ours_summary(
     (tst.report.select), with `seeds`, `checkpoint` (per seed, seed order, ';'-joined), `dev_acc` (mean),
     `shown` (display text of the checkpoints), `off_target` and `before_cycle`: some seed's checkpoint lies in
     the variant's lambda_cyc warm-up (warmups: variant -> the epoch up to which lambda_cyc is 0,
-    tst.config.cycle_warmups). Also: selected checkpoints without test scores."""
+    tst.stages.cycle_warmups). Also: selected checkpoints without test scores."""
     selection = select_checkpoints(frame, target, tolerance, acc_key)
     rows = selected_rows(frame, selection, "test")
     out = []

@@ -418,7 +418,7 @@ def train_files(
     eq. 6, over the same vocabulary), attributes (attributes.jsonl aligned with train). dev_entities: NER
     entities aligned with dev (unmasked dev transfers too). Resumes from the last checkpoint in out_dir;
     writes {out_dir}/train.done.json at the end (with the paraphrase pairs' source, count and sha256 when the
-    variant reads them; paraphrase_source: where they were released, tst.config.paraphrase_source). Returns the trained model. Holds {out_dir}/train.lock
+    variant reads them; paraphrase_source: where they were released, tst.stages.paraphrase_source). Returns the trained model. Holds {out_dir}/train.lock
     (tst.joblock) while training: a second process training into the same folder fails at once."""
     with_defaults(settings)  # a `model` setting is refused before any file is read
     v = check_variant(variant, paraphrase=paraphrase, lm=lm, attributes=attributes)
