@@ -134,14 +134,14 @@ def test_every_metric_with_every_evaluator(evaluators):
 
 def test_missing_evaluators_are_skipped_with_reason(tmp_path):
     s = score_system(SOURCES, OUTPUTS, STYLES, tmp_path)
-    # without evaluators, references or lists only the self-BLEU variants, the distinct-output share, the
-    # sbert cosine (its model ships with the install) and the default GM's content factor built on it can be
-    # computed
+    # without evaluators, references or lists only the self-BLEU variants, the distinct-output share and the
+    # sbert cosine (its model ships with the install) can be computed; the default GM's content factor weighs the
+    # cosine by the style gain, so it needs the style classifier
     assert set(s) == {k for k, m in METRICS.items() if k.startswith("bleu_self_")} | {
         "sbert_all_minilm_l6_v2",
-        "content",
         "distinct",
     }
+    assert s.skipped["content"] == "missing evaluator file(s): style_minilm.pt"
     assert {"bleu_self_corpus", "bleu_self_sentence"} <= set(s)
     assert s.skipped["acc"] == "missing evaluator file(s): style_cnn.pt"
     assert s.skipped["joint"] == "missing evaluator file(s): style_minilm.pt, acceptability.pt"
