@@ -11,9 +11,8 @@ from tst.codehash import code_hash
 from tst.data.prepare import expected_outputs
 from tst.data.sources import data_file, fetch_url, sha256_for
 from tst.data.sources import resolve_data_dir, resolve_mirror
-from tst.human.outputs import system_output_files
 from tst.layout import SCORED_SPLITS, STYLES
-from tst.metrics.registry import IDF, STYLE_LEXICON, evaluator_files
+from tst.metrics.registry import IDF, STYLE_LEXICON
 from tst.report.contents import PLOT_FORMATS, PLOTS, TABLE_FORMATS, TABLES, TITLES
 from tst.resources import check_fits_node, job_resources, node_size
 
@@ -178,33 +177,13 @@ def transfer_inputs(wildcards):
 
 # ---- score ----
 def score_inputs(wildcards):
-    """Two files (style 0, 1) per run, in run order: outputs, sources, attribute lists (and for external
-    systems the text the lists belong to); the evaluators the registry's metrics read; the sources'
-    embeddings (rule embed_sources); the naturalness classifiers; the references."""
-    ds, system = wildcards.dataset, wildcards.get("system")
+    """A score job's inputs (tst.rule_inputs.score_inputs): an external system's test run, or our model's runs."""
+    system = wildcards.get("system")
+    ours = None if system else names.system_name(wildcards.variant, wildcards.seed)
     runs = EXTERNAL_RUNS if system else OUR_RUNS
-    system = system or names.system_name(wildcards.variant, wildcards.seed)
-    each = [(sp, c, s) for sp, c in runs for s in STYLES]
-    inputs = {
-        "outputs": [layout.outputs(ds, system, *run) for run in each],
-        "sources": [layout.sources(ds, system, *run) for run in each],
-        "evaluators": [layout.evaluators(ds, f) for f in evaluator_files()],
-        "sbert_sources": rule_inputs.sbert_source_files(config, ds, dict(runs)),
-        "naturalness": [
-            layout.evaluators(ds, names.naturalness_file(system, kind))
-            for kind in config["score"].get("naturalness") or {}
-        ],
-    }
-    if stages.has_references(config, ds):
-        inputs["references"] = per_style(layout.references, dataset=ds)
-    if config["score"].get("attribute_hit", True):
-        inputs["lists"] = [layout.attribute_lists(ds, sp, s) for sp, _, s in each]
-        # lists are matched to external sources by the sentence text
-        if runs is EXTERNAL_RUNS:
-            inputs["lists_text"] = [
-                layout.text(ds, sp, s, raw=True) for sp, _, s in each
-            ]
-    return inputs
+    return rule_inputs.score_inputs(
+        config, wildcards.dataset, system or ours, runs, bool(system)
+    )
 
 
 def bpe_model(wildcards):
@@ -219,12 +198,7 @@ def ratings_csv(wildcards):
 
 
 def rated_outputs(wildcards):
-    """The outputs folder's files, and the rated systems' files even before they are downloaded."""
-    folder = rule_inputs.human_outputs_dir(config, wildcards.dataset, DATA_DIR)
-    rated = rule_inputs.rated_files(config, wildcards.dataset)[1:]
-    return sorted(
-        set(system_output_files(folder)) | {data_file(DATA_DIR, f) for f in rated}
-    )
+    return rule_inputs.rated_outputs(config, wildcards.dataset, DATA_DIR)
 
 
 def rated_scores(wildcards):
@@ -236,12 +210,7 @@ def rated_scores(wildcards):
 
 # ---- report ----
 def report_runs(ds):
-    """(system, split, checkpoint) of every score file of the report: ours, then the external systems."""
-    ours = [names.system_name(v, seed) for v, seed in stages.our_models(config, ds)]
-    runs = [(s, sp, c) for s in ours for sp, c in OUR_RUNS]
-    return runs + [
-        (s, *r) for s in stages.external_systems(config, ds) for r in EXTERNAL_RUNS
-    ]
+    return rule_inputs.report_runs(config, ds, OUR_RUNS, EXTERNAL_RUNS)
 
 
 def report_scores(wildcards):

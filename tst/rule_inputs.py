@@ -13,10 +13,12 @@ from tst.defaults import default
 from tst.stages import (
     calibration_baselines,
     evaluator_settings,
+    external_systems,
     has_references,
     human_systems,
     last_test_checkpoint,
     naturalness_source,
+    our_models,
     score_options,
     validity_systems,
 )
@@ -230,3 +232,46 @@ def glove_download(config: dict) -> dict[str, str]:
         return {}
     zip_path = Path(glove.get("cache_dir") or "resources/glove") / url.rsplit("/", 1)[-1]
     return {} if zip_path.exists() else {str(zip_path): url}
+
+
+def score_inputs(config: dict, dataset: str, system: str, runs, external: bool) -> dict[str, list[str]]:
+    """A score job's inputs, two files (style 0, 1) per (split, checkpoint) run, in run order: outputs, sources,
+    attribute lists (and for an external system the text the lists belong to, matched on it); the evaluators the
+    registry's metrics read; the sources' embeddings (rule embed_sources); the naturalness classifiers; the
+    references."""
+    from tst.metrics.registry import evaluator_files
+
+    each = [(sp, c, s) for sp, c in runs for s in layout.STYLES]
+    inputs = {
+        "outputs": [layout.outputs(dataset, system, *run) for run in each],
+        "sources": [layout.sources(dataset, system, *run) for run in each],
+        "evaluators": [layout.evaluators(dataset, f) for f in evaluator_files()],
+        "sbert_sources": sbert_source_files(config, dataset, dict(runs)),
+        "naturalness": [
+            layout.evaluators(dataset, names.naturalness_file(system, kind))
+            for kind in config["score"].get("naturalness") or {}
+        ],
+    }
+    if has_references(config, dataset):
+        inputs["references"] = [layout.references(dataset, s) for s in layout.STYLES]
+    if config["score"].get("attribute_hit", True):
+        inputs["lists"] = [layout.attribute_lists(dataset, sp, s) for sp, _, s in each]
+        if external:
+            inputs["lists_text"] = [layout.text(dataset, sp, s, raw=True) for sp, _, s in each]
+    return inputs
+
+
+def report_runs(config: dict, dataset: str, our_runs, external_runs) -> list[tuple]:
+    """(system, split, checkpoint) of every score file of the report: ours, then the external systems."""
+    ours = [names.system_name(v, seed) for v, seed in our_models(config, dataset)]
+    runs = [(s, sp, c) for s in ours for sp, c in our_runs]
+    return runs + [(s, *r) for s in external_systems(config, dataset) for r in external_runs]
+
+
+def rated_outputs(config: dict, dataset: str, data_dir) -> list[str]:
+    """The rated outputs folder's files, and the rated systems' files even before they are downloaded."""
+    from tst.human.outputs import system_output_files
+
+    folder = human_outputs_dir(config, dataset, data_dir)
+    rated = rated_files(config, dataset)[1:]
+    return sorted(set(system_output_files(folder)) | {data_file(data_dir, f) for f in rated})
