@@ -18,8 +18,7 @@ PATTERNS = {
 }
 WHERE = ("README.md", "CONTRIBUTING.md", "config.yaml", "docs", "configs", "tst", "report", "tests", "bench")
 TEXT = {".md", ".py", ".yaml", ".yml", ".sh", ".txt", ".rst", ".html", ".css", ".js", ".cff", ".toml", ""}
-# bench/trajectories.py is shared with other work in progress and keeps its docstring until it is rewritten.
-SKIP = {"tests/test_vocabulary.py", "bench/trajectories.py"}
+SKIP = {"tests/test_vocabulary.py"}
 
 
 def files():
