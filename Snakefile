@@ -23,10 +23,14 @@ include: "rules/report.smk"
 
 
 onstart:
-    # a run (not a dry run) with a download pending and no internet stops here, before any job
+    # a run (not a dry run) with a download pending and its host (the mirror, when set) out of reach stops here,
+    # before any job
     settings.check_reachable(
         {
-            **{data_file(DATA_DIR, p): u for p, u in DOWNLOADS.items()},
+            **{
+                data_file(DATA_DIR, p): fetch_url(u, p, MIRROR)
+                for p, u in DOWNLOADS.items()
+            },
             **GLOVE_DOWNLOAD,
         }
     )

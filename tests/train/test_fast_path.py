@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from tests.train.test_trainer import CFG, M7, TinyLM, run, setup
+from test_trainer import CFG, M7, TinyLM, run, setup
 from tst.models.registry import build_model
 from tst.optim import Adam, adam_options, apply_adam_options
 from tst.train.batching import epoch_plan
