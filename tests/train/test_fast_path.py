@@ -6,8 +6,8 @@ the settings that choose the path."""
 import numpy as np
 import pytest
 import torch
-
 from test_trainer import CFG, M7, TinyLM, run, setup
+
 from tst.models.registry import build_model
 from tst.optim import Adam, adam_options, apply_adam_options
 from tst.train.batching import epoch_plan
