@@ -118,8 +118,9 @@ def tiny_config(repo_root: Path) -> dict:
     )
 
 
-def snakemake(workdir: Path, repo_root: Path, *args, check=True):
-    """snakemake -s repo_root/Snakefile --cores 2 *args in workdir (asserts success unless check=False)."""
+def snakemake(workdir: Path, repo_root: Path, *args, check=True, env=None):
+    """snakemake -s repo_root/Snakefile --cores 2 *args in workdir (asserts success unless check=False; a later
+    --cores in args wins), with `env` added to the environment."""
     result = subprocess.run(
         [SNAKEMAKE, "-s", str(repo_root / "Snakefile"), "--cores", "2", *args],
         cwd=workdir,
@@ -127,6 +128,7 @@ def snakemake(workdir: Path, repo_root: Path, *args, check=True):
         capture_output=True,
         text=True,
         timeout=1500,
+        env={**os.environ, **(env or {})},
     )
     if check:
         assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]

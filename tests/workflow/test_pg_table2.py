@@ -1,43 +1,31 @@
 """configs/pg_table2.yaml plans Pang & Gimpel's Table 2 protocol (a dry run on the released data, offline), its
 settings reach the jobs' params, and a run whose downloads cannot be reached stops before any job."""
 
-import os
 import re
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 import yaml
-from conftest import planned_jobs
+from conftest import planned_jobs, snakemake
 
 from tst import config as settings
 from tst import rule_inputs, stages
 from tst.apply import merge_configs
 
-SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 OVERLAYS = ("yelp.yaml", "paper_dimensions.yaml", "paranmt.yaml", "pg_table2.yaml")
 VARIANTS = [f"M{i}" for i in range(8)]
 
 
-def snakemake(repo_root, workdir, *args, env=None):
+def run(repo_root, workdir, *args, env=None):
+    """conftest.snakemake in workdir holding a copy of the default config.yaml."""
     shutil.copy(repo_root / "config.yaml", workdir / "config.yaml")
-    return subprocess.run(
-        [SNAKEMAKE, "-s", str(repo_root / "Snakefile"), *args],
-        cwd=workdir,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-        env={**os.environ, **(env or {})},
-    )
+    return snakemake(workdir, repo_root, *args, check=False, env=env)
 
 
 @pytest.fixture(scope="module")
 def plan(repo_root, shared_data, tmp_path_factory):
     configs = [str(repo_root / "configs" / n) for n in OVERLAYS]
-    result = snakemake(
+    result = run(
         repo_root,
         tmp_path_factory.mktemp("pg_table2"),
         *("-n", "--cores", "all", "--resources", "gpu=1", "--configfile", *configs),
@@ -151,7 +139,7 @@ def test_offline_run_with_a_pending_download_stops_before_any_job(repo_root, tmp
     overlay = tmp_path / "glove.yaml"
     url = "http://127.0.0.1:9/glove.840B.300d.zip"
     overlay.write_text(yaml.safe_dump({"evaluators": {"glove": {"source": url, "cache_dir": "g"}}}))
-    result = snakemake(repo_root, tmp_path, "--cores", "1", "--configfile", str(overlay))
+    result = run(repo_root, tmp_path, "--cores", "1", "--configfile", str(overlay))
     out = result.stdout + result.stderr
     assert result.returncode != 0
     assert f"g/glove.840B.300d.zip <- {url}" in out and "nothing was run" in out, out[-3000:]
