@@ -4,17 +4,14 @@ released originals, and what a dry run says for each config when the data folder
 
 import hashlib
 import http.server
-import os
 import re
 import shutil
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pytest
 import yaml
-from conftest import planned_jobs
+from conftest import planned_jobs, snakemake
 
 from tst import config as settings
 from tst import rule_inputs
@@ -31,7 +28,6 @@ from tst.data.sources import (
 from tst.data.systems import extract_outputs
 
 REPO = Path(__file__).resolve().parents[2]
-SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 DOWNLOADED = ("yelp", "amazon", "imdb", "paper_news")  # the configs whose every file has a public URL
 # Files with a pinned URL but no staged copy to take a checksum from (not read by the default yelp config).
 UNSTAGED = {"yelp/shen/sentiment.train.0", "yelp/shen/sentiment.train.1"}
@@ -214,19 +210,11 @@ def test_missing_files_stop_the_run_or_leave_an_extra_out(tmp_path):
 # ---- the workflow ----
 
 
-def run_snakemake(workdir: Path, data: Path, mirror: str, configs: list[str], *args, timeout=900):
+def run_snakemake(workdir: Path, data: Path, mirror: str, configs: list[str], *args):
     """snakemake *args --configfile *configs in workdir, with the data folder `data` and the mirror `mirror`."""
     shutil.copy(REPO / "config.yaml", workdir / "config.yaml")
-    env = {**os.environ, "TST_DATA_DIR": str(data), "TST_MIRROR": mirror}
-    return subprocess.run(
-        [SNAKEMAKE, "-s", str(REPO / "Snakefile"), "--cores", "2", *args, "--configfile", *configs],
-        cwd=workdir,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-        env=env,
-    )
+    env = {"TST_DATA_DIR": str(data), "TST_MIRROR": mirror}
+    return snakemake(workdir, REPO, *args, "--configfile", *configs, check=False, env=env)
 
 
 @pytest.mark.slow
@@ -296,7 +284,7 @@ def test_every_config_from_an_empty_data_folder_plans_its_downloads_or_stops_say
     data, work = tmp_path / "data", tmp_path / "work"
     data.mkdir(), work.mkdir()
     configs = [str(REPO / c) for c in header_configfiles(REPO / "configs" / name)]
-    result = run_snakemake(work, data, "", configs, "-n", timeout=600)
+    result = run_snakemake(work, data, "", configs, "-n")
     log = result.stdout + result.stderr
     assert "MissingInputException" not in log, log[-3000:]
     if result.returncode != 0:
