@@ -20,6 +20,7 @@ from tst.evaluators.content_mask import mask_content_words
 from tst.evaluators.training import capped_batches, cpu_state_dict, fit, set_seed
 from tst.models.lstm_classifier import LSTMClassifier
 from tst.models.text_cnn import TextCNN
+from tst.nlp.negation import with_counterfactuals
 from tst.tensors import pad_ids
 from tst.vocab import Vocab
 
@@ -149,6 +150,9 @@ class MiniLMTextClassifier:
     through its own WordPiece tokenizer (tst.models.minilm_classifier)."""
 
     kind, vocab = "minilm", None
+    counterfactuals = (
+        False  # trained with tst.nlp.negation's counterfactuals (named in the style score's variant)
+    )
     CACHE_MAX = 200_000  # sentences remembered (then forgotten at once), as tst.metrics.sbert's embeddings
 
     def __init__(self, model, tokenizer, batch_size: int = 128, device: torch.device | None = None):
@@ -187,7 +191,9 @@ class MiniLMTextClassifier:
 def train_minilm(train, train_labels, dev, dev_labels, model_cfg=None, train_cfg=None, log=print) -> dict:
     """all-MiniLM-L6-v2 (the packaged base weights) with a 2-class head, every weight fine-tuned on (train,
     labels) by tst.evaluators.training.fit (Adam, bucketed batches, bf16 autocast per precision), early-stopped
-    on dev accuracy; model_cfg["frozen_layers"] k > 0 keeps the embeddings and the lowest k layers fixed."""
+    on dev accuracy; model_cfg["frozen_layers"] k > 0 keeps the embeddings and the lowest k layers fixed.
+    train_cfg["counterfactuals"]: each training sentence also appears with its polarity flipped by rule and the
+    other label (tst.nlp.negation; for a negative / positive sentiment pair); the dev sentences stay as they are."""
     from tst.models.minilm_classifier import (
         MiniLMClassifier,
         base_files,
@@ -208,6 +214,10 @@ def train_minilm(train, train_labels, dev, dev_labels, model_cfg=None, train_cfg
     model.freeze(int(model_cfg.get("frozen_layers", 0)))
     model.to(device)
     tok = tokenizer_from(base["tokenizer"], model_cfg["max_wordpieces"])
+    if train_cfg.get("counterfactuals"):
+        n = len(train)
+        train, train_labels = with_counterfactuals(train, train_labels)
+        log(f"counterfactual negations: {len(train) - n} added to {n} training sentences")
     ids = encode(tok, [" ".join(s) for s in train])
     y = torch.tensor(np.asarray(train_labels), dtype=torch.long)
 
@@ -238,9 +248,11 @@ def classifier_from_checkpoint(ckpt: dict, device: torch.device | None = None):
         cfg = ckpt["config"]["model"]
         model = MiniLMClassifier(ckpt["bert_config"], 2, float(cfg["dropout"]))
         model.load_state_dict(ckpt["state_dict"])
-        return MiniLMTextClassifier(
+        clf = MiniLMTextClassifier(
             model, tokenizer_from(ckpt["tokenizer"], cfg["max_wordpieces"]), device=device
         )
+        clf.counterfactuals = bool(ckpt["config"]["train"].get("counterfactuals", False))
+        return clf
     vocab = Vocab(ckpt["vocab"])
     model = build_model(ckpt["kind"], len(vocab), ckpt["config"]["model"])
     model.load_state_dict(ckpt["state_dict"])

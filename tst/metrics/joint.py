@@ -27,7 +27,7 @@ import numpy as np
 from tst.metrics.acc import EMPTY_FAILS
 from tst.metrics.acceptability import ACCEPTABILITY
 from tst.metrics.base import Context, Metric, MetricResult, Skip
-from tst.metrics.style import MINILM, style_gain
+from tst.metrics.style import MINILM, classifier_note, style_gain
 
 CONTENT_VARIANT = (
     "sum_i s_i c_i / sum_i s_i: c_i = [cos_i - tau]_+ / (1 - tau) weighted by the style gain s_i (the content "
@@ -79,23 +79,24 @@ def _source_vectors(ctx: Context) -> np.ndarray:
 def _content(ctx: Context):
     cos = ctx.result("sbert_all_minilm_l6_v2").per_sentence
     per, tau = content_above_bound(cos, ctx.source_styles, _source_vectors(ctx))
-    s = style_gain(ctx.sources, ctx.outputs, ctx.targets, ctx.classifier(MINILM))
+    clf = ctx.classifier(MINILM)
+    s = style_gain(ctx.sources, ctx.outputs, ctx.targets, clf)
     score = float((s * per).sum() / s.sum()) if s.sum() > 0 else None
     details = {"n": len(per), "tau": {str(k): v for k, v in tau.items()}, "style_gain_sum": float(s.sum())}
-    r = MetricResult("content", CONTENT_VARIANT, score, per.tolist(), True, details)
+    r = MetricResult("content", CONTENT_VARIANT + classifier_note(clf), score, per.tolist(), True, details)
     r.resample = {"kind": "ratio", "num": (s * per).tolist(), "den": s.tolist()}
     return r
 
 
 def _joint(ctx: Context):
-    s = style_gain(ctx.sources, ctx.outputs, ctx.targets, ctx.classifier(MINILM))
+    clf = ctx.classifier(MINILM)
+    s = style_gain(ctx.sources, ctx.outputs, ctx.targets, clf)
     c = ctx.result("content").per_sentence
     f = ctx.result("acceptability").per_sentence
     per = joint(s, c, f)
     details = {"n": len(per), "n_positive": int((per > 0).sum())}
-    return MetricResult(
-        "joint", f"{JOINT_VARIANT}; {EMPTY_FAILS}", float(per.mean()), per.tolist(), True, details
-    )
+    variant = f"{JOINT_VARIANT}{classifier_note(clf)}; {EMPTY_FAILS}"
+    return MetricResult("joint", variant, float(per.mean()), per.tolist(), True, details)
 
 
 ROWS = [

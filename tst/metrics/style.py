@@ -21,6 +21,12 @@ from tst.names import CLASSIFIERS
 
 MINILM = CLASSIFIERS["minilm"]
 VARIANT = "mean over outputs of P(target style) by all-MiniLM-L6-v2 fine-tuned as the dataset's style classifier (ours)"
+COUNTERFACTUALS = "the style classifier also trained on rule-made counterfactual negations (tst.nlp.negation)"
+
+
+def classifier_note(classifier) -> str:
+    """What a variant adds for a style classifier trained with evaluators.minilm.counterfactuals; else ""."""
+    return f"; {COUNTERFACTUALS}" if getattr(classifier, "counterfactuals", False) else ""
 
 
 def target_probs(sentences, target_styles, classifier) -> np.ndarray:
@@ -35,12 +41,15 @@ def style_probability(outputs, target_styles, classifier, name: str = "style") -
     if len(outputs) != len(target_styles):
         raise ValueError(f"{len(outputs)} outputs but {len(target_styles)} target styles")
     if not outputs:
-        return MetricResult(name, f"{VARIANT}; {EMPTY_FAILS}", None, [], True, {"n": 0})
+        return MetricResult(
+            name, f"{VARIANT}{classifier_note(classifier)}; {EMPTY_FAILS}", None, [], True, {"n": 0}
+        )
     p = target_probs(outputs, target_styles, classifier)
     empty = empty_mask(outputs)
     p[empty] = 0.0
     details = {"n": len(outputs), "n_empty": int(empty.sum()), "n_right": int((p > 0.5).sum())}
-    return MetricResult(name, f"{VARIANT}; {EMPTY_FAILS}", float(p.mean()), p.tolist(), True, details)
+    variant = f"{VARIANT}{classifier_note(classifier)}; {EMPTY_FAILS}"
+    return MetricResult(name, variant, float(p.mean()), p.tolist(), True, details)
 
 
 def style_gain(sources, outputs, target_styles, classifier) -> np.ndarray:
