@@ -164,7 +164,7 @@ def test_train_classifier_script_trains_the_minilm_style_classifier(tmp_path):
     # config.yaml's evaluators.minilm keys, at toy size (the rules' settings carry the dataset's min_count)
     cfg = {"max_wordpieces": 16, "frozen_layers": 3, "dropout": 0.1, "lr": 2e-4, "batch_size": 8}
     cfg |= {"max_epochs": 2, "evals_per_epoch": 1, "patience": 2, "seed": 1, "max_train": 40, "max_dev": 6}
-    cfg |= {"min_count": 1, "device": "cpu"}
+    cfg |= {"min_count": 1, "device": "cpu", "counterfactuals": True}
     run_script(
         "train_classifier",
         input=io,
@@ -175,6 +175,9 @@ def test_train_classifier_script_trains_the_minilm_style_classifier(tmp_path):
     )
     ck = torch.load(tmp_path / "style_minilm.pt", weights_only=True)
     assert ck["kind"] == "minilm" and "vocab" not in ck and "content_words" not in ck
+    # evaluators.minilm.counterfactuals reaches the training: no toy sentence has a negation, copula or modal
+    assert ck["config"]["train"]["counterfactuals"] is True
+    assert "counterfactual negations: 0 added to 80 training sentences" in (tmp_path / "minilm.log").read_text()
     clf = load_classifier(tmp_path / "style_minilm.pt")
     unseen = [["the", "w31", "was", "bad"], ["the", "w31", "was", "good"], ["The", "w31", "was", "GOOD", "!"]]
     probs = clf.predict_proba(unseen)
