@@ -15,7 +15,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-# Content metrics that score an output against its own source, sentence by sentence (registry keys).
+# Content metrics that score an output against its own source, sentence by sentence (registry keys); `content`
+# is the default GM's content factor c_i (the MiniLM cosine above the fixed-sentence bound: its ties at 0 below
+# the bound cost AUC that the cosine keeps).
 SEPARATION_KEYS = (
     "sim",
     "cp",
@@ -25,6 +27,7 @@ SEPARATION_KEYS = (
     "bleu_self_sentence",
     "bleu_self_st",
     "sbert_all_minilm_l6_v2",
+    "content",
 )
 # What the word-order check scores of each damaged copy: the inputs of both GMs (J of the default GM; Acc, Sim
 # and PP of Pang & Gimpel's) and the MiniLM content score.
