@@ -177,7 +177,9 @@ def test_train_classifier_script_trains_the_minilm_style_classifier(tmp_path):
     assert ck["kind"] == "minilm" and "vocab" not in ck and "content_words" not in ck
     # evaluators.minilm.counterfactuals reaches the training: no toy sentence has a negation, copula or modal
     assert ck["config"]["train"]["counterfactuals"] is True
-    assert "counterfactual negations: 0 added to 80 training sentences" in (tmp_path / "minilm.log").read_text()
+    assert (
+        "counterfactual negations: 0 added to 80 training sentences" in (tmp_path / "minilm.log").read_text()
+    )
     clf = load_classifier(tmp_path / "style_minilm.pt")
     unseen = [["the", "w31", "was", "bad"], ["the", "w31", "was", "good"], ["The", "w31", "was", "GOOD", "!"]]
     probs = clf.predict_proba(unseen)
