@@ -78,6 +78,7 @@ def test_a_classifier_trained_with_them_reads_a_negated_complaint_as_praise():
     import torch
 
     from tst.evaluators.classifiers import classifier_from_checkpoint, train_classifier
+    from tst.metrics.base import OncePerInput
     from tst.metrics.style import COUNTERFACTUALS, style_probability
 
     torch.set_num_threads(1)
@@ -105,4 +106,6 @@ def test_a_classifier_trained_with_them_reads_a_negated_complaint_as_praise():
     assert p[False][0] < 0.5 < p[False][1]
     assert p[True][0] > 0.5 > p[True][1]
     assert "counterfactual negations: 80 added to 80 training sentences" in logged
-    assert COUNTERFACTUALS in style_probability([["the", "wine", "was", "good"]], [1], clf).variant
+    # as a score job sees it: the classifier wrapped by its context (tst.metrics.base.OncePerInput)
+    wrapped = OncePerInput(clf)
+    assert COUNTERFACTUALS in style_probability([["the", "wine", "was", "good"]], [1], wrapped).variant

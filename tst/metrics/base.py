@@ -240,6 +240,11 @@ class OncePerInput:
             self._seen[key] = self.classifier.predict_proba(sentences)
         return self._seen[key]
 
+    def __getattr__(self, name):  # what the classifier says of itself (kind, counterfactuals) passes through
+        if name == "classifier":  # not set yet (copy, unpickling): no recursion
+            raise AttributeError(name)
+        return getattr(self.classifier, name)
+
 
 @dataclass(frozen=True)
 class Metric:
