@@ -150,9 +150,8 @@ class MiniLMTextClassifier:
     through its own WordPiece tokenizer (tst.models.minilm_classifier)."""
 
     kind, vocab = "minilm", None
-    counterfactuals = (
-        False  # trained with tst.nlp.negation's counterfactuals (named in the style score's variant)
-    )
+    # trained with tst.nlp.negation's counterfactuals (named in the style score's variant)
+    counterfactuals = False
     CACHE_MAX = 200_000  # sentences remembered (then forgotten at once), as tst.metrics.sbert's embeddings
 
     def __init__(self, model, tokenizer, batch_size: int = 128, device: torch.device | None = None):

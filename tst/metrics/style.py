@@ -40,15 +40,13 @@ def style_probability(outputs, target_styles, classifier, name: str = "style") -
     """Per sentence P(target | y_i) (0 for an empty output); the corpus score is their mean."""
     if len(outputs) != len(target_styles):
         raise ValueError(f"{len(outputs)} outputs but {len(target_styles)} target styles")
+    variant = f"{VARIANT}{classifier_note(classifier)}; {EMPTY_FAILS}"
     if not outputs:
-        return MetricResult(
-            name, f"{VARIANT}{classifier_note(classifier)}; {EMPTY_FAILS}", None, [], True, {"n": 0}
-        )
+        return MetricResult(name, variant, None, [], True, {"n": 0})
     p = target_probs(outputs, target_styles, classifier)
     empty = empty_mask(outputs)
     p[empty] = 0.0
     details = {"n": len(outputs), "n_empty": int(empty.sum()), "n_right": int((p > 0.5).sum())}
-    variant = f"{VARIANT}{classifier_note(classifier)}; {EMPTY_FAILS}"
     return MetricResult(name, variant, float(p.mean()), p.tolist(), True, details)
 
 

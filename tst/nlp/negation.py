@@ -16,20 +16,8 @@ NEGATIONS = ("n't", "not", "never")
 AFFIRMATIVE_AUX = {"ca": "can", "wo": "will", "sha": "shall"}  # "ca n't" -> "can"
 AFFIRMATIVE = {"never": "always"}  # the others are dropped
 # affirmative -> negated: a negation after every copula and modal; not after have / do, which are main verbs too
-NEGATED = {
-    "is": ["is", "n't"],
-    "was": ["was", "n't"],
-    "are": ["are", "n't"],
-    "were": ["were", "n't"],
-    "am": ["am", "not"],
-    "'m": ["'m", "not"],
-    "'re": ["'re", "not"],
-    "will": ["wo", "n't"],
-    "would": ["would", "n't"],
-    "can": ["ca", "n't"],
-    "could": ["could", "n't"],
-    "should": ["should", "n't"],
-}
+NEGATED = {w: [w, "n't"] for w in ("is", "was", "are", "were", "would", "could", "should")}
+NEGATED |= {w: [w, "not"] for w in ("am", "'m", "'re")} | {"will": ["wo", "n't"], "can": ["ca", "n't"]}
 
 
 def counterfactual(tokens: list[str]) -> list[str] | None:
