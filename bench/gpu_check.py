@@ -7,8 +7,8 @@ Needs torch, numpy and pyyaml (no Snakemake). Prints, as readable lines and one 
 - the device (torch, CUDA, GPU name and count, TF32);
 - per variant and precision, ms per training step at --dims (paper: configs/paper_dimensions.yaml, batch 64)
   of the plain path (per-parameter Adam, eager soft decoding) and of the fast path (what the trainer runs on
-  this device: fused Adam, TF32 for fp32 and compiled soft decoding on CUDA), and the Shen-size Yelp epoch
-  (4,184 steps) they give (--compile true: compiled soft decoding on a CPU too);
+  this device: fused Adam and TF32 for fp32 on CUDA), and the Shen-size Yelp epoch (4,184 steps) they give
+  (--compile true: with compiled soft decoding);
 - evaluator training throughput in fp32 and bf16 (bench/bench_evaluators.py: CNN, LSTM, GRU LM);
 - the losses of --compare-steps steps of M2 from one initialization on the plain fp32 path and on the fast path.
 Steps are timed on batches of one sentence length (the data's commonest), so that the compiled path is timed
@@ -85,8 +85,8 @@ class Run:
         self.model = build_model(cfg, len(vocab), self.lam).to(device)
         if fast:
             self.opt = make_optimizers(self.model, cfg, device)
-            if compiles(compile_setting, device):
-                compile_soft_decode(self.model, device)
+            if compiles(compile_setting):
+                compile_soft_decode(self.model)
         else:
             self.opt = [
                 Adam(ps, lr=cfg["lr"], betas=tuple(cfg["betas"]))
@@ -197,7 +197,7 @@ def main() -> None:
         "--compile",
         default="auto",
         choices=["auto", "true"],
-        help="the fast path's transfer.compile (auto: on CUDA only; true: on a CPU too, inductor)",
+        help="the fast path's transfer.compile (auto: the plain soft decoding, as training; true: compiled, inductor)",
     )
     args = ap.parse_args()
     args.compile = {"true": True}.get(args.compile, args.compile)

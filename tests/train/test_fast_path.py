@@ -102,7 +102,7 @@ def test_foreach_adam_gives_the_per_parameter_adam_losses_over_200_steps():
 
 def test_compiled_soft_decoding_gives_the_plain_losses_over_200_steps():
     def compiled(model, opt_g, opt_d):
-        compile_soft_decode(model, "cpu", backend="aot_eager")  # the graph torch.compile traces, run eagerly
+        compile_soft_decode(model, backend="aot_eager")  # the graph torch.compile traces, run eagerly
         return model, opt_g, opt_d
 
     plain, fast = two_runs(compiled)
@@ -124,7 +124,7 @@ def test_inductor_compiled_soft_decoding_gives_the_plain_losses():
         model = build_model(cfg, len(vocab), lam)
         opt_g, opt_d = make_optimizers(model, cfg, "cpu")
         if path == "inductor":
-            compile_soft_decode(model, "cpu")
+            compile_soft_decode(model)
         torch.manual_seed(1)
         losses[path] = [
             train_step(model, opt_g, opt_d, b[0], b[1], lam, cfg, 0, k + 1, 3, device=torch.device("cpu"))
@@ -141,12 +141,10 @@ def test_the_fast_path_is_chosen_for_cuda_only():
     assert adam_options("cpu") == {"foreach": None, "fused": None}  # torch's default: the CPU runs' numerics
     assert adam_options("cuda") == {"foreach": False, "fused": True}
     assert adam_options(torch.device("cuda:1"))["fused"] is True
-    assert (
-        compiles("auto", "cuda") and compiles("auto", torch.device("cuda:2")) and not compiles("auto", "cpu")
-    )
-    assert compiles(True, "cpu") and not compiles(False, "cuda")
+    # auto: the plain soft decoding, measured faster than the compiled one on an H200 (docs/gpu.md)
+    assert compiles(True) and not compiles("auto") and not compiles(False)
     with pytest.raises(ValueError, match="transfer.compile must be one of auto, true, false, not 'on'"):
-        compiles("on", "cuda")
+        compiles("on")
     assert DEFAULTS["compile"] == "auto"
 
 

@@ -497,6 +497,29 @@ def test_truncated_latest_checkpoint_is_set_aside_and_the_one_before_resumed(tmp
     assert rows == read_lines(tmp_path / "a" / "losses.csv")
 
 
+def test_a_checkpoint_whose_random_state_cannot_be_restored_leaves_the_model_untouched(tmp_path, caplog):
+    # torch takes a random state only as a CPU byte tensor ("RNG state must be a torch.ByteTensor": what a
+    # checkpoint loaded onto a GPU once gave). Such a checkpoint is set aside before any of it reaches the model
+    # or the optimizers: with every checkpoint so, the run starts afresh from its own initialization
+    run(tmp_path / "b", stop=5)  # checkpoints ep0.5 (step 2) and ep1.0 (step 4)
+    ckpts = tmp_path / "b" / "checkpoints"
+    for name in ("ep0.5.pt", "ep1.0.pt"):
+        ck = torch.load(ckpts / name, weights_only=True)
+        ck["rng"]["cpu"] = ck["rng"]["cpu"].float()
+        torch.save(ck, ckpts / name)
+    resumed = run(tmp_path / "b", stop=4)
+    assert caplog.text.count("RNG state must be a torch.ByteTensor") == 2
+    assert sorted(p.name for p in ckpts.iterdir()) == [
+        "ep0.5.pt",
+        "ep0.5.pt.broken",
+        "ep1.0.pt",
+        "ep1.0.pt.broken",
+    ]
+    full = run(tmp_path / "a", stop=4)
+    for k, v in full.state_dict().items():
+        assert torch.equal(v, resumed.state_dict()[k]), k
+
+
 @pytest.mark.parametrize("epoch", [0, 1])
 def test_step_total_is_the_lambda_weighted_sum_of_its_terms(epoch):
     """L_total = lambda_rec rec + lambda_adv adv + lambda_adv2 adv2_decay^epoch adv2 (epoch from 1; the loop's

@@ -65,9 +65,11 @@ def rng_state() -> dict:
 
 
 def set_rng_state(state: dict) -> None:
-    torch.set_rng_state(state["cpu"])
+    """Restore rng_state()'s states. Both are byte tensors torch only takes on the CPU: a checkpoint loaded
+    onto a GPU (load(path, "cuda")) brings them there."""
+    torch.set_rng_state(state["cpu"].cpu())
     if "cuda" in state and torch.cuda.is_available():
-        torch.cuda.set_rng_state(state["cuda"])
+        torch.cuda.set_rng_state(state["cuda"].cpu())
 
 
 def save(
@@ -135,10 +137,12 @@ def resume(ckpt_dir, signature: str, model, opt_g, opt_d, device=None) -> int:
                 missing = [k for k in ("model", "opt_g", "opt_d", "rng", "step") if k not in ck]
                 if missing:  # checked before anything is loaded into the model
                     raise KeyError(f"no {', '.join(missing)}")
+                set_rng_state(
+                    ck["rng"]
+                )  # first: a state torch refuses leaves the model and optimizers as they were
                 model.load_state_dict(ck["model"])
                 opt_g.load_state_dict(ck["opt_g"])
                 opt_d.load_state_dict(ck["opt_d"])
-                set_rng_state(ck["rng"])
                 return int(ck["step"])
         except LOAD_ERRORS as e:
             first = (str(e).strip().splitlines() or [""])[0][:200]

@@ -247,8 +247,6 @@ def train_step(
     cyc, para) is summed over tokens and divided by the 2k sentences of both styles, as Shen et al.'s
     loss_g (reduce_sum / batch_size). Returns every loss term as float."""
     model.train()
-    if getattr(model, "compiled_on_cuda", False):
-        torch.compiler.cudagraph_mark_step_begin()  # a new step: the CUDA graphs may reuse the last one's memory
     gamma = max(cfg["gamma_min"], cfg["gamma_init"] * cfg["gamma_decay"] ** epoch)
     L_ = max(max(len(s) for s in b0), max(len(s) for s in b1))
     batch = [pad_batch(b0, L_, device), pad_batch(b1, L_, device)]  # tokens, lengths, targets per style
