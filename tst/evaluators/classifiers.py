@@ -150,8 +150,10 @@ class MiniLMTextClassifier:
     through its own WordPiece tokenizer (tst.models.minilm_classifier)."""
 
     kind, vocab = "minilm", None
-    # trained with tst.nlp.negation's counterfactuals (named in the style score's variant)
+    # trained with tst.nlp.negation's counterfactuals, on VADER's sentence-level labels (both named in the style
+    # score's variant)
     counterfactuals = False
+    labels = "corpus"
     CACHE_MAX = 200_000  # sentences remembered (then forgotten at once), as tst.metrics.sbert's embeddings
 
     def __init__(self, model, tokenizer, batch_size: int = 128, device: torch.device | None = None):
@@ -192,7 +194,9 @@ def train_minilm(train, train_labels, dev, dev_labels, model_cfg=None, train_cfg
     labels) by tst.evaluators.training.fit (Adam, bucketed batches, bf16 autocast per precision), early-stopped
     on dev accuracy; model_cfg["frozen_layers"] k > 0 keeps the embeddings and the lowest k layers fixed.
     train_cfg["counterfactuals"]: each training sentence also appears with its polarity flipped by rule and the
-    other label (tst.nlp.negation; for a negative / positive sentiment pair); the dev sentences stay as they are."""
+    other label (tst.nlp.negation; for a negative / positive sentiment pair); the dev sentences stay as they are.
+    train_cfg["labels"] ("corpus" | "vader", recorded): which sentences the caller drew the training sample from
+    (scripts/train_classifier.py: vader = those tst.nlp.vader.agreeing keeps)."""
     from tst.models.minilm_classifier import (
         MiniLMClassifier,
         base_files,
@@ -251,6 +255,7 @@ def classifier_from_checkpoint(ckpt: dict, device: torch.device | None = None):
             model, tokenizer_from(ckpt["tokenizer"], cfg["max_wordpieces"]), device=device
         )
         clf.counterfactuals = bool(ckpt["config"]["train"].get("counterfactuals", False))
+        clf.labels = ckpt["config"]["train"].get("labels", "corpus")
         return clf
     vocab = Vocab(ckpt["vocab"])
     model = build_model(ckpt["kind"], len(vocab), ckpt["config"]["model"])

@@ -22,11 +22,15 @@ from tst.names import CLASSIFIERS
 MINILM = CLASSIFIERS["minilm"]
 VARIANT = "mean over outputs of P(target style) by all-MiniLM-L6-v2 fine-tuned as the dataset's style classifier (ours)"
 COUNTERFACTUALS = "the style classifier also trained on rule-made counterfactual negations (tst.nlp.negation)"
+VADER_LABELS = "the style classifier trained on the sentences VADER reads as their style's sentiment (tst.nlp.vader)"
 
 
 def classifier_note(classifier) -> str:
-    """What a variant adds for a style classifier trained with evaluators.minilm.counterfactuals; else ""."""
-    return f"; {COUNTERFACTUALS}" if getattr(classifier, "counterfactuals", False) else ""
+    """What a variant adds for a style classifier trained with evaluators.minilm.labels vader or
+    counterfactuals; else ""."""
+    notes = [VADER_LABELS] if getattr(classifier, "labels", "corpus") == "vader" else []
+    notes += [COUNTERFACTUALS] if getattr(classifier, "counterfactuals", False) else []
+    return "".join(f"; {n}" for n in notes)
 
 
 def target_probs(sentences, target_styles, classifier) -> np.ndarray:
