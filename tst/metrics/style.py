@@ -22,7 +22,9 @@ from tst.names import CLASSIFIERS
 MINILM = CLASSIFIERS["minilm"]
 VARIANT = "mean over outputs of P(target style) by all-MiniLM-L6-v2 fine-tuned as the dataset's style classifier (ours)"
 COUNTERFACTUALS = "the style classifier also trained on rule-made counterfactual negations (tst.nlp.negation)"
-VADER_LABELS = "the style classifier trained on the sentences VADER reads as their style's sentiment (tst.nlp.vader)"
+VADER_LABELS = (
+    "the style classifier trained on the sentences VADER reads as their style's sentiment (tst.nlp.vader)"
+)
 
 
 def classifier_note(classifier) -> str:
