@@ -137,9 +137,8 @@ def resume(ckpt_dir, signature: str, model, opt_g, opt_d, device=None) -> int:
                 missing = [k for k in ("model", "opt_g", "opt_d", "rng", "step") if k not in ck]
                 if missing:  # checked before anything is loaded into the model
                     raise KeyError(f"no {', '.join(missing)}")
-                set_rng_state(
-                    ck["rng"]
-                )  # first: a state torch refuses leaves the model and optimizers as they were
+                # first: a random state torch refuses leaves the model and optimizers as they were
+                set_rng_state(ck["rng"])
                 model.load_state_dict(ck["model"])
                 opt_g.load_state_dict(ck["opt_g"])
                 opt_d.load_state_dict(ck["opt_d"])
