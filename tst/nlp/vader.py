@@ -8,11 +8,16 @@ from functools import lru_cache
 
 
 @lru_cache(maxsize=1)
-def vader_lexicon() -> dict[str, float]:
-    """word -> mean valence (negative to positive)."""
+def _analyzer():
     from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
 
-    return dict(SentimentIntensityAnalyzer().lexicon)
+    return SentimentIntensityAnalyzer()
+
+
+@lru_cache(maxsize=1)
+def vader_lexicon() -> dict[str, float]:
+    """word -> mean valence (negative to positive)."""
+    return dict(_analyzer().lexicon)
 
 
 @lru_cache(maxsize=1)
@@ -24,13 +29,6 @@ def vader_words() -> frozenset[str]:
 # VADER's own thresholds for a positive (compound >= 0.05) and a negative (<= -0.05) sentence (vaderSentiment's
 # README); between them a sentence is neutral
 AGREE = 0.05
-
-
-@lru_cache(maxsize=1)
-def _analyzer():
-    from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
-
-    return SentimentIntensityAnalyzer()
 
 
 def compound(sentence) -> float:
