@@ -8,7 +8,7 @@ import pytest
 
 from tst import baselines as bl
 from tst import rule_inputs, stages
-from tst.metrics.gm import calibrate, gm_calibrated, gm_calibrated_result
+from tst.metrics.gm import calibrate, for_test_set, gm_calibrated, gm_calibrated_result
 from tst.metrics.registry import GM_CONTENT, METRICS, add_derived
 from tst.validity import adjacent_swaps, auc, damaged, derangement, separation, shuffled_sources
 
@@ -118,17 +118,27 @@ def test_word_order_damage():
 
 
 def test_calibrate_takes_the_highest_baseline_j():
+    def j(score, bound=0.02):  # a score file's joint entry; every baseline is scored on the same sources
+        return {"joint": {"score": score, "details": {"fixed_sentence_bound": bound}}}
+
     scores = {
-        "source": {"joint": {"score": 0.0}},
-        "random_target": {"joint": {"score": 0.12}},
-        "fixed_target": {"joint": {"score": 0.2}},
-        "shuffled": {"joint": {"score": 0.01}},
-        "nearest_target": {
-            "joint": {"score": 0.5}
-        },  # not a calibration baseline (Li et al.'s RetrieveOnly idea)
+        "source": j(0.0),
+        "random_target": j(0.12),
+        "fixed_target": j(0.2),
+        "shuffled": j(0.01),
+        "nearest_target": j(0.5),  # not a calibration baseline (Li et al.'s RetrieveOnly idea)
     }
     cal = calibrate(scores)
     assert cal == {"t": [0.2], "keys": ["joint"], "from": ["fixed_target"], "rule": cal["rule"]}
+    # on a small test set the bound on any fixed sentence per style (sum_s k_s / N) can be the highest
+    small = {name: j(value["joint"]["score"], bound=0.25) for name, value in scores.items()}
+    assert calibrate(small)["t"] == [0.25] and calibrate(small)["from"] == ["fixed-sentence bound"]
+    # another test set (tst score): its own bound raises t_J when higher, never lowers it
+    assert for_test_set(cal, {"fixed_sentence_bound": 0.5})["t"] == [0.5]
+    assert for_test_set(cal, {"fixed_sentence_bound": 0.01}) is cal and for_test_set(None, {}) is None
+    assert gm_calibrated(0.9, 1.0) == 0.0  # one source per style: any output is a fixed sentence
+    with pytest.raises(ValueError, match="predate it: rescore them"):
+        calibrate({**scores, "shuffled": {"joint": {"score": 0.01}}})
     # every calibration baseline scores 0; a system with J 0.6: 100 (0.6 - 0.2) / 0.8 = 50
     assert all(gm_calibrated(scores[s]["joint"]["score"], 0.2) == 0.0 for s in ("source", "fixed_target"))
     assert gm_calibrated(0.6, 0.2) == pytest.approx(50.0)

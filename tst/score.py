@@ -26,6 +26,7 @@ from tst.io import (
     write_lines,
 )
 from tst.metrics.bleu import read_references
+from tst.metrics.gm import for_test_set
 from tst.metrics.registry import METRICS, SCORE_CHARS_PER_WORD, ScoreOptions, add_derived, check_keys
 from tst.names import parse_checkpoint, parse_system
 from tst.scoring import Evaluators, Scores, score_system
@@ -389,6 +390,8 @@ def score_files(
         only=only,
         progress=progress,
     )
+    if "joint" in scores:  # a fixed sentence per style scores GM 0 on this test set too (tst.metrics.gm)
+        calibration = for_test_set(calibration, scores["joint"].details)
     obj = score_json(scores, meta, len(out_all), reader.truncation())
     obj["n_with_reference"] = sum(1 for r in refs if r) if refs is not None else None
     obj["control_lines"] = dict(reader.control)

@@ -16,8 +16,8 @@ from collections.abc import Mapping
 import numpy as np
 
 # Content metrics that score an output against its own source, sentence by sentence (registry keys); `content`
-# is the default GM's content factor c_i (the MiniLM cosine above the fixed-sentence bound: its ties at 0 below
-# the bound cost AUC that the cosine keeps).
+# is the default GM's content factor c_i (how much nearer the output is to its own source than to the k-th nearest
+# other source, tst.metrics.joint: 0 where it is not among the k nearest, ties that cost AUC the cosine keeps).
 SEPARATION_KEYS = (
     "sim",
     "cp",

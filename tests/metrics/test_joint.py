@@ -1,7 +1,8 @@
 """The default GM's sentence-level factors (tst.metrics.style, tst.metrics.joint) by hand: the style gain over
-the source, the content above the fixed-sentence bound, the joint score J; the two guarantees they are built
-for (no fixed sentence has a mean cosine above the bound; copying the source never raises J); and score_system
-computing style, content, joint and their inputs together, each once."""
+the source, the content nearer its own source than others, the joint score J; the two guarantees they are built
+for (one fixed sentence per style keeps content for at most k sources of each style, so its J is at most
+sum_s k_s / N; copying the source never raises J); and score_system computing style, content, joint and their
+inputs together, each once."""
 
 import dataclasses
 import math
@@ -9,9 +10,10 @@ import math
 import numpy as np
 import pytest
 
+import tst.metrics.joint as joint_mod
 import tst.scoring as score_mod
 from tst.metrics import sbert
-from tst.metrics.joint import content_above_bound, fixed_sentence_bound, joint
+from tst.metrics.joint import content_margin, fixed_sentence_bound, joint, nearest_k
 from tst.metrics.registry import METRICS
 from tst.metrics.style import style_gain
 from tst.score import score_system
@@ -77,48 +79,59 @@ def unit(deg):
     return np.array([math.cos(math.radians(deg)), math.sin(math.radians(deg))])
 
 
-def test_fixed_sentence_bound_by_hand():
-    # sources at 0 and 90 degrees: mean (0.5, 0.5), norm sqrt(0.5)
-    assert fixed_sentence_bound([unit(0), unit(90)]) == pytest.approx(math.sqrt(0.5))
-    # one source: a copy of it reaches cosine 1, the bound is 1; opposite sources: no sentence is closer to both
-    # than orthogonal on average, the bound is 0
-    assert fixed_sentence_bound([unit(30)]) == pytest.approx(1.0)
-    assert fixed_sentence_bound([unit(0), unit(180)]) == pytest.approx(0.0, abs=1e-12)
-    # (1, 0) and (0.6, 0.8): mean (0.8, 0.4), norm sqrt(0.8)
-    assert fixed_sentence_bound([[1.0, 0.0], [0.6, 0.8]]) == pytest.approx(math.sqrt(0.8))
+def test_nearest_k_is_two_percent_of_a_styles_sources():
+    # floor(0.02 n), at least 1, at most the n - 1 other sources
+    assert [nearest_k(n) for n in (500, 1000, 150, 99, 49, 2, 1)] == [10, 20, 3, 1, 1, 1, 1]
+    assert fixed_sentence_bound({0: 10, 1: 10}, 1000) == pytest.approx(0.02)
 
 
-def test_content_above_bound_by_hand():
-    # style 0 sources at 0 and 90 degrees (tau_0 = sqrt(0.5)); style 1 sources (1, 0) and (0.6, 0.8)
-    # (tau_1 = sqrt(0.8)); each output's cosine to its source
-    vectors = [unit(0), unit(90), [1.0, 0.0], [0.6, 0.8]]
-    cos = [0.8, 1.0, 0.0, 0.96]
-    per, tau = content_above_bound(cos, [0, 0, 1, 1], vectors)
-    t0, t1 = math.sqrt(0.5), math.sqrt(0.8)
-    assert tau == {0: pytest.approx(t0), 1: pytest.approx(t1)}
-    # [cos - tau]_+ / (1 - tau): (0.8 - 0.7071) / 0.2929 = 0.3172; a copy 1; below the bound 0;
-    # (0.96 - 0.8944) / 0.1056 = 0.6211
-    assert per == pytest.approx([(0.8 - t0) / (1 - t0), 1.0, 0.0, (0.96 - t1) / (1 - t1)])
-    assert per[0] == pytest.approx(0.3172, abs=5e-5) and per[3] == pytest.approx(0.6211, abs=5e-5)
+def test_content_margin_by_hand():
+    # style 0: sources at 0, 60 and 120 degrees (3 sources: k = 1, m_i = the nearest other source's cosine)
+    sources = [unit(0), unit(60), unit(120), unit(45)]
+    outputs = [unit(10), unit(20), unit(120), unit(135)]
+    c, ks = content_margin(outputs, sources, [0, 0, 0, 1])
+    assert ks == {0: 1, 1: 1}
+    # y_0 at 10 degrees: own cos 10 = 0.9848, others cos 50 = 0.6428 and cos 110 < 0:
+    # (0.9848 - 0.6428) / (1 - 0.6428) = 0.9575
+    c0 = (math.cos(math.radians(10)) - math.cos(math.radians(50))) / (1 - math.cos(math.radians(50)))
+    assert c0 == pytest.approx(0.9575, abs=5e-5)
+    # y_1 at 20 degrees is nearer source 0 (cos 20) than its own (cos 40): 0; y_2, a copy of its source at 120
+    # degrees, whose nearest other source is at 60 (cos 0.5): (1 - 0.5) / (1 - 0.5) = 1; style 1 has one source
+    # and no other to be nearer than (m = -1): (cos 90 + 1) / 2 = 0.5
+    assert c == pytest.approx([c0, 0.0, 1.0, 0.5])
+    # an output as near to another copy of its source as to its own keeps nothing of its own: 0, not 0 / 0
+    c, _ = content_margin([unit(0), unit(0)], [unit(0), unit(0)], [0, 0])
+    assert c.tolist() == [0.0, 0.0]
 
 
-def test_no_fixed_sentence_has_a_mean_cosine_above_the_bound():
-    """Cauchy-Schwarz: for one fixed unit y and unit sources x_1..x_n, mean_j cos(y, x_j) = y . mean_j x_j <=
-    ||mean_j x_j|| = tau; checked for many random y against random sources, in 2 and in 384 dimensions, and
-    reached by y along the mean."""
+def test_a_fixed_sentence_per_style_keeps_content_for_at_most_k_sources():
+    """For one fixed y per style, c_i > 0 only where x_i is among the k sources nearest to y, so J <= sum_s k_s / N
+    (each term at most 1): checked for random, source-like and mean-direction y in 384 dimensions, with the
+    cosines computed in one block and in blocks of a few rows."""
     rng = np.random.default_rng(1)
-    for dim, n in ((2, 5), (384, 40)):
-        for _ in range(20):
-            x = rng.normal(size=(n, dim))
-            x /= np.linalg.norm(x, axis=1, keepdims=True)
-            x += rng.uniform(0, 2) * rng.normal(size=dim) / np.sqrt(dim)  # sources sharing a direction
-            x /= np.linalg.norm(x, axis=1, keepdims=True)
-            tau = fixed_sentence_bound(x)
-            y = rng.normal(size=(500, dim))
-            y /= np.linalg.norm(y, axis=1, keepdims=True)
-            assert (y @ x.T).mean(axis=1).max() <= tau + 1e-12
-            best = x.mean(axis=0) / np.linalg.norm(x.mean(axis=0))
-            assert (x @ best).mean() == pytest.approx(tau, rel=1e-12)
+    n0, n1, dim = 200, 150, 384  # k = 4 and 3
+    x = rng.normal(size=(n0 + n1, dim)) + 2 * rng.normal(size=dim)  # sources sharing a direction
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    styles = np.array([0] * n0 + [1] * n1)
+    candidates = [rng.normal(size=dim), x[0] + 0.1 * rng.normal(size=dim), x[:n0].mean(axis=0), x[n0 + 5]]
+    for y in candidates:
+        y = y / np.linalg.norm(y)
+        c, ks = content_margin(np.tile(y, (n0 + n1, 1)), x, styles)
+        assert ks == {0: 4, 1: 3}
+        assert (c[:n0] > 0).sum() <= 4 and (c[n0:] > 0).sum() <= 3
+        assert (
+            joint(np.ones(n0 + n1), c, np.ones(n0 + n1)).mean() <= fixed_sentence_bound(ks, n0 + n1) + 1e-12
+        )
+    out = x + 0.5 * rng.normal(size=x.shape) / np.sqrt(dim)  # outputs near their sources
+    out /= np.linalg.norm(out, axis=1, keepdims=True)
+    whole, _ = content_margin(out, x, styles)
+    assert (whole > 0).mean() > 0.5
+    joint_mod._BLOCK = 7 * n0  # 7 rows at a time
+    try:
+        blocks, _ = content_margin(out, x, styles)
+    finally:
+        joint_mod._BLOCK = 4_000_000
+    assert blocks == pytest.approx(whole, abs=1e-12)  # the same products, summed in another order
 
 
 def test_joint_by_hand():
@@ -152,7 +165,7 @@ def test_copying_the_source_never_raises_j():
 # ---- score_system with fake evaluators: style, content, joint and their inputs, each computed once ----
 
 # 2-D sentence embeddings (the fake encoder returns them normalized): style 0's sources at 0 and 90 degrees,
-# style 1's at (1, 0) and (0.6, 0.8), as in test_content_above_bound_by_hand
+# style 1's at (1, 0) and (0.6, 0.8)
 EMB = {
     "a b": [1.0, 0.0],
     "c d": [0.0, 1.0],
@@ -216,12 +229,14 @@ def test_score_system_computes_style_content_and_joint_each_once(tmp_path, monke
     # style: P(target) of the outputs (test_style_score_is_the_mean_probability_of_the_target_style); J takes the
     # gains of test_style_gain_by_hand, 0.7, 0, 0, 0.3, from the same classifier calls
     assert scores["style"].per_sentence == pytest.approx([0.9, 0.3, 0.0, 0.9])
-    # cosines 0.8, 1 (copy), 0 (empty line's vector), 0.96; content above tau_0 = sqrt(0.5), tau_1 = sqrt(0.8)
+    # cosines to the own source 0.8, 1 (copy), 0 (empty line's vector), 0.96; two sources per style (k = 1), so
+    # the content is the margin over the other source's cosine: (0.8 - 0.6) / 0.4 = 0.5, (1 - 0) / 1 = 1,
+    # 0 (the empty line is nearer "g h", 0.8), (0.96 - 0.8) / 0.2 = 0.8
     assert scores["sbert_all_minilm_l6_v2"].score == pytest.approx((0.8 + 1 + 0 + 0.96) / 4)
-    t0, t1 = math.sqrt(0.5), math.sqrt(0.8)
-    c = [(0.8 - t0) / (1 - t0), 1.0, 0.0, (0.96 - t1) / (1 - t1)]
+    c = [0.5, 1.0, 0.0, 0.8]
     assert scores["content"].per_sentence == pytest.approx(c)
-    assert scores["content"].details["tau"] == {"0": pytest.approx(t0), "1": pytest.approx(t1)}
+    assert scores["content"].details["nearest_k"] == {"0": 1, "1": 1}
+    assert scores["content"].details["fixed_sentence_bound"] == pytest.approx(0.5)  # (1 + 1) / 4
     # the corpus content: weighted by the style gains 0.7, 0, 0, 0.3 (the copy's 1.0 weighs nothing)
     assert scores["content"].score == pytest.approx((0.7 * c[0] + 0.3 * c[3]) / 1.0)
     # acceptability: P(real) 0.9, 0.8, empty 0, 0.5
@@ -230,7 +245,7 @@ def test_score_system_computes_style_content_and_joint_each_once(tmp_path, monke
     j = [(0.7 * c[0] * 0.9) ** (1 / 3), 0.0, 0.0, (0.3 * c[3] * 0.5) ** (1 / 3)]
     assert scores["joint"].per_sentence == pytest.approx(j)
     assert scores["joint"].score == pytest.approx(sum(j) / 4)
-    assert scores["joint"].details == {"n": 4, "n_positive": 2}
+    assert scores["joint"].details == {"n": 4, "n_positive": 2, "fixed_sentence_bound": pytest.approx(0.5)}
     # asked for J alone: its factors are computed (not reported), the evaluator files checked; the style gain
     # needs no style score
     computed.clear()

@@ -94,10 +94,11 @@ def gm_torch(
 #
 #     GM = 100 [J - t_J]_+ / (1 - t_J),   J = (1/N) sum_i (s_i c_i f_i)^(1/3)      (tst.metrics.joint)
 #
-# J scores each output on its own (style gain x content above the fixed-sentence bound x acceptability), so an
-# output that did not change style adds 0 whatever it keeps: copying the source for any share of the outputs
+# J scores each output on its own (style gain x content nearer its own source than others x acceptability), so
+# an output that did not change style adds 0 whatever it keeps: copying the source for any share of the outputs
 # never raises J. t_J is the highest J of the sanity baselines run beside the systems (the copy, the source's
-# words shuffled, a random or a fixed target-style sentence, an empty line): each of them scores exactly 0 and an
+# words shuffled, a random or a fixed target-style sentence, an empty line) and of the most any fixed output
+# sentence per style can reach (tst.metrics.joint.fixed_sentence_bound): each of them scores exactly 0 and an
 # honest system scores by how far it rises above them, on a 0-100 scale. Pang & Gimpel's eq. 1 with their t
 # (learned for their evaluators) stays as gm_pg. Chosen on Li et al.'s Yelp ratings by the rule declared in
 # docs/style_and_gm.md.
@@ -105,8 +106,10 @@ GM_INPUT = "joint"
 CALIBRATION_BASELINES = ("source", "shuffled", "random_target", "fixed_target", "empty")
 CALIBRATION_NEEDS_ONE_OF = ("random_target", "fixed_target")  # a fluent, on-style sentence with no content
 CALIBRATION_RULE = (
-    "t_J = the highest J of the sanity baselines (copy, shuffled, random_target, fixed_target, empty)"
+    "t_J = the highest J of the sanity baselines (copy, shuffled, random_target, fixed_target, empty) and of "
+    "the bound on any fixed sentence per style"
 )
+FIXED_BOUND = "fixed-sentence bound"  # calibrate's "from" when the bound is the highest
 
 
 def calibrate(baseline_scores: dict[str, dict], key: str = GM_INPUT) -> dict:
@@ -127,8 +130,26 @@ def calibrate(baseline_scores: dict[str, dict], key: str = GM_INPUT) -> dict:
         raise ValueError(
             f"GM calibration needs the score file of {' or '.join(CALIBRATION_NEEDS_ONE_OF)} (config baselines.run)"
         )
+    bounds = [(baseline_scores[s][key].get("details") or {}).get("fixed_sentence_bound") for s in values]
+    if any(b is None for b in bounds):
+        raise ValueError(
+            f"GM calibration needs the fixed-sentence bound in the baselines' {key} details; their score files "
+            "predate it: rescore them"
+        )
     top = max(values, key=lambda s: (values[s], s))
+    if max(bounds) > values[top]:
+        return {"t": [float(max(bounds))], "keys": [key], "from": [FIXED_BOUND], "rule": CALIBRATION_RULE}
     return {"t": [values[top]], "keys": [key], "from": [top], "rule": CALIBRATION_RULE}
+
+
+def for_test_set(calibration: dict | None, joint_details: dict | None) -> dict | None:
+    """The calibration a score of another test set uses (`tst score`): its t_J raised to that set's own
+    fixed-sentence bound when the bound is higher (a small set lets a fixed sentence reach more of its sources),
+    so a fixed sentence per style scores GM 0 on any set."""
+    bound = (joint_details or {}).get("fixed_sentence_bound")
+    if not calibration or bound is None or bound <= float(calibration["t"][0]):
+        return calibration
+    return {**calibration, "t": [float(bound)], "from": [FIXED_BOUND]}
 
 
 def check_calibration(obj, path=layout.CALIBRATION_FILE) -> dict:
@@ -158,11 +179,11 @@ def check_calibration(obj, path=layout.CALIBRATION_FILE) -> dict:
 
 
 def gm_calibrated(j: float, t_j: float) -> float:
-    """The default GM: 100 [J - t_J]_+ / (1 - t_J) (J, t_J in [0, 1]; t_J < 1)."""
+    """The default GM: 100 [J - t_J]_+ / (1 - t_J) (J, t_J in [0, 1]); 0 when t_J = 1 (no J is above it)."""
     t_j = float(t_j)
-    if not 0.0 <= t_j < 1.0:
-        raise ValueError(f"t_J must be in [0, 1), not {t_j}")
-    return float(100.0 * max(float(j) - t_j, 0.0) / (1.0 - t_j))
+    if not 0.0 <= t_j <= 1.0:
+        raise ValueError(f"t_J must be in [0, 1], not {t_j}")
+    return float(100.0 * max(float(j) - t_j, 0.0) / (1.0 - t_j)) if t_j < 1.0 else 0.0
 
 
 def gm_calibrated_result(j: float, calibration: dict) -> MetricResult:
