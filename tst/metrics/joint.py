@@ -32,7 +32,7 @@ import numpy as np
 
 from tst.metrics.acc import EMPTY_FAILS
 from tst.metrics.acceptability import ACCEPTABILITY
-from tst.metrics.base import Context, Metric, MetricResult, Skip
+from tst.metrics.base import Context, Metric, MetricResult
 from tst.metrics.style import MINILM, classifier_note, style_gain
 
 NEAREST_SHARE = 0.02  # k_s = 2% of a style's sources (k = 10 on Yelp's 500): declared in docs/style_and_gm.md
@@ -96,19 +96,16 @@ def joint(style, content, fluency) -> np.ndarray:
 
 
 def _vectors(ctx: Context) -> tuple[np.ndarray, np.ndarray]:
+    """The outputs' and the sources' unit embeddings, from the sbert metric's cache (it encoded them, or raised
+    the Skip that says why it could not)."""
     from tst.metrics import sbert
 
-    if not ctx.options["sbert"]:
-        raise Skip("needs the MiniLM content score: turn on the scoring option sbert")
-    why = sbert.missing()
-    if why:
-        raise Skip(why)
+    ctx.result("sbert_all_minilm_l6_v2")
     model, bf16 = sbert.load_model(), sbert.scoring_bf16(ctx.options)
     return sbert.embed(ctx.outputs, model, bf16=bf16), sbert.embed(ctx.sources, model, bf16=bf16)
 
 
 def _content(ctx: Context):
-    ctx.result("sbert_all_minilm_l6_v2")  # encodes the sources and outputs once (sbert's cache)
     per, ks = content_margin(*_vectors(ctx), ctx.source_styles)
     clf = ctx.classifier(MINILM)
     s = style_gain(ctx.sources, ctx.outputs, ctx.targets, clf)
