@@ -60,6 +60,29 @@ rule import_system:
         "../scripts/import_system.py"
 
 
+# GLUE's SST-2 (evaluators.sst2) when a style classifier reads it and it is missing: the training file out of GLUE's
+# zip (or the mirror's copy of the data folder), checked by size and sha256.
+if SST2_DOWNLOAD:
+
+    rule download_sentence_labels:
+        output:
+            f"{DATA_DIR}/{SST2_DOWNLOAD['file']}",
+        log:
+            "logs/download_sentence_labels.log",
+        localrule: True
+        conda:
+            env("data")
+        params:
+            url=fetch_url(SST2_DOWNLOAD["url"], SST2_DOWNLOAD["file"], MIRROR),
+            whole_file=bool(MIRROR),
+            member=SST2_DOWNLOAD["member"],
+            sha256=SST2_DOWNLOAD["sha256"],
+            size=SST2_DOWNLOAD["size"],
+            code=code("download_sentence_labels.py"),
+        script:
+            "../scripts/download_sentence_labels.py"
+
+
 rule download_data:
     output:
         f"{DATA_DIR}/{{datapath}}",

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import torch
 
+from tst.data.sentence_labels import read_sst2, sample_by_label
 from tst.data.splits import sample_train
 from tst.evaluators.classifiers import KIND_ALIASES, MODEL_KEYS, PRETRAINED, train_classifier
 from tst.evaluators.content_mask import mask_content_words
@@ -49,6 +50,17 @@ with log_to(sm.log[0]):
     if words:
         train, dev = mask_content_words(train, words), mask_content_words(dev, words)
     vocab = Vocab.load(sm.input.vocab, cfg["min_count"], cfg.get("max_vocab"))
+    # SST-2's sentence-level labels (evaluators.minilm.sentence_labels: mixed | first; the input exists only then)
+    how, n_sst = cfg.pop("sentence_labels", None), cfg.pop("max_sentence_labels", None)
+    first = None
+    if sm.input.get("sentence_labels"):
+        sst = sample_by_label(*read_sst2(sm.input.sentence_labels), n_sst, seed)
+        log.info(f"SST-2 sentence-level labels ({how}): {len(sst[0])} sentences")
+        if how == "mixed":
+            train, y = train + sst[0], y + sst[1]
+        else:
+            first = sst
+        cfg["sentence_labels"] = how  # recorded in the checkpoint, named in the style score's variant
     ckpt = train_classifier(
         train,
         y,
@@ -59,6 +71,7 @@ with log_to(sm.log[0]):
         {k: v for k, v in cfg.items() if k in MODEL_KEYS[kind]},
         {k: v for k, v in cfg.items() if k not in MODEL_KEYS[kind]},
         log=log.info,
+        first=first,
     )
     if words:  # the loaded evaluator masks the same words before scoring
         ckpt["content_words"] = sorted(set(words))

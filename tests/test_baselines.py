@@ -225,3 +225,21 @@ def test_the_files_the_baseline_and_validity_rules_read():
     assert rule_inputs.validity_report_files(config, "d", ["checks", "rated"]) == {
         "checks": "results/d/validity/checks.json"
     }
+
+
+def test_tail_baselines_join_the_source_to_the_most_generic_target_sentence():
+    pool = ["and the food is great !", "and the food is great !", "zany quirky food is great", "ok"]
+    # fixed_target's sentence (test_fixed_target_is_the_most_generic_long_enough_sentence): "and the food is great !"
+    src = ["the fries were cold .", "rude staff", ""]
+    assert bl.tail_clause(src, pool) == [
+        "the fries were cold , but the food is great !",  # final mark dropped, leading "and" dropped
+        "rude staff , but the food is great !",
+        "the food is great !",  # an empty source: the tail alone
+    ]
+    assert bl.tail_sentence(src, pool) == [
+        "the fries were cold . and the food is great !",
+        "rude staff . and the food is great !",  # a full stop added where the source has no sentence mark
+        "and the food is great !",
+    ]
+    assert bl.make("tail_clause", src[:1], 0, 0, target_train=pool) == bl.tail_clause(src[:1], pool)
+    assert bl.make("tail_sentence", src[:1], 1, 0, target_train=pool) == bl.tail_sentence(src[:1], pool)

@@ -10,6 +10,12 @@ honest system (tests of the metrics themselves, not of transfer models).
   shuffled        the source's words in a random order (seeded per line; never the source itself when its
                   words allow another order)
   empty           an empty line for every input
+  tail_clause     the source joined to a target-style verdict as a clause: the source without its final
+                  punctuation, ", but", and fixed_target's sentence (without a leading and / but / so)
+  tail_sentence   the source followed by fixed_target's sentence as a second sentence
+
+The two tail baselines keep the whole source and add an on-style part: a style score that reads the whole sentence
+at once lets the added part carry it (docs/style_and_gm.md); the default GM's style factor reads each part.
 
 Each function takes word-level lines and returns one output line per source, deterministically.
 """
@@ -31,6 +37,8 @@ BUILT = (
     "fixed_target",
     "shuffled",
     "empty",
+    "tail_clause",
+    "tail_sentence",
 )  # made by rule baseline_system
 BASELINES = (COPY, *BUILT)
 # Built from the source alone (no target-style corpus, no evaluator).
@@ -97,6 +105,38 @@ def empty(sources: list[str]) -> list[str]:
     return [""] * len(sources)
 
 
+TAIL_CONJUNCTIONS = ("and", "but", "so")  # dropped from the start of the tail before ", but" joins it
+FINAL_MARKS = (".", "!", "?", ",", ";")
+
+
+def tail_clause(sources: list[str], target_train: list[str]) -> list[str]:
+    """Each source without its final punctuation, then ", but" and fixed_target's sentence (its leading and /
+    but / so dropped): "the food was cold , but the food is great ."."""
+    tail = fixed_target(sources[:1] or [""], target_train)[0].split()
+    while len(tail) > 1 and tail[0] in TAIL_CONJUNCTIONS:
+        tail = tail[1:]
+    out = []
+    for s in sources:
+        words = s.split()
+        while words and words[-1] in FINAL_MARKS:
+            words = words[:-1]
+        out.append(" ".join([*words, ",", "but", *tail]) if words else " ".join(tail))
+    return out
+
+
+def tail_sentence(sources: list[str], target_train: list[str]) -> list[str]:
+    """Each source, then fixed_target's sentence as a second sentence (a full stop added to a source that ends
+    without a sentence mark)."""
+    tail = fixed_target(sources[:1] or [""], target_train)[0]
+    out = []
+    for s in sources:
+        words = s.split()
+        if words and words[-1] not in (".", "!", "?"):
+            words.append(".")
+        out.append(" ".join([*words, tail]))
+    return out
+
+
 def nearest_target(
     sources: list[str], target_train: list[str], embeddings, idf: dict, batch: int = 512
 ) -> list[str]:
@@ -148,4 +188,8 @@ def make(
         return shuffled(sources, seed, style)
     if name == "empty":
         return empty(sources)
+    if name == "tail_clause":
+        return tail_clause(sources, target_train)
+    if name == "tail_sentence":
+        return tail_sentence(sources, target_train)
     raise ValueError(f"unknown baseline {name!r}; known: {', '.join(BUILT)}")

@@ -275,3 +275,25 @@ def rated_outputs(config: dict, dataset: str, data_dir) -> list[str]:
     folder = human_outputs_dir(config, dataset, data_dir)
     rated = rated_files(config, dataset)[1:]
     return sorted(set(system_output_files(folder)) | {data_file(data_dir, f) for f in rated})
+
+
+def sentence_labels_file(config: dict, dataset: str, data_dir) -> str | None:
+    """The SST-2 file the dataset's minilm style classifier reads (evaluators.minilm.sentence_labels set, and the
+    dataset's styles [negative, positive]; tst.data.sentence_labels), as the workflow names it; else None."""
+    from tst.data.sentence_labels import is_sentiment_pair
+
+    if not evaluator_settings(config, "minilm", dataset).get("sentence_labels"):
+        return None
+    if not is_sentiment_pair(config["datasets"][dataset]["styles"]):
+        return None
+    return data_file(data_dir, config["evaluators"]["sst2"]["file"])
+
+
+def sentence_labels_download(config: dict, data_dir) -> dict | None:
+    """The evaluators.sst2 spec when a dataset of `run` reads SST-2 and its file is missing under data_dir (the
+    only case rule download_sentence_labels makes it); else None."""
+    needed = any(sentence_labels_file(config, d, data_dir) for d in config.get("run") or [])
+    spec = (config.get("evaluators") or {}).get("sst2") or {}
+    if not needed or (Path(data_dir) / spec["file"]).exists():
+        return None
+    return spec

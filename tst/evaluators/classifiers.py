@@ -109,11 +109,15 @@ def train_classifier(
     model_cfg: dict | None = None,
     train_cfg: dict | None = None,
     log=print,
+    first=None,
 ) -> dict:
-    """Fit on (train, labels), early-stop on dev accuracy; return the checkpoint dict."""
+    """Fit on (train, labels), early-stop on dev accuracy; return the checkpoint dict. first: minilm only
+    (train_minilm)."""
     kind = KIND_ALIASES.get(kind, kind)
     if kind == "minilm":
-        return train_minilm(train, train_labels, dev, dev_labels, model_cfg, train_cfg, log)
+        return train_minilm(train, train_labels, dev, dev_labels, model_cfg, train_cfg, log, first)
+    if first is not None:
+        raise ValueError(f"sentence-level labels first are for the minilm classifier, not {kind}")
     model_cfg = {k: v for k, v in (model_cfg or {}).items() if k in MODEL_KEYS[kind]}
     if "widths" in model_cfg:
         model_cfg["widths"] = [int(w) for w in model_cfg["widths"]]
@@ -154,6 +158,7 @@ class MiniLMTextClassifier:
     # score's variant)
     counterfactuals = False
     labels = "corpus"
+    sentence_labels = None  # SST-2's sentence-level labels beside the dataset's: mixed | first
     CACHE_MAX = 200_000  # sentences remembered (then forgotten at once), as tst.metrics.sbert's embeddings
 
     def __init__(self, model, tokenizer, batch_size: int = 128, device: torch.device | None = None):
@@ -189,14 +194,18 @@ class MiniLMTextClassifier:
         return self.predict_proba(sentences).argmax(1)
 
 
-def train_minilm(train, train_labels, dev, dev_labels, model_cfg=None, train_cfg=None, log=print) -> dict:
+def train_minilm(
+    train, train_labels, dev, dev_labels, model_cfg=None, train_cfg=None, log=print, first=None
+) -> dict:
     """all-MiniLM-L6-v2 (the packaged base weights) with a 2-class head, every weight fine-tuned on (train,
     labels) by tst.evaluators.training.fit (Adam, bucketed batches, bf16 autocast per precision), early-stopped
     on dev accuracy; model_cfg["frozen_layers"] k > 0 keeps the embeddings and the lowest k layers fixed.
     train_cfg["counterfactuals"]: each training sentence also appears with its polarity flipped by rule and the
     other label (tst.nlp.negation; for a negative / positive sentiment pair); the dev sentences stay as they are.
     train_cfg["labels"] ("corpus" | "vader", recorded): which sentences the caller drew the training sample from
-    (scripts/train_classifier.py: vader = those tst.nlp.vader.agreeing keeps)."""
+    (scripts/train_classifier.py: vader = those tst.nlp.vader.agreeing keeps). first: (sentences, labels) with
+    sentence-level labels (tst.data.sentence_labels) trained on for one epoch before (train, labels), the dev
+    accuracy after it the one to beat; counterfactuals, when on, are added to both."""
     from tst.models.minilm_classifier import (
         MiniLMClassifier,
         base_files,
@@ -221,18 +230,29 @@ def train_minilm(train, train_labels, dev, dev_labels, model_cfg=None, train_cfg
         n = len(train)
         train, train_labels = with_counterfactuals(train, train_labels)
         log(f"counterfactual negations: {len(train) - n} added to {n} training sentences")
-    ids = encode(tok, [" ".join(s) for s in train])
-    y = torch.tensor(np.asarray(train_labels), dtype=torch.long)
-
-    def batch_loss(m, idx, dev_):
-        return F.cross_entropy(m(pad_ids([ids[i] for i in idx], m.pad_id).to(dev_)), y[idx].to(dev_))
-
     dev_y = np.asarray(dev_labels)
 
     def evaluate(m):  # a new classifier each time: the weights changed since the last evaluation
         return float((MiniLMTextClassifier(m, tok, device=device).predict(dev) == dev_y).mean())
 
-    history = fit(model, [len(s) for s in ids], batch_loss, evaluate, train_cfg, True, log)
+    def train_on(sentences, labels, cfg, start=None):
+        ids = encode(tok, [" ".join(s) for s in sentences])
+        y = torch.tensor(np.asarray(labels), dtype=torch.long)
+
+        def batch_loss(m, idx, dev_):
+            return F.cross_entropy(m(pad_ids([ids[i] for i in idx], m.pad_id).to(dev_)), y[idx].to(dev_))
+
+        return fit(model, [len(s) for s in ids], batch_loss, evaluate, cfg, True, log, start=start), len(ids)
+
+    start, n_first = None, 0
+    if first is not None:
+        first_s, first_y = first
+        if train_cfg.get("counterfactuals"):
+            first_s, first_y = with_counterfactuals(first_s, first_y)
+        pre, n_first = train_on(first_s, first_y, {**train_cfg, "max_epochs": 1, "evals_per_epoch": 1})
+        start = pre["best_dev"]
+        log(f"sentence-level labels first: {n_first} sentences, dev accuracy {start:.4f}")
+    history, n_train = train_on(train, train_labels, train_cfg, start)
     return {
         "kind": "minilm",
         "config": {"model": model_cfg, "train": train_cfg},
@@ -240,7 +260,10 @@ def train_minilm(train, train_labels, dev, dev_labels, model_cfg=None, train_cfg
         "tokenizer": base["tokenizer"],
         "base": {"package": base["package"], "sha256": base["sha256"]},
         "state_dict": cpu_state_dict(model),
-        "metrics": fit_metrics(history, model, len(ids), len(dev)),
+        "metrics": {
+            **fit_metrics(history, model, n_train, len(dev)),
+            **({"n_first": n_first} if first else {}),
+        },
     }
 
 
@@ -256,6 +279,7 @@ def classifier_from_checkpoint(ckpt: dict, device: torch.device | None = None):
         )
         clf.counterfactuals = bool(ckpt["config"]["train"].get("counterfactuals", False))
         clf.labels = ckpt["config"]["train"].get("labels", "corpus")
+        clf.sentence_labels = ckpt["config"]["train"].get("sentence_labels")
         return clf
     vocab = Vocab(ckpt["vocab"])
     model = build_model(ckpt["kind"], len(vocab), ckpt["config"]["model"])

@@ -2,13 +2,17 @@
 evaluator file style_minilm.pt), chosen on Li et al.'s Yelp sentiment ratings by the rule declared in
 docs/style_and_gm.md; the CNN Acc (tst.metrics.acc) stays Pang & Gimpel's Acc.
 
-    style = (1/N) sum_i P(target | y_i)                 (y_i the output; an empty output: 0)
+    R(y | x) = min over the parts p of y of P(target | p)     (tst.nlp.parts: sentences and clauses, and the
+                                                             source's words where y contains them)
+    style = (1/N) sum_i R(y_i | x_i)                         (y_i the output of source x_i; an empty output: 0)
 
-The default GM (tst.metrics.joint) takes each output's gain over its source instead,
+A sentence is in the target style only where every part of it is: "the food was cold , but overall it was great !"
+keeps a complaint, and so does a source joined to any verdict. The default GM (tst.metrics.joint) takes each
+output's gain over its source, read by the same rule,
 
-    s_i = [P(target | y_i) - P(target | x_i)]_+         (x_i the source)
+    s_i = [R(y_i | x_i) - R(x_i | x_i)]_+
 
-so that an unchanged copy adds exactly 0 to it whatever the classifier thinks of the source.
+so that an unchanged copy (the same parts as its source) adds exactly 0 to it whatever the classifier thinks of it.
 """
 
 from __future__ import annotations
@@ -18,19 +22,30 @@ import numpy as np
 from tst.metrics.acc import EMPTY_FAILS, empty_mask
 from tst.metrics.base import Context, Metric, MetricResult
 from tst.names import CLASSIFIERS
+from tst.nlp.parts import parts_of
 
 MINILM = CLASSIFIERS["minilm"]
-VARIANT = "mean over outputs of P(target style) by all-MiniLM-L6-v2 fine-tuned as the dataset's style classifier (ours)"
+VARIANT = (
+    "mean over outputs of the least P(target style) of their parts (sentences, clauses, the source's words where "
+    "the output contains them; tst.nlp.parts) by all-MiniLM-L6-v2 fine-tuned as the dataset's style classifier (ours)"
+)
 COUNTERFACTUALS = "the style classifier also trained on rule-made counterfactual negations (tst.nlp.negation)"
 VADER_LABELS = (
     "the style classifier trained on the sentences VADER reads as their style's sentiment (tst.nlp.vader)"
 )
 
 
+SENTENCE_LABELS = "the style classifier also trained on SST-2's sentence-level labels ({})"
+
+
 def classifier_note(classifier) -> str:
-    """What a variant adds for a style classifier trained with evaluators.minilm.labels vader or
-    counterfactuals; else ""."""
+    """What a variant adds for a style classifier trained with evaluators.minilm.labels vader, counterfactuals or
+    sentence_labels; else ""."""
     notes = [VADER_LABELS] if getattr(classifier, "labels", "corpus") == "vader" else []
+    how = getattr(classifier, "sentence_labels", None)
+    notes += (
+        [SENTENCE_LABELS.format("mixed with the dataset's" if how == "mixed" else "first")] if how else []
+    )
     notes += [COUNTERFACTUALS] if getattr(classifier, "counterfactuals", False) else []
     return "".join(f"; {n}" for n in notes)
 
@@ -42,14 +57,39 @@ def target_probs(sentences, target_styles, classifier) -> np.ndarray:
     return probs[np.arange(len(tokens)), np.asarray(target_styles, dtype=int)]
 
 
-def style_probability(outputs, target_styles, classifier, name: str = "style") -> MetricResult:
-    """Per sentence P(target | y_i) (0 for an empty output); the corpus score is their mean."""
-    if len(outputs) != len(target_styles):
-        raise ValueError(f"{len(outputs)} outputs but {len(target_styles)} target styles")
+def _tokens(s) -> list[str]:
+    return s.split() if isinstance(s, str) else list(s)
+
+
+def part_probs(outputs, sources, target_styles, classifier) -> np.ndarray:
+    """R(y_i | x_i): the least P(target style) over the parts of each output (tst.nlp.parts.parts_of), all parts
+    read in one call of the classifier."""
+    parts, owner, targets = [], [], []
+    for i, (y, x, t) in enumerate(zip(outputs, sources, target_styles)):
+        for p in parts_of(_tokens(y), None if x is None else _tokens(x)):
+            parts.append(p)
+            owner.append(i)
+            targets.append(t)
+    out = np.full(len(outputs), np.inf)
+    if parts:
+        np.minimum.at(out, np.asarray(owner), target_probs(parts, targets, classifier))
+    return out
+
+
+def style_probability(outputs, target_styles, classifier, name: str = "style", sources=None) -> MetricResult:
+    """Per sentence R(y_i | x_i) (0 for an empty output; sources None: the output's own parts alone); the corpus
+    score is their mean."""
+    if len(outputs) != len(target_styles) or (sources is not None and len(sources) != len(outputs)):
+        raise ValueError(
+            f"{len(outputs)} outputs, {len(target_styles)} target styles"
+            + (f", {len(sources)} sources" if sources is not None else "")
+        )
     variant = f"{VARIANT}{classifier_note(classifier)}; {EMPTY_FAILS}"
     if not outputs:
         return MetricResult(name, variant, None, [], True, {"n": 0})
-    p = target_probs(outputs, target_styles, classifier)
+    p = part_probs(
+        outputs, sources if sources is not None else [None] * len(outputs), target_styles, classifier
+    )
     empty = empty_mask(outputs)
     p[empty] = 0.0
     details = {"n": len(outputs), "n_empty": int(empty.sum()), "n_right": int((p > 0.5).sum())}
@@ -57,7 +97,7 @@ def style_probability(outputs, target_styles, classifier, name: str = "style") -
 
 
 def style_gain(sources, outputs, target_styles, classifier) -> np.ndarray:
-    """Per sentence s_i = [P(target | y_i) - P(target | x_i)]_+ (0 for an empty output)."""
+    """Per sentence s_i = [R(y_i | x_i) - R(x_i | x_i)]_+ (0 for an empty output)."""
     if not (len(sources) == len(outputs) == len(target_styles)):
         raise ValueError(
             f"{len(sources)} sources, {len(outputs)} outputs, {len(target_styles)} target styles"
@@ -65,7 +105,8 @@ def style_gain(sources, outputs, target_styles, classifier) -> np.ndarray:
     if not outputs:
         return np.zeros(0)
     gain = np.maximum(
-        target_probs(outputs, target_styles, classifier) - target_probs(sources, target_styles, classifier),
+        part_probs(outputs, sources, target_styles, classifier)
+        - part_probs(sources, sources, target_styles, classifier),
         0.0,
     )
     gain[empty_mask(outputs)] = 0.0
@@ -76,14 +117,14 @@ def style_gain(sources, outputs, target_styles, classifier) -> np.ndarray:
 
 
 def _style(ctx: Context):
-    return style_probability(ctx.outputs, ctx.targets, ctx.classifier(MINILM))
+    return style_probability(ctx.outputs, ctx.targets, ctx.classifier(MINILM), sources=ctx.sources)
 
 
 ROWS = [
     Metric(
         "style",
         "Style",
-        "P(target style)",
+        "P(target style), least part",
         "style",
         True,
         5,

@@ -1,0 +1,105 @@
+"""The parts the style factor reads (tst.nlp.parts) and the least on-style part (tst.metrics.style): each case
+worked out by hand from the declared rule."""
+
+import numpy as np
+import pytest
+
+from tst.metrics.style import part_probs, style_gain, style_probability
+from tst.nlp.parts import parts_of, source_span, split_parts
+
+
+def words(s):
+    return s.split()
+
+
+def test_a_sentence_splits_after_sentence_marks_and_before_discourse_words():
+    assert split_parts(words("the food was cold . overall , it was great !")) == [
+        words("the food was cold ."),
+        words("overall , it was great !"),
+    ]
+    # "but overall" opens one part: a discourse word after another does not split again
+    assert split_parts(words("the food was cold , but overall it was great !")) == [
+        words("the food was cold ,"),
+        words("but overall it was great !"),
+    ]
+    assert split_parts(words("great food ; although the wait was long")) == [
+        words("great food ;"),
+        words("although the wait was long"),
+    ]
+    # a final mark that no word follows ends nothing; a sentence that opens with "but" is one part
+    assert split_parts(words("but the staff was great .")) == [words("but the staff was great .")]
+    assert split_parts(words("the food was good ! ! !")) == [words("the food was good ! ! !")]
+
+
+def test_a_part_of_fewer_than_two_words_joins_its_neighbour():
+    # "yet" as an adverb: "yet ." has one word, so it joins the part before it
+    assert split_parts(words("i have n't been there yet .")) == [words("i have n't been there yet .")]
+    # a one-word first part joins the part after it
+    assert split_parts(words("wow . the food was great .")) == [words("wow . the food was great .")]
+    assert split_parts([]) == [[]]
+
+
+def test_an_output_that_contains_its_source_has_the_source_as_a_part():
+    src = words("the food was cold .")
+    # no split marker: the source's run is a part of its own
+    assert parts_of(words("the food was cold and i loved it"), src) == [
+        words("the food was cold and i loved it"),
+        words("the food was cold"),
+    ]
+    # a copy has exactly its source's parts (no extra run: the output adds no word)
+    assert parts_of(src, src) == split_parts(src)
+    assert source_span(words("the food was cold"), src) is None
+    # a one-word source is no run to look for; an output that merely shares words is not a container
+    assert source_span(words("great , but the food was great"), words("great .")) is None
+    assert source_span(words("the food was not cold"), src) is None
+
+
+class Table:
+    """A style classifier with a fixed P(style 1) per text (KeyError on any other text), counting calls."""
+
+    def __init__(self, p1):
+        self.p1, self.calls = p1, 0
+
+    def predict_proba(self, sentences):
+        self.calls += 1
+        p = np.array([self.p1[" ".join(s)] for s in sentences])
+        return np.stack([1 - p, p], axis=1)
+
+
+P1 = {
+    "the food was cold .": 0.05,  # a complaint
+    "the food was cold": 0.04,
+    "the food was cold ,": 0.06,
+    "but overall it was great !": 0.97,  # a verdict of the target style
+    "the food was cold , but overall it was great !": 0.90,  # read whole, the verdict carries it
+    "the food was hot .": 0.85,  # an honest transfer
+    "": 0.5,
+}
+
+
+def test_the_least_on_style_part_by_hand():
+    clf = Table(P1)
+    src = ["the food was cold ."] * 3
+    out = ["the food was cold , but overall it was great !", "the food was hot .", "the food was cold ."]
+    r = style_probability(out, [1, 1, 1], clf, sources=src)
+    # the trick: parts "the food was cold ," 0.06, "but overall it was great !" 0.97, the source's run 0.04 -> 0.04
+    # the transfer: one part, 0.85; the copy: 0.05
+    assert r.per_sentence == pytest.approx([0.04, 0.85, 0.05])
+    assert clf.calls == 1  # every part of every output in one call
+    # without sources (no run to look for): the least of the parts, 0.06
+    assert style_probability(out[:1], [1], clf).per_sentence == pytest.approx([0.06])
+    # the gain over the source read by the same rule: 0.04 - 0.05 < 0 -> 0; 0.85 - 0.05; the copy 0
+    assert style_gain(src, out, [1, 1, 1], clf).tolist() == pytest.approx([0.0, 0.80, 0.0])
+    # for a negative target the parts are read as P(style 0): the verdict is the least on-style part
+    assert part_probs(out[:1], src[:1], [0], clf).tolist() == pytest.approx([1 - 0.97])
+
+
+def test_a_copy_has_no_gain_whatever_its_parts():
+    rng = np.random.default_rng(0)
+    sentences = [f"w{i} v{i} . but x{i} y{i} ! overall z{i} q{i}" for i in range(30)]
+    p1 = {}
+    for s in sentences:
+        for p in parts_of(s.split(), s.split()):
+            p1[" ".join(p)] = float(rng.uniform())
+    gain = style_gain(sentences, sentences, rng.integers(0, 2, 30).tolist(), Table(p1))
+    assert set(gain.tolist()) == {0.0}
