@@ -41,7 +41,7 @@ CANDIDATES = {
 
 
 def recipe() -> dict:
-    cfg = yaml.safe_load(open(Path(__file__).resolve().parent.parent / "config.yaml"))["evaluators"]["minilm"]
+    cfg = yaml.safe_load((Path(__file__).resolve().parent.parent / "config.yaml").read_text())["evaluators"]["minilm"]
     return dict(cfg)
 
 
