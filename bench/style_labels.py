@@ -41,7 +41,9 @@ CANDIDATES = {
 
 
 def recipe() -> dict:
-    cfg = yaml.safe_load((Path(__file__).resolve().parent.parent / "config.yaml").read_text())["evaluators"]["minilm"]
+    cfg = yaml.safe_load((Path(__file__).resolve().parent.parent / "config.yaml").read_text())["evaluators"][
+        "minilm"
+    ]
     return dict(cfg)
 
 
