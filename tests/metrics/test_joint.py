@@ -189,6 +189,8 @@ class Encoder:
 
 
 class Acceptability:
+    shuffled_floor = {"q": 0.95, "value": 0.2, "n": 4}  # t_F: the fluency factor is (P(real) - 0.2) / 0.8
+
     def __init__(self):
         self.calls = 0
 
@@ -241,11 +243,17 @@ def test_score_system_computes_style_content_and_joint_each_once(tmp_path, monke
     assert scores["content"].score == pytest.approx((0.7 * c[0] + 0.3 * c[3]) / 1.0)
     # acceptability: P(real) 0.9, 0.8, empty 0, 0.5
     assert scores["acceptability"].per_sentence == pytest.approx([0.9, 0.8, 0.0, 0.5])
-    # J: (0.7 c_0 0.9)^(1/3), the copy 0, the empty line 0, (0.3 c_3 0.5)^(1/3)
-    j = [(0.7 * c[0] * 0.9) ** (1 / 3), 0.0, 0.0, (0.3 * c[3] * 0.5) ** (1 / 3)]
+    # J: fluency above t_F = 0.2: (0.9 - 0.2) / 0.8 = 0.875 and (0.5 - 0.2) / 0.8 = 0.375; so (0.7 c_0 0.875)^(1/3),
+    # the copy 0, the empty line 0, (0.3 c_3 0.375)^(1/3)
+    j = [(0.7 * c[0] * 0.875) ** (1 / 3), 0.0, 0.0, (0.3 * c[3] * 0.375) ** (1 / 3)]
     assert scores["joint"].per_sentence == pytest.approx(j)
     assert scores["joint"].score == pytest.approx(sum(j) / 4)
-    assert scores["joint"].details == {"n": 4, "n_positive": 2, "fixed_sentence_bound": pytest.approx(0.5)}
+    assert scores["joint"].details == {
+        "n": 4,
+        "n_positive": 2,
+        "fixed_sentence_bound": pytest.approx(0.5),
+        "shuffled_floor": 0.2,
+    }
     # asked for J alone: its factors are computed (not reported), the evaluator files checked; the style gain
     # needs no style score
     computed.clear()
@@ -267,3 +275,30 @@ def test_joint_is_skipped_with_its_factors_reason(tmp_path, monkeypatch):
     (d / "style_minilm.pt").unlink()
     s = score_system(["a b"], ["a x"], [0], d, only=["joint"])
     assert s.skipped["joint"] == "missing evaluator file(s): style_minilm.pt"
+
+
+def test_fluency_counts_only_what_is_above_word_salad():
+    from tst.evaluators.acceptability import shuffled_floor
+    from tst.metrics.joint import fluency_above_floor
+
+    assert fluency_above_floor([0.1, 0.2, 0.6, 1.0], 0.2).tolist() == pytest.approx([0.0, 0.0, 0.5, 1.0])
+    assert fluency_above_floor([0.9], 1.0).tolist() == [0.0]
+
+    class ByWords:  # P(real) read off the bag of words, so a shuffled sentence keeps its value
+        def __init__(self):
+            self.seen = []
+
+        def p_real(self, sentences):
+            self.seen += list(sentences)
+            return np.array(
+                [int(next(w for w in s.split() if w.startswith("w"))[1:]) / 100 for s in sentences]
+            )
+
+    dev = [f"w{i} a b c".split() for i in range(21)]
+    model = ByWords()
+    floor = shuffled_floor(model, dev)
+    # 21 values 0.00 .. 0.20: the 95th percentile sits at rank 0.95 x 20 = 19, the value 0.19
+    assert floor == {"q": 0.95, "value": pytest.approx(0.19), "n": 21}
+    # it read the sentences with their words in another order (never the sentence as it is)
+    assert sorted(map(sorted, (s.split() for s in model.seen))) == sorted(sorted(s) for s in dev)
+    assert not {" ".join(s) for s in dev} & set(model.seen)

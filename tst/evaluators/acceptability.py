@@ -92,14 +92,35 @@ def train_acceptability(
         "train": counts,
         "dev": dev_counts,
     }
+    ckpt["acceptability"]["shuffled_floor"] = shuffled_floor(acceptability_from_checkpoint(ckpt), dev)
+    log(f"shuffled floor: {ckpt['acceptability']['shuffled_floor']}")
     return ckpt
+
+
+SHUFFLED_QUANTILE = 0.95  # the default GM's fluency factor counts only P(real) above this share of word salad
+SHUFFLED_MAX = 2000  # dev sentences shuffled for it (a seeded sample when there are more)
+
+
+def shuffled_floor(model, dev) -> dict:
+    """The SHUFFLED_QUANTILE quantile of P(real) over the dev sentences (at most SHUFFLED_MAX, a seeded sample) with
+    their words in a random order (tst.baselines.shuffled, seed 0): the fluency that word salad of the corpus's own
+    words reaches. The default GM's fluency factor counts P(real) above it (tst.metrics.joint)."""
+    from tst.baselines import shuffled
+    from tst.data.splits import sample_train
+
+    lines = sample_train([" ".join(s) for s in dev if s], SHUFFLED_MAX, 0)
+    p = model.p_real(shuffled(lines, 0, 0)) if lines else np.zeros(1)
+    return {"q": SHUFFLED_QUANTILE, "value": float(np.quantile(p, SHUFFLED_QUANTILE)), "n": len(lines)}
 
 
 class Acceptability:
     """A fitted acceptability classifier: p_real(sentences) -> P(real) per sentence (token lists or strings)."""
 
-    def __init__(self, classifier, corruption: dict | None = None, strip_final: bool = True):
+    def __init__(
+        self, classifier, corruption: dict | None = None, strip_final: bool = True, floor: dict | None = None
+    ):
         self.classifier, self.corruption, self.strip_final = classifier, corruption or {}, strip_final
+        self.shuffled_floor = floor  # shuffled_floor's dict; None in a checkpoint made before it existed
         # what it reads (tst.data.bpe.ModelUnits feeds BPE pieces when so trained); None: its own tokenizer
         self.vocab = classifier.vocab
         kinds = ", ".join(self.corruption.get("kinds", ()))
@@ -145,7 +166,10 @@ def acceptability_from_checkpoint(ckpt: dict, device: torch.device | None = None
         )
     a = ckpt["acceptability"]
     return Acceptability(
-        classifier_from_checkpoint(ckpt, device), a["corruption"], a["strip_final_punctuation"]
+        classifier_from_checkpoint(ckpt, device),
+        a["corruption"],
+        a["strip_final_punctuation"],
+        a.get("shuffled_floor"),
     )
 
 

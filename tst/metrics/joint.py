@@ -1,16 +1,20 @@
 """The sentence-level joint score of the default GM (ours; the aggregation of Krishna et al. 2020's J, with
 this pipeline's factors). Per output y_i of source x_i, three factors in [0, 1]:
 
-    s_i = [P(target | y_i) - P(target | x_i)]_+                 style gain (tst.metrics.style.style_gain)
+    s_i = [R(y_i | x_i) - R(x_i | x_i)]_+                       style gain, R = the least P(target) of the parts
+                                                                 (tst.metrics.style.style_gain, tst.nlp.parts)
     c_i = [cos(y_i, x_i) - m_i]_+ / (1 - m_i)                    content: nearer its own source than others
-    f_i = P(real | y_i)                                          acceptability (tst.metrics.acceptability)
+    f_i = [P(real | y_i) - t_F]_+ / (1 - t_F)                    fluency above word salad (tst.metrics.acceptability)
 
     J = (1/N) sum_i (s_i c_i f_i)^(1/3)
 
 cos = the cosine of the unit all-MiniLM-L6-v2 embeddings (the content score, tst.metrics.sbert); m_i = the k-th
 largest cosine of y_i to the *other* sources of its style, k = nearest_k(n_s) (2% of the style's n_s sources). So
 c_i > 0 only when x_i is among the k sources nearest to y_i: an output keeps content when it says more about its own
-source than about all but k - 1 others. The content factor a table shows is sum_i s_i c_i / sum_i s_i: the content
+source than about all but k - 1 others. t_F = the 95th percentile of P(real) over the corpus's dev sentences with
+their words shuffled (tst.evaluators.acceptability.shuffled_floor, stored with the classifier): at most one word
+salad in 20 keeps any fluency, so an output's words in a random order keep almost none of its J however much
+style and content they carry. The content factor a table shows is sum_i s_i c_i / sum_i s_i: the content
 carried into the target style, so that an output left in its source style (a copy keeps every word) adds nothing.
 
 Two guarantees, each by construction:
@@ -32,7 +36,7 @@ import numpy as np
 
 from tst.metrics.acc import EMPTY_FAILS
 from tst.metrics.acceptability import ACCEPTABILITY
-from tst.metrics.base import Context, Metric, MetricResult
+from tst.metrics.base import Context, Metric, MetricResult, Skip
 from tst.metrics.style import MINILM, classifier_note, style_gain
 
 NEAREST_SHARE = 0.02  # k_s = 2% of a style's sources (k = 10 on Yelp's 500): declared in docs/style_and_gm.md
@@ -44,8 +48,9 @@ CONTENT_VARIANT = (
     "(the content carried into the target style), cos = all-MiniLM-L6-v2 cosine (ours)"
 )
 JOINT_VARIANT = (
-    "mean over outputs of (style gain x content nearer its own source than others x acceptability)^(1/3) (ours; "
-    "Krishna et al. 2020's sentence-level aggregation)"
+    "mean over outputs of (style gain of the least on-style part x content nearer its own source than others x "
+    "acceptability above the 95th percentile of shuffled dev sentences')^(1/3) (ours; Krishna et al. 2020's "
+    "sentence-level aggregation)"
 )
 
 
@@ -84,6 +89,14 @@ def content_margin(output_vectors, source_vectors, source_styles) -> tuple[np.nd
             ok = gap > 1e-12  # another source the output is as near to as it can be: nothing is its own
             c[rows] = np.where(ok, np.clip((own - m) / np.where(ok, gap, 1.0), 0.0, 1.0), 0.0)
     return c, ks
+
+
+def fluency_above_floor(p_real, floor: float) -> np.ndarray:
+    """f_i = [P(real | y_i) - t_F]_+ / (1 - t_F); t_F = 1 leaves nothing."""
+    p = np.nan_to_num(np.asarray(p_real, dtype=np.float64))
+    if floor >= 1.0:
+        return np.zeros_like(p)
+    return np.clip((p - floor) / (1.0 - floor), 0.0, 1.0)
 
 
 def joint(style, content, fluency) -> np.ndarray:
@@ -125,10 +138,24 @@ def _joint(ctx: Context):
     clf = ctx.classifier(MINILM)
     s = style_gain(ctx.sources, ctx.outputs, ctx.targets, clf)
     content = ctx.result("content")
-    f = ctx.result("acceptability").per_sentence
+    model = ctx.load(ACCEPTABILITY)
+    floor = getattr(
+        getattr(model, "model", model), "shuffled_floor", None
+    )  # under BPE: the classifier it feeds
+    if floor is None:
+        raise Skip(
+            "the acceptability classifier predates its shuffled floor (the default GM's fluency threshold): "
+            "retrain it (rule train_acceptability)"
+        )
+    f = fluency_above_floor(ctx.result("acceptability").per_sentence, floor["value"])
     per = joint(s, content.per_sentence, f)
     bound = content.details["fixed_sentence_bound"]
-    details = {"n": len(per), "n_positive": int((per > 0).sum()), "fixed_sentence_bound": bound}
+    details = {
+        "n": len(per),
+        "n_positive": int((per > 0).sum()),
+        "fixed_sentence_bound": bound,
+        "shuffled_floor": floor["value"],
+    }
     variant = f"{JOINT_VARIANT}{classifier_note(clf)}; {EMPTY_FAILS}"
     return MetricResult("joint", variant, float(per.mean()), per.tolist(), True, details)
 
