@@ -189,10 +189,13 @@ class Encoder:
 
 
 class Acceptability:
-    shuffled_floor = {"q": 0.95, "value": 0.2, "n": 4}  # t_F: the fluency factor is (P(real) - 0.2) / 0.8
-
     def __init__(self):
         self.calls = 0
+        self.shuffled_floor = {
+            "q": 0.95,
+            "value": 0.2,
+            "n": 4,
+        }  # t_F: the fluency factor is (P(real) - 0.2) / 0.8
 
     def p_real(self, sentences):
         self.calls += 1
