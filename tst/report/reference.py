@@ -53,7 +53,9 @@ def metric_rows(variants: dict[str, str] | None = None) -> list[str]:
         )
         if m.note:
             files = f"{files} {m.note}".strip()
-        module = m.compute.__module__ if m.compute else "tst.metrics.gm"
+        # a computed metric's module names its definition; a derived one's function says which formula it is
+        module = (m.compute or m.derive).__module__
+        summary = module_summary(module) if m.compute else " ".join((m.derive.__doc__ or "").split())
         lines.append(
             f"| `{key}` | "
             + " | ".join(
@@ -65,7 +67,7 @@ def metric_rows(variants: dict[str, str] | None = None) -> list[str]:
                     "↑ higher" if m.higher_is_better else "↓ lower",
                     "yes" if m.default else "no (`score.extra_metrics`)",
                     files,
-                    f"{module}: {module_summary(module)}",
+                    f"{module}: {summary}",
                     variants.get(key, ""),
                 )
             )
@@ -75,9 +77,12 @@ def metric_rows(variants: dict[str, str] | None = None) -> list[str]:
 
 
 def _resolve(node: dict, schema: dict) -> dict:
+    """The schema node a `$ref` points to, with the referring node's own description over the target's (the
+    same definition serves several keys: evaluators.lm and datasets.<name>.lm say what each is)."""
+    own = node.get("description")
     while "$ref" in node:
         node = schema["$defs"][node["$ref"].rsplit("/", 1)[1]]
-    return node
+    return {**node, "description": own} if own else node
 
 
 def _type(node: dict) -> str:
