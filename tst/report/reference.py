@@ -165,9 +165,10 @@ def reference(variants: dict[str, str] | None = None) -> str:
         "## Config keys",
         "",
         (
-            "Every key of `schemas/config.schema.yaml`; a run stops at start on a key, type or value the schema does"
-            " not allow, naming it. `<name>` is a free key (a dataset, a variant, a system). `config.yaml`'s comments"
-            " give the reason of each default; the overlays in `configs/` change them for a corpus or a scale."
+            "Every key of `schemas/config.schema.yaml`, with the description it has there (the one place a key is"
+            " described); a run stops at start on a key, type or value the schema does not allow, naming it. `<name>`"
+            " is a free key (a dataset, a variant, a system). `config.yaml` is loaded under every overlay, so its value"
+            " is the default of a workflow run; the overlays in `configs/` change them for a corpus or a scale."
         ),
         "",
         *config_rows(schema, config),
