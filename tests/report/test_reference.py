@@ -38,12 +38,46 @@ def test_config_keys_walk_properties_refs_and_free_names():
     assert '| `run` | array | ["demo"] |  |' in rows and "| `evaluators.lm.lr` | number | 0.003 |  |" in rows
 
 
+def test_a_reference_keeps_its_own_description_over_the_definitions():
+    """One definition serves several keys; each key's row says what that key is (the definition's otherwise)."""
+    schema = {
+        "$defs": {"lm": {"type": "object", "description": "an LM", "properties": {"lr": {"type": "number"}}}},
+        "properties": {
+            "joint": {"$ref": "#/$defs/lm", "description": "the joint LM"},
+            "style": {"$ref": "#/$defs/lm"},
+        },
+    }
+    rows = config_rows(schema, {})
+    assert "| `joint` | object |  | the joint LM |" in rows and "| `style` | object |  | an LM |" in rows
+    assert "| `joint.lr` | number |  |  |" in rows  # the definition's keys are the same under either
+
+
+def test_every_config_key_has_a_description():
+    """The schema's description is a key's one description (docs/reference.md prints it)."""
+    import yaml
+
+    schema = yaml.safe_load((REPO / "schemas" / "config.schema.yaml").read_text())
+    keys = config_keys(schema)
+    assert len(keys) > 400  # the walk reached the datasets' and the evaluators' keys
+    empty = [".".join(p) for p, node in keys if not str(node.get("description") or "").strip()]
+    assert not empty, f"config keys without a description in schemas/config.schema.yaml: {empty}"
+
+
 def test_metric_rows_name_direction_and_variant():
     rows = metric_rows({"pp_joint": "PP of the joint LM"})
     pp = next(r for r in rows if r.startswith("| `pp_joint` |"))
     assert "| PP | perplexity | fluency | ↓ lower | yes | `lm_joint.pt`" in pp
     assert pp.endswith("| PP of the joint LM |") and "Pang & Gimpel 2019" in pp
     assert len(rows) == 2 + len(METRICS)
+
+
+def test_the_two_gms_rows_name_their_own_formula():
+    """gm is the calibrated joint score, gm_pg Pang & Gimpel's eq. 1: each row's definition is its own."""
+    rows = metric_rows()
+    gm = next(r for r in rows if r.startswith("| `gm` |"))
+    pg = next(r for r in rows if r.startswith("| `gm_pg` |"))
+    assert "100 [J - t_J]_+ / (1 - t_J)" in gm and "eq. 1" not in gm
+    assert "Pang & Gimpel 2019's eq. 1" in pg and "t_J" not in pg
 
 
 def test_the_doc_lists_every_metric_and_every_config_key():

@@ -285,3 +285,36 @@ def test_report_in_browser(toy_report, browser, tmp_path):
     assert len(rows) == len(build.TABLES)
     assert any(r.startswith("leaderboard") and "95% intervals" in r for r in rows)
     assert errors == []
+
+
+def test_a_wide_table_fits_a_laptop_screen(browser, tmp_path):
+    """A leaderboard as wide as Yelp's (16 columns of `score [interval] (cluster)`) at 1366 x 768: the page is no
+    wider than the window (the table scrolls in its own box, the notes wrap: the signature is one 1,700-character
+    word), and the first column (the system) stays where it is while the table scrolls."""
+    import pandas as pd
+
+    from tst.report.table_writer import Table, write_table
+
+    columns = ["System", *(f"Metric number {i} ↑" for i in range(15))]
+    rows = [[f"system_{r}", *(f"{r}.123 [{r}.001, {r}.245] ({r})" for _ in range(15))] for r in range(20)]
+    signature = "tst:0.2.0|" + ",".join(f"naturalness/system_{i}.lr.json=0123456789ab" for i in range(40))
+    table = Table(
+        "leaderboard", "every system", pd.DataFrame({"a": [1]}), columns, rows, [signature], sortable=True
+    )
+    html = next(p for p in write_table(table, tmp_path) if p.suffix == ".html")
+    page = browser.new_page(viewport={"width": 1366, "height": 768})
+    page.goto(html.as_uri())
+    width = page.evaluate("document.documentElement.clientWidth")
+    # nothing off the right edge
+    assert page.evaluate("document.documentElement.scrollWidth") == width <= 1366
+    box = page.locator(".wide")
+    assert box.evaluate("e => e.scrollWidth") > 2 * width  # the table itself is wider: it scrolls in its box
+    note = page.locator("ol li").last.bounding_box()
+    # the signature wraps onto several lines
+    assert note["x"] + note["width"] <= width and note["height"] > 40
+    first, last = page.locator("tbody tr td").first, page.locator("tbody tr td").nth(15)
+    before = first.bounding_box()["x"]
+    box.evaluate("e => e.scrollTo(e.scrollWidth, 0)")
+    assert first.bounding_box()["x"] == before  # the system column stays in view (sticky)
+    assert last.bounding_box()["x"] + last.bounding_box()["width"] <= width + 1  # the last column scrolled in
+    page.close()

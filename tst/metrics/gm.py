@@ -1,4 +1,7 @@
-"""Adjusted geometric mean GM_t of Acc, Sim and PP (Pang & Gimpel 2019, eq. 1).
+"""The two GMs: gm_pg, the adjusted geometric mean GM_t of Acc, Sim and PP (Pang & Gimpel 2019, eq. 1), and the
+default gm, the joint score above the sanity baselines (ours; below, "the default GM").
+
+Pang & Gimpel's eq. 1:
 
     GM_t(q) = ([100 Acc - t1]_+ * [100 Sim - t2]_+ * min{[t3 - PP]_+, [PP - t4]_+})^(1/3)
 
@@ -208,10 +211,15 @@ GM_CONTENT = "sbert_all_minilm_l6_v2"
 
 
 def _gm_pg(values: dict, gm_t, calibration):
+    """Pang & Gimpel 2019's eq. 1: GM_t = ([100 Acc - t1]_+ [100 Sim - t2]_+ min{[t3 - PP]_+, [PP - t4]_+})^(1/3),
+    t = score.gm_t (their thresholds, learned from 300 human preferences for their evaluators)."""
     return gm_result(values["acc"], values["sim"], values["pp_joint"], gm_t)
 
 
 def _gm(values: dict, gm_t, calibration):
+    """The default GM (ours): GM = 100 [J - t_J]_+ / (1 - t_J), J the sentence-level joint score (tst.metrics.joint),
+    t_J calibrated on the sanity baselines run beside the systems and the fixed-sentence bound (calibrate), so that
+    each of them scores 0."""
     if not calibration:
         raise Skip(
             f"no calibrated GM threshold: the workflow writes {layout.calibration('<dataset>')} "

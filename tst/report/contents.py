@@ -48,7 +48,7 @@ TITLES = {
     "word_order": "GMs under word-order damage",
     "trajectories": "Sim, error rate and PP over training",
     "robust": "best Acc and content per naturalness bin",
-    "tradeoff_leaderboard": "every system, Acc against content",
+    "tradeoff_leaderboard": "every system, Style against Content",
     "tradeoff_ts_cp": "transfer strength vs content (Fu et al.)",
     "tradeoff_sti_wmd": "style intensity vs WMD (Mir et al.)",
     "tradeoff_nat_sti": "naturalness vs style intensity (Mir et al.)",

@@ -3,7 +3,7 @@
 - trajectory_figure: Pang & Gimpel Fig. 1 (Sim vs 1 - Acc, PP vs Sim; a marker per checkpoint)
 - robust_figure: Yu et al. Fig. 2a (PP bins; per bin the best Acc / content preservation of any checkpoint)
 - tradeoff_figure: Fu et al. Fig. 2 and Mir et al. (one metric against another; external systems labelled)
-- leaderboard_figure: every leaderboard system as one labelled point (Acc against content)
+- leaderboard_figure: every leaderboard system as one labelled point (the default GM's Style against its Content)
 A panel whose metric no score file has is drawn empty with the reason written on it (and logged).
 """
 

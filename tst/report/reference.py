@@ -53,7 +53,9 @@ def metric_rows(variants: dict[str, str] | None = None) -> list[str]:
         )
         if m.note:
             files = f"{files} {m.note}".strip()
-        module = m.compute.__module__ if m.compute else "tst.metrics.gm"
+        # a computed metric's module names its definition; a derived one's function says which formula it is
+        module = (m.compute or m.derive).__module__
+        summary = module_summary(module) if m.compute else " ".join((m.derive.__doc__ or "").split())
         lines.append(
             f"| `{key}` | "
             + " | ".join(
@@ -65,7 +67,7 @@ def metric_rows(variants: dict[str, str] | None = None) -> list[str]:
                     "↑ higher" if m.higher_is_better else "↓ lower",
                     "yes" if m.default else "no (`score.extra_metrics`)",
                     files,
-                    f"{module}: {module_summary(module)}",
+                    f"{module}: {summary}",
                     variants.get(key, ""),
                 )
             )
@@ -75,9 +77,12 @@ def metric_rows(variants: dict[str, str] | None = None) -> list[str]:
 
 
 def _resolve(node: dict, schema: dict) -> dict:
+    """The schema node a `$ref` points to, with the referring node's own description over the target's (the
+    same definition serves several keys: evaluators.lm and datasets.<name>.lm say what each is)."""
+    own = node.get("description")
     while "$ref" in node:
         node = schema["$defs"][node["$ref"].rsplit("/", 1)[1]]
-    return node
+    return {**node, "description": own} if own else node
 
 
 def _type(node: dict) -> str:
@@ -160,9 +165,10 @@ def reference(variants: dict[str, str] | None = None) -> str:
         "## Config keys",
         "",
         (
-            "Every key of `schemas/config.schema.yaml`; a run stops at start on a key, type or value the schema does"
-            " not allow, naming it. `<name>` is a free key (a dataset, a variant, a system). `config.yaml`'s comments"
-            " give the reason of each default; the overlays in `configs/` change them for a corpus or a scale."
+            "Every key of `schemas/config.schema.yaml`, with the description it has there (the one place a key is"
+            " described); a run stops at start on a key, type or value the schema does not allow, naming it. `<name>`"
+            " is a free key (a dataset, a variant, a system). `config.yaml` is loaded under every overlay, so its value"
+            " is the default of a workflow run; the overlays in `configs/` change them for a corpus or a scale."
         ),
         "",
         *config_rows(schema, config),

@@ -130,6 +130,11 @@ _CSS = (
     "{text-align:left}ol{font-size:12px;color:#333;padding-left:18px}.downloads{font-size:12px}"
     "table.sortable th{cursor:pointer;white-space:nowrap}table.sortable td{white-space:nowrap}table.sortable th::after{content:' \\21C5';color:#999}"
     ".hint{font-weight:normal;color:#555}"
+    # a table wider than the window scrolls in its own box, its first column (the system) staying in view; the
+    # caption and the notes (the signature: one long word) wrap to the window
+    ".wide{overflow-x:auto;max-width:100%}caption{position:sticky;left:0;max-width:calc(100vw - 32px)}"
+    "table.sortable th:first-child,table.sortable td:first-child{position:sticky;left:0;background:#fff;z-index:1}"
+    "ol{overflow-wrap:anywhere}"
 )
 
 
@@ -173,12 +178,12 @@ def _html(t: Table, files: dict[str, str] | None = None) -> str:
         if t.empty
         else [
             _download_links(t.name, files or {}),
-            f"<table{' class=sortable' if t.sortable else ''}><caption>{e(t.caption)}"
+            f"<div class=wide><table{' class=sortable' if t.sortable else ''}><caption>{e(t.caption)}"
             + (" <span class=hint>Click a column header to sort by it.</span>" if t.sortable else "")
             + "</caption>",
             "<thead><tr>" + "".join(f"<th>{e(c)}</th>" for c in t.columns) + "</tr></thead><tbody>",
             *("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in row) + "</tr>" for row in t.rows),
-            "</tbody></table>",
+            "</tbody></table></div>",
             "<ol>" + "".join(f"<li>{e(n)}</li>" for n in t.notes) + "</ol>" if t.notes else "",
             _SORT if t.sortable else "",
         ]
