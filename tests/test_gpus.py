@@ -2,13 +2,12 @@
 per GPU, different (GPU, slot) pairs), a released or dead job's slot is taken again, SLURM's assignment is used
 as given, and pick_device asks for a slot."""
 
+import logging
 import os
 import signal
 import subprocess
 import sys
 import textwrap
-
-import logging
 
 import pytest
 import torch
