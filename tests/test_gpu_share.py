@@ -17,6 +17,7 @@ def test_concurrent_trainings_count_every_step_they_were_asked_for(tmp_path):
     args += ["--concurrent-steps", "2", "--variants", "M0", "--threads", "1", "--rates", str(rates)]
     out = subprocess.run(
         [sys.executable, str(REPO / "bench" / "gpu_check.py"), *args],
+        check=False,
         capture_output=True,
         text=True,
         timeout=600,
