@@ -37,6 +37,7 @@ import torch
 from bench_transfer import VARIANTS, YELP_STEPS, settings  # bench/ (scripts run as python bench/<name>.py)
 from timing import sync
 
+from tst.cost import SIZE_KEYS
 from tst.device import allow_tf32, pick_device
 from tst.io import read_sentences
 from tst.models.gru_lm import GRULanguageModel
@@ -224,6 +225,7 @@ def concurrency(args, device, cfg, vocab, ids, para, info) -> bool:
         "batch": cfg["batch_size"],
         "length": length,
         "threads_per_training": threads,
+        "sizes": {k: cfg[k] for k in SIZE_KEYS},
         "mps": mps_note,
         "rows": records,
     }
