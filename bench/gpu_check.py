@@ -40,6 +40,7 @@ from timing import sync
 from tst.cost import SIZE_KEYS
 from tst.device import allow_tf32, pick_device
 from tst.io import read_sentences
+from tst.layout import GPU_RATES
 from tst.models.gru_lm import GRULanguageModel
 from tst.models.registry import build_model
 from tst.optim import Adam
@@ -259,7 +260,7 @@ def main() -> None:
         "--concurrent-steps", type=int, default=20, help="timed steps of each concurrent training"
     )
     ap.add_argument("--mps", default="auto", choices=["auto", "off"], help="auto: also with CUDA MPS on CUDA")
-    ap.add_argument("--rates", default="results/gpu_check/rates.json", help="where the rates' JSON goes")
+    ap.add_argument("--rates", default=GPU_RATES, help="where the rates' JSON goes (default: %(default)s)")
     ap.add_argument(
         "--only-concurrency",
         action="store_true",

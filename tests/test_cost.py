@@ -157,3 +157,21 @@ def test_hours_are_readable(h, text):
     from tst.cost import hours
 
     assert hours(h) == text
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--train-sizes", "a=10"], "--train-sizes a=10: write DATASET=N0,N1"),
+        (["--jobs-per-gpu", "3"], "no rate measured for 3 trainings at once (measured: 1, 2)"),
+        (["--rates", "missing.json"], "--rates missing.json: no such file"),
+    ],
+)
+def test_a_wrong_command_line_stops_with_exit_2(tmp_path, capsys, extra, message):
+    _, root, _ = small_config(tmp_path)
+    base = ["cost", "--config", str(REPO / "config.yaml"), str(tmp_path / "overlay.yaml")]
+    with pytest.raises(SystemExit) as stop:
+        main([*base, "--rates", str(rates_file(tmp_path)), "--root", str(root), *extra])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tst cost: error: ") and message in err

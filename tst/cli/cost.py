@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import argparse
 
+from tst import layout
 from tst.cli.checks import check_files, fail
 
 COST_HELP = """\
 What a config costs to train: per trained dataset and run variant, the trainings (seeds), the updates (epochs x
 updates per epoch, from the training corpus's size) and, at the rates measured by the GPU check (its JSON,
-results/gpu_check/rates.json) or by the same measurement on a CPU, the GPU-hours and CPU-hours, with the
+{rates}) or by the same measurement on a CPU, the GPU-hours and CPU-hours, with the
 totals. The config files are merged as snakemake --configfile merges them. No rate is guessed: a variant
 without a measured rate of its own is costed at a measured variant's that has all its loss terms (an upper
 bound), or left out of the totals, and the output says which.
 
 example:
-  bench/gpu_check.sh                      # on the GPU machine: writes results/gpu_check/rates.json
+  bench/gpu_check.sh                      # on the GPU machine: writes {rates}
   tst cost --config config.yaml configs/yelp.yaml configs/paper_dimensions.yaml configs/paranmt.yaml \\
-      configs/pg_table2.yaml --rates results/gpu_check/rates.json
+      configs/pg_table2.yaml --rates {rates}
 """
 
 
@@ -25,7 +26,7 @@ def add_cost(sub) -> None:
     p = sub.add_parser(
         "cost",
         help="the trainings, updates and GPU/CPU-hours a config takes at measured rates",
-        description=COST_HELP,
+        description=COST_HELP.format(rates=layout.GPU_RATES),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
@@ -51,7 +52,7 @@ def add_cost(sub) -> None:
         help="training sentences per style of a dataset (default: its prepared training files, else its raw "
         "train files or the demo's size)",
     )
-    p.add_argument("--root", default=".", help="the folder holding results/ (default: .)")
+    p.add_argument("--root", default=".", help=f"the folder holding {layout.RESULTS} (default: .)")
     p.set_defaults(func=run_cost)
 
 
