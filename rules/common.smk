@@ -1,6 +1,5 @@
 # Config checks, wildcard constraints, path patterns, input functions and targets. Every decision is made in
 # tst/; rules pass `code` (tst.codehash) so a job reruns when its inputs, params or code change, and only then.
-import os
 from pathlib import Path
 
 from snakemake.logging import logger
@@ -20,8 +19,6 @@ from tst.resources import check_fits_node, job_resources, node_size
 validate(config, schema="../schemas/config.schema.yaml")
 DATA_DIR = str(resolve_data_dir(config.get("data_dir")).resolve())
 settings.check_config(config, DATA_DIR)
-# GPU jobs per GPU (tst.gpus): the jobs, started by this process, read it from their environment
-os.environ[gpus.JOBS_PER_GPU_ENV] = str(config["jobs_per_gpu"])
 # Every file a run dataset reads can be had, or the run stops here naming it; in a real run's main process the
 # optional extras (released systems, human ratings) are fetched now, and one that cannot be is left out.
 # Where downloads come from (data_mirror / $TST_MIRROR, else the public URLs); the bytes are checked by sha256.

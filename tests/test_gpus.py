@@ -135,6 +135,12 @@ def test_the_lock_folder_is_made_for_every_user(tmp_path):
     assert (tmp_path / "slots").stat().st_mode & 0o7777 == 0o1777
 
 
+def test_jobs_per_gpu_is_read_from_the_environment_the_workflow_sets():
+    env = {}
+    gpus.hand_to_jobs(3, env)
+    assert env == {"TST_JOBS_PER_GPU": "3"} and jobs_per_gpu(env) == 3
+
+
 def test_jobs_per_gpu_is_read_from_the_environment():
     assert jobs_per_gpu({}) == 1 and jobs_per_gpu({"TST_JOBS_PER_GPU": ""}) == 1
     assert jobs_per_gpu({"TST_JOBS_PER_GPU": " 3 "}) == 3

@@ -56,6 +56,13 @@ def jobs_per_gpu(env=None) -> int:
     return int(value)
 
 
+def hand_to_jobs(per_gpu: int, env=None) -> None:
+    """Set TST_JOBS_PER_GPU to `per_gpu` in `env` (this process's environment): the workflow does it with the
+    config's jobs_per_gpu, so that the jobs it starts, which inherit the environment, read it."""
+    env = os.environ if env is None else env
+    env[JOBS_PER_GPU_ENV] = str(int(per_gpu))
+
+
 def gpu_ids(count: int, env=None) -> list[str]:
     """A stable name per visible GPU (index 0..count-1): its CUDA_VISIBLE_DEVICES entry when set, else the
     index; characters other than letters, digits, '-' and '_' become '_' (file names)."""
