@@ -19,6 +19,7 @@ import os
 import queue
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 import traceback
@@ -28,7 +29,7 @@ from bench_transfer import VARIANTS  # bench/ (scripts run as python bench/<name
 
 from tst.variants import resolve
 
-TIMEOUT_S = 600  # one measurement's longest wait for a worker
+TIMEOUT_S = 180  # the longest wait for a worker's next message (a hung measurement is recorded as failed)
 
 
 def _worker(tasks, results, device_name: str, threads: int) -> None:
@@ -209,4 +210,7 @@ def start_mps() -> tuple[dict | None, str]:
 def stop_mps(env: dict) -> None:
     """Stop the daemon start_mps started."""
     exe = shutil.which("nvidia-cuda-mps-control")
-    subprocess.run([exe], input="quit\n", env={**os.environ, **env}, text=True, timeout=60, check=False)
+    try:
+        subprocess.run([exe], input="quit\n", env={**os.environ, **env}, text=True, timeout=60, check=False)
+    except subprocess.TimeoutExpired:
+        print("the CUDA MPS daemon did not quit within 60 s", file=sys.stderr, flush=True)
