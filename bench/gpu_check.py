@@ -60,6 +60,10 @@ def say(title: str, record: dict) -> None:
     print(json.dumps({"check": title.split(" ")[0], **record}), flush=True)
 
 
+def without(record: dict, *keys) -> dict:
+    return {k: v for k, v in record.items() if k not in keys}
+
+
 def load_sentences(data: str | None):
     """Per style, token lists: Shen's Yelp dev files in `data` when given, else the demo corpus."""
     if data:
@@ -201,7 +205,7 @@ def concurrency(args, device, cfg, vocab, ids, para, info) -> bool:
         mps_note = "started" if env else f"not started: {why}"
         if env:
             modes.append((True, env))
-    say("mps", {"mps": mps_note})
+    say("mps", {"state": mps_note})
     records = []
     try:
         for mps, env in modes:
@@ -212,7 +216,8 @@ def concurrency(args, device, cfg, vocab, ids, para, info) -> bool:
                         **pool.measure(variant, jobs, args.concurrent_steps, cfg, vocab, batches, para),
                     }
                     records.append(rec)
-                    say(f"concurrent {variant} x{jobs}{' MPS' if mps else ''}", rec)
+                    # the variant's settings are in the rates file; the line keeps the rates
+                    say(f"concurrent {variant} x{jobs}{' MPS' if mps else ''}", without(rec, "settings"))
                     if mps and "error" in rec:  # MPS is an extra: its first failure ends its measurements
                         mps_note = f"started, failed: {rec['error']}"
                         break
