@@ -18,9 +18,9 @@ The files are named by the GPU's entry in CUDA_VISIBLE_DEVICES when that is set 
 processes that see different subsets of the machine's GPUs still agree on which physical GPU is taken.
 Under SLURM (SLURM_JOB_ID set) the scheduler has already chosen: CUDA_VISIBLE_DEVICES lists the job's own
 GPUs, and the job uses the first of them, cuda:0, without a lock. With one GPU visible there is nothing to
-choose (every job uses it, whatever jobs_per_gpu says). When every slot is held (more GPU jobs than slots: a `--resources gpu=N` above
-GPUs x jobs_per_gpu, or GPU jobs declared with gpu=0), the job shares a GPU, chosen by its process id, with
-a warning.
+choose (every job uses it, whatever jobs_per_gpu says). When every slot is held (more GPU jobs than slots: a
+`--resources gpu=N` above GPUs x jobs_per_gpu, or GPU jobs declared with gpu=0), the job shares a GPU, chosen
+by its process id, with a warning.
 """
 
 from __future__ import annotations
