@@ -22,6 +22,10 @@ include: "rules/validity.smk"
 include: "rules/report.smk"
 
 
+# the config's jobs_per_gpu for every job this run starts (tst.gpus reads it from the environment)
+gpus.hand_to_jobs(config["jobs_per_gpu"])
+
+
 onstart:
     # a run (not a dry run) with a download pending and its host (the mirror, when set) out of reach stops here,
     # before any job

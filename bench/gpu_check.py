@@ -2,7 +2,8 @@
 
 python bench/gpu_check.py [--device cuda|cpu] [--data DIR] [--dims paper|demo] [--steps 20]
                           [--compare-steps 200] [--variants M0 M2 M7] [--precision fp32 bf16] [--threads N]
-                          [--compile auto|true]
+                          [--compile auto|true] [--concurrency 1 2 4 8] [--concurrent-steps 20]
+                          [--mps auto|off] [--rates results/gpu_check/rates.json]
 Needs torch, numpy and pyyaml (no Snakemake). Prints, as readable lines and one JSON line each:
 - the device (torch, CUDA, GPU name and count, TF32);
 - per variant and precision, ms per training step at --dims (paper: configs/paper_dimensions.yaml, batch 64)
@@ -10,7 +11,11 @@ Needs torch, numpy and pyyaml (no Snakemake). Prints, as readable lines and one 
   this device: fused Adam and TF32 for fp32 on CUDA), and the Shen-size Yelp epoch (4,184 steps) they give
   (--compile true: with compiled soft decoding);
 - evaluator training throughput in fp32 and bf16 (bench/bench_evaluators.py: CNN, LSTM, GRU LM);
-- the losses of --compare-steps steps of M2 from one initialization on the plain fp32 path and on the fast path.
+- the losses of --compare-steps steps of M2 from one initialization on the plain fp32 path and on the fast path;
+- per variant, the aggregate updates/s of 1, 2, 4 and 8 (--concurrency) trainings at once on the one device,
+  and each training's (bench/gpu_share.py; fast path, fp32, --concurrent-steps timed steps each), also with
+  CUDA MPS where `nvidia-cuda-mps-control -d` starts (--mps auto); a table, and the JSON `tst cost` reads
+  (--rates; docs/gpu.md).
 Steps are timed on batches of one sentence length (the data's commonest), so that the compiled path is timed
 after its graphs are built, not while it builds them (one graph per length and style); the epoch estimate is
 that step time x 4,184. Data: the first sentences of each style of Shen et al.'s Yelp files in --data
@@ -32,8 +37,10 @@ import torch
 from bench_transfer import VARIANTS, YELP_STEPS, settings  # bench/ (scripts run as python bench/<name>.py)
 from timing import sync
 
+from tst.cost import SIZE_KEYS
 from tst.device import allow_tf32, pick_device
 from tst.io import read_sentences
+from tst.layout import GPU_RATES
 from tst.models.gru_lm import GRULanguageModel
 from tst.models.registry import build_model
 from tst.optim import Adam
@@ -51,6 +58,10 @@ MEAN_RTOL = 0.02
 def say(title: str, record: dict) -> None:
     print(f"{title}: " + ", ".join(f"{k} {v}" for k, v in record.items()), flush=True)
     print(json.dumps({"check": title.split(" ")[0], **record}), flush=True)
+
+
+def without(record: dict, *keys) -> dict:
+    return {k: v for k, v in record.items() if k not in keys}
 
 
 def load_sentences(data: str | None):
@@ -180,6 +191,56 @@ def compare_losses(args, device, cfg, vocab, ids, para) -> bool:
     return ok
 
 
+def concurrency(args, device, cfg, vocab, ids, para, info) -> bool:
+    """The concurrent trainings' rates (bench/gpu_share.py), without and (--mps auto, on CUDA) with MPS: the
+    table, one JSON line each and the --rates file. False when a measurement without MPS failed."""
+    from gpu_share import Pool, start_mps, stop_mps, table
+
+    length, batches = one_length(ids, cfg["batch_size"], 8)
+    threads = args.threads or (1 if device.type == "cpu" else 0)
+    modes = [(False, None)]
+    mps_note = "off"
+    if device.type == "cuda" and args.mps == "auto":
+        env, why = start_mps()
+        mps_note = "started" if env else f"not started: {why}"
+        if env:
+            modes.append((True, env))
+    say("mps", {"state": mps_note})
+    records = []
+    try:
+        for mps, env in modes:
+            with Pool(max(args.concurrency), str(device), threads, env) as pool:
+                for variant, jobs in [(v, k) for v in args.variants for k in args.concurrency]:
+                    rec = {
+                        "mps": mps,
+                        **pool.measure(variant, jobs, args.concurrent_steps, cfg, vocab, batches, para),
+                    }
+                    records.append(rec)
+                    # the variant's settings are in the rates file; the line keeps the rates
+                    say(f"concurrent {variant} x{jobs}{' MPS' if mps else ''}", without(rec, "settings"))
+                    if mps and "error" in rec:  # MPS is an extra: its first failure ends its measurements
+                        mps_note = f"started, failed: {rec['error']}"
+                        break
+    finally:
+        if len(modes) > 1:
+            stop_mps(modes[1][1])
+    print("\n".join(table(records)), flush=True)
+    out = {
+        "device": info,
+        "dims": args.dims,
+        "batch": cfg["batch_size"],
+        "length": length,
+        "threads_per_training": threads,
+        "sizes": {k: cfg[k] for k in SIZE_KEYS},
+        "mps": mps_note,
+        "rows": records,
+    }
+    Path(args.rates).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.rates).write_text(json.dumps(out, indent=1) + "\n")
+    print(f"rates written to {args.rates} (read by: tst cost --rates {args.rates})", flush=True)
+    return not any("error" in r for r in records if not r["mps"])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--device", default=None, help="default: CUDA when present (a free GPU), else CPU")
@@ -198,6 +259,17 @@ def main() -> None:
         default="auto",
         choices=["auto", "true"],
         help="the fast path's transfer.compile (auto: the plain soft decoding, as training; true: compiled, inductor)",
+    )
+    ap.add_argument("--concurrency", type=int, nargs="+", default=[1, 2, 4, 8], help="trainings at once")
+    ap.add_argument(
+        "--concurrent-steps", type=int, default=20, help="timed steps of each concurrent training"
+    )
+    ap.add_argument("--mps", default="auto", choices=["auto", "off"], help="auto: also with CUDA MPS on CUDA")
+    ap.add_argument("--rates", default=GPU_RATES, help="where the rates' JSON goes (default: %(default)s)")
+    ap.add_argument(
+        "--only-concurrency",
+        action="store_true",
+        help="measure the concurrent trainings only (no step times)",
     )
     args = ap.parse_args()
     args.compile = {"true": True}.get(args.compile, args.compile)
@@ -227,6 +299,8 @@ def main() -> None:
         "data",
         {"source": args.data or "demo corpus", "sentences": [len(s) for s in ids], "vocab": len(vocab)},
     )
+    if args.only_concurrency:
+        sys.exit(0 if concurrency(args, device, cfg, vocab, ids, para, info) else 1)
     step_times(args, device, cfg, vocab, ids, para)
     allow_tf32(device)
     bench = Path(__file__).with_name("bench_evaluators.py")
@@ -251,6 +325,7 @@ def main() -> None:
         keep = ("model", "precision", "train_per_s", "infer_per_s", "unit", "batch", "len")
         say(f"evaluator {r['model']} {r['precision']}", {k: r[k] for k in keep})
     ok = compare_losses(args, device, cfg, vocab, ids, para)
+    ok &= concurrency(args, device, cfg, vocab, ids, para, info)
     sys.exit(0 if ok else 1)
 
 

@@ -8,10 +8,13 @@
 # --data DIR (a folder holding sentiment.dev.0 and sentiment.dev.1, e.g. $TST_DATA_DIR/yelp/shen).
 # Prints the device, per variant (M0, M2, M7) and precision (fp32, bf16) the ms per training step at paper size
 # on the plain and the fast path with the Shen-size Yelp epoch (4,184 steps) they give, the evaluators' training
-# throughput, a 200-step comparison of the plain fp32 and the fast path's losses, then runs tests/models,
-# tests/train, tests/test_device.py and tests/test_gpus.py with CUDA visible (among them resume = uninterrupted
-# training on CUDA). Under 8 minutes on one GPU; on a CPU use small sizes, e.g.
-#   bench/gpu_check.sh --device cpu --dims demo --steps 3 --compare-steps 20 --threads 1
+# throughput, a 200-step comparison of the plain fp32 and the fast path's losses, the aggregate and each
+# training's updates/s of 1, 2, 4 and 8 concurrent M0, M2 and M7 trainings on the one GPU (also under CUDA MPS
+# where nvidia-cuda-mps-control -d starts; a table, and results/gpu_check/rates.json for `tst cost`), then runs
+# tests/models, tests/train, tests/test_device.py, tests/test_gpus.py and tests/test_gpu_share.py with CUDA
+# visible (among them resume = uninterrupted training on CUDA). Under 8 minutes on one GPU; on a CPU use small
+# sizes, e.g.
+#   bench/gpu_check.sh --device cpu --dims demo --steps 3 --compare-steps 20 --threads 1 --concurrency 1 2
 # Its output is what docs/gpu.md's GPU table is made from. Exit status: non-zero when a check or test failed.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -22,7 +25,8 @@ start=$SECONDS
 echo "== measurements (bench/gpu_check.py $*)"
 "$PY" bench/gpu_check.py "$@" || status=1
 echo "== tests (CUDA visible: $("$PY" -c 'import torch; print(torch.cuda.is_available())'))"
-"$PY" -m pytest tests/models tests/train tests/test_device.py tests/test_gpus.py -q -p no:cacheprovider \
+"$PY" -m pytest tests/models tests/train tests/test_device.py tests/test_gpus.py tests/test_gpu_share.py -q \
+    -p no:cacheprovider \
     --durations=5 || status=1
 echo "== gpu_check: $([ $status = 0 ] && echo PASS || echo FAIL) in $((SECONDS - start)) s"
 exit $status

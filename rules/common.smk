@@ -6,7 +6,7 @@ from snakemake.logging import logger
 from snakemake.utils import validate
 
 from tst import config as settings, rule_inputs, stages
-from tst import afterrun, joblock, layout, names, signature, variants
+from tst import afterrun, gpus, joblock, layout, names, signature, variants
 from tst.codehash import code_hash
 from tst.data.prepare import expected_outputs
 from tst.data.sources import data_file, fetch_url, sha256_for

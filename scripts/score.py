@@ -1,6 +1,7 @@
 """Rules score_ours / score_external: every run of one system (split x checkpoint) scored with every metric
 of the registry whose evaluator exists, each evaluator loaded once. Inputs hold two files (style 0, 1) per
-run, in the order of params.runs; one JSON + TSV per run. On BPE datasets input.bpe is the dataset's
+run, in the order of params.runs; one JSON + TSV per run; the runs scored of the total, the rate and the time
+left are logged every 30 s (tst.progress). On BPE datasets input.bpe is the dataset's
 bpe.model: the classifiers and LMs trained on pieces read the word-level text encoded with it."""
 
 import logging
@@ -10,6 +11,7 @@ from tst.logs import log_to
 from tst.metrics.registry import ScoreOptions
 from tst.metrics.sbert import preload_files, scoring_bf16
 from tst.names import system_name
+from tst.progress import Progress
 from tst.score import coverage_warnings, score_files, score_meta
 from tst.scoring import Evaluators
 
@@ -23,6 +25,7 @@ with log_to(sm.log[0]):
         n = preload_files(sm.input.sbert_sources, bf16=scoring_bf16(options))
         logging.getLogger("score").info("preloaded the sentence embeddings of %d sources", n)
     json_out, tsv_out = ([o] if isinstance(o, str) else list(o) for o in (sm.output.json, sm.output.tsv))
+    progress = Progress(len(sm.params.runs), f"score {w.dataset} {system}", unit="run")
     for i, (split, checkpoint) in enumerate(sm.params.runs):
         pair = slice(2 * i, 2 * i + 2)
         obj = score_files(
@@ -42,3 +45,4 @@ with log_to(sm.log[0]):
         )
         for warning in coverage_warnings(obj):
             logging.getLogger("score").warning("%s %s: %s", split, checkpoint, warning)
+        progress.update(1)

@@ -91,6 +91,7 @@ def test_slurm_profile_dry_run(repo_root, tmp_path):
         ("transfer:\n  epochs: 0.5\n", "0.5"),
         # the transfer models take CUDA when present (one GPU per job, tst.gpus); no key pins another device
         ("transfer:\n  device: cuda:1\n", "'device' was unexpected"),
+        ("jobs_per_gpu: 0\n", "jobs_per_gpu"),  # GPU slots per GPU (tst.gpus): at least one
         ("transfer:\n  test_checkpoints: [ep9.0]\n  epochs: 1\n", "transfer.test_checkpoints[0]"),
         ("score:\n  naturalness: {lr: json, nm: pt}\n", "score.naturalness.nm"),
         ("evaluators:\n  lm: {lr_schedule: cosine}\n", "'cosine' is not one of ['constant', 'linear']"),

@@ -1,6 +1,8 @@
-"""One job per GPU (tst.gpus), with a simulated GPU count: concurrent jobs get different GPUs, a released or
-dead job's GPU is taken again, SLURM's assignment is used as given, and pick_device asks for a slot."""
+"""GPU slots (tst.gpus), with a simulated GPU count: concurrent jobs get different GPUs (or, with several jobs
+per GPU, different (GPU, slot) pairs), a released or dead job's slot is taken again, SLURM's assignment is used
+as given, and pick_device asks for a slot."""
 
+import logging
 import os
 import signal
 import subprocess
@@ -12,27 +14,37 @@ import torch
 
 from tst import gpus
 from tst.device import pick_device
-from tst.gpus import acquire_slot, gpu_ids, job_gpu, release_slot, under_slurm
+from tst.gpus import acquire_slot, gpu_ids, job_gpu, jobs_per_gpu, release_slot, slot_order, under_slurm
 
 HOLD = textwrap.dedent(
     """
     import sys, time
-    from tst.gpus import job_gpu
-    print(job_gpu(int(sys.argv[2]), env={}, lock_dir=sys.argv[1]), flush=True)
+    from tst import gpus
+    env = {"TST_JOBS_PER_GPU": sys.argv[3]}
+    print(gpus.job_gpu(int(sys.argv[2]), env=env, lock_dir=sys.argv[1]), *list(gpus._HELD.values())[0][:2],
+          flush=True)
     time.sleep(60)
     """
 )
 
 
-def holder(lock_dir, count=3):
+def holder(lock_dir, count=3, per_gpu=1):
     """A separate process that takes a GPU slot and keeps it; -> (process, its GPU index)."""
+    p, gpu, _ = slot_holder(lock_dir, count, per_gpu)
+    return p, gpu
+
+
+def slot_holder(lock_dir, count, per_gpu):
+    """A separate process that takes a GPU slot and keeps it; -> (process, its GPU index, its slot)."""
     p = subprocess.Popen(
-        [sys.executable, "-c", HOLD, str(lock_dir), str(count)],
+        [sys.executable, "-c", HOLD, str(lock_dir), str(count), str(per_gpu)],
         stdout=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
     )
-    return p, int(p.stdout.readline())
+    gpu, same, slot = map(int, p.stdout.readline().split())
+    assert same == gpu
+    return p, gpu, slot
 
 
 @pytest.fixture(autouse=True)
@@ -40,7 +52,7 @@ def fresh_pool(monkeypatch):
     """Each test starts holding no slot; the slots job_gpu took in it are released at its end."""
     monkeypatch.setattr(gpus, "_HELD", {})
     yield
-    for _, fd in gpus._HELD.values():
+    for *_, fd in gpus._HELD.values():
         release_slot(fd)
 
 
@@ -50,10 +62,10 @@ def test_concurrent_jobs_get_different_gpus_and_a_released_one_is_reused(tmp_pat
     assert (a[0], b[0]) == (0, 1)  # each takes the first free GPU
     c = acquire_slot(ids, tmp_path)
     assert c[0] == 2 and acquire_slot(ids, tmp_path) is None  # three GPUs, three jobs: none left
-    release_slot(b[1])
+    release_slot(b[2])
     d = acquire_slot(ids, tmp_path)
-    assert d[0] == 1  # the released GPU
-    for fd in (a[1], c[1], d[1]):
+    assert d[:2] == (1, 0)  # the released GPU
+    for fd in (a[2], c[2], d[2]):
         release_slot(fd)
 
 
@@ -67,7 +79,7 @@ def test_jobs_in_other_processes_get_other_gpus_and_a_dead_jobs_gpu_is_taken_aga
         assert (tmp_path / "gpu-0.lock").exists() or (tmp_path / "gpu-1.lock").exists()  # the file stays
         got = acquire_slot(["0", "1", "2"], tmp_path)
         assert got[0] == g1  # the dead job's GPU, before the never-used third one
-        release_slot(got[1])
+        release_slot(got[2])
     finally:
         for p in (p1, p2):
             p.kill()
@@ -84,7 +96,7 @@ def test_a_job_keeps_its_gpu_and_shares_one_when_all_are_taken(tmp_path, monkeyp
     gpus._HELD.clear()  # as a third process: both GPUs held
     assert job_gpu(2, env={}, lock_dir=tmp_path) == os.getpid() % 2
     gpus._HELD.update(mine)
-    release_slot(other[1])
+    release_slot(other[2])
 
 
 def test_slurm_and_a_single_gpu_need_no_slot(tmp_path):
@@ -121,3 +133,72 @@ def test_no_lock_folder_without_a_choice(tmp_path, count):
 def test_the_lock_folder_is_made_for_every_user(tmp_path):
     job_gpu(2, env={}, lock_dir=tmp_path / "slots")
     assert (tmp_path / "slots").stat().st_mode & 0o7777 == 0o1777
+
+
+def test_jobs_per_gpu_is_read_from_the_environment_the_workflow_sets():
+    env = {}
+    gpus.hand_to_jobs(3, env)
+    assert env == {"TST_JOBS_PER_GPU": "3"} and jobs_per_gpu(env) == 3
+
+
+def test_jobs_per_gpu_is_read_from_the_environment():
+    assert jobs_per_gpu({}) == 1 and jobs_per_gpu({"TST_JOBS_PER_GPU": ""}) == 1
+    assert jobs_per_gpu({"TST_JOBS_PER_GPU": " 3 "}) == 3
+    for bad in ("0", "-1", "1.5", "two"):
+        with pytest.raises(ValueError, match="TST_JOBS_PER_GPU"):
+            jobs_per_gpu({"TST_JOBS_PER_GPU": bad})
+
+
+def test_slots_spread_over_the_gpus_before_a_gpu_runs_two():
+    assert slot_order(2, 3) == [(0, 0), (1, 0), (0, 1), (1, 1), (0, 2), (1, 2)]
+    assert slot_order(3, 1) == [(0, 0), (1, 0), (2, 0)]
+
+
+def test_two_gpus_three_slots_six_jobs_get_distinct_slots_a_seventh_shares(tmp_path, caplog):
+    """2 GPUs x 3 jobs per GPU: six processes hold six different (GPU, slot) pairs, three on each GPU; a
+    seventh job finds every slot held and shares a GPU (by process id) with a warning; a killed job's slot is
+    the next one taken."""
+    procs = []
+    try:
+        for _ in range(6):
+            p, gpu, slot = slot_holder(tmp_path, 2, 3)
+            procs.append((p, gpu, slot))
+        pairs = [(g, k) for _, g, k in procs]
+        assert pairs == [(0, 0), (1, 0), (0, 1), (1, 1), (0, 2), (1, 2)]  # taken in slot_order
+        assert sorted(p.name for p in tmp_path.iterdir()) == [
+            "gpu-0.1.lock",
+            "gpu-0.2.lock",
+            "gpu-0.lock",
+            "gpu-1.1.lock",
+            "gpu-1.2.lock",
+            "gpu-1.lock",
+        ]
+        env = {"TST_JOBS_PER_GPU": "3"}
+        assert acquire_slot(gpu_ids(2, {}), tmp_path, 3) is None
+        with caplog.at_level(logging.WARNING, logger="tst.gpus"):
+            assert job_gpu(2, env=env, lock_dir=tmp_path) == os.getpid() % 2
+        assert "all 6 slots (2 GPUs x 3 jobs per GPU) are taken" in caplog.text
+        assert gpus._HELD == {}  # sharing holds no slot
+        killed = procs[3]  # GPU 1, slot 1
+        killed[0].send_signal(signal.SIGKILL)
+        killed[0].wait()
+        assert job_gpu(2, env=env, lock_dir=tmp_path) == 1
+        assert [v[:2] for v in gpus._HELD.values()] == [(1, 1)]
+    finally:
+        for p, *_ in procs:
+            p.kill()
+            p.wait()
+            p.stdout.close()
+
+
+def test_one_job_per_gpu_and_several_agree_on_the_first_slot(tmp_path):
+    """A run with one job per GPU and a run with two share the pool: both name slot 0 gpu-<id>.lock."""
+    one = acquire_slot(["0", "1"], tmp_path, 1)
+    assert one[:2] == (0, 0)
+    two = acquire_slot(["0", "1"], tmp_path, 2)
+    assert two[:2] == (1, 0)  # GPU 0's first slot is the other run's
+    three = acquire_slot(["0", "1"], tmp_path, 2)
+    assert three[:2] == (0, 1)
+    assert acquire_slot(["0", "1"], tmp_path, 1) is None  # one job per GPU: both GPUs' first slots held
+    for got in (one, two, three):
+        release_slot(got[2])

@@ -35,6 +35,7 @@ SPLITS = names.SPLITS  # train, dev, test
 SCORED_SPLITS = SPLITS[1:]  # dev, test: the splits systems are scored on (attribute hit reads their lists)
 
 RESULTS = "results"
+GPU_RATES = f"{RESULTS}/gpu_check/rates.json"  # the GPU check's rates (bench/gpu_check.py), read by tst cost
 STYLES = ("0", "1")  # a style as file names carry it: its index in the dataset's `styles`
 
 # ---- inside a dataset's results folder ----

@@ -420,6 +420,21 @@ def test_log_has_one_readable_line_per_half_epoch(tmp_path, caplog):
     assert f"dev_distinct {float(rows[-1]['dev_distinct']):.3f}" in lines[2]
 
 
+def test_training_logs_its_progress_at_the_end(tmp_path, caplog):
+    """A run shorter than the progress interval logs one progress line, at its last step: every step of the
+    epoch done (tst.progress; the rate and ETA are tested there with a fake clock)."""
+    import logging
+
+    with caplog.at_level(logging.INFO, logger="tst.progress"):
+        run(tmp_path, variant={}, cfg={**CFG, "epochs": 1})
+    with open(tmp_path / "losses.csv", newline="") as f:
+        steps = len(list(csv.DictReader(f)))
+    lines = [r.getMessage() for r in caplog.records if r.name == "tst.progress"]
+    assert len(lines) == 1
+    assert lines[0].startswith(f"train {tmp_path}: {steps}/{steps} steps (100.0%), ")
+    assert lines[0].endswith(" steps/s, ETA 0s")
+
+
 def test_settings_a_variant_does_not_read_leave_its_cache_key_and_training_unchanged(tmp_path, caplog):
     from tst.train.checkpoint import run_signature
     from tst.variants import settings_read

@@ -1,7 +1,7 @@
 """Command-line interface: `tst <command>` or `python -m tst <command>`. Works without Snakemake.
 
-One module per command: tst.cli.score (`tst score`), tst.cli.transfer (`tst transfer`); what both check and
-how they stop: tst.cli.checks."""
+One module per command: tst.cli.score (`tst score`), tst.cli.transfer (`tst transfer`), tst.cli.cost (`tst
+cost`); what they check and how they stop: tst.cli.checks."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import logging
 import sys
 
 from tst.cli.checks import fail
+from tst.cli.cost import add_cost
 from tst.cli.score import add_score
 from tst.cli.transfer import add_transfer
 
@@ -39,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", required=True)
     add_score(sub)
     add_transfer(sub)
+    add_cost(sub)
     return ap
 
 

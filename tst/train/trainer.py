@@ -31,6 +31,7 @@ from tst.models import losses as L
 from tst.models.registry import build_model
 from tst.names import checkpoint_steps, epoch_label, per_epoch, whole_epochs
 from tst.optim import Adam, adam_options, apply_adam_options
+from tst.progress import Progress
 from tst.train import checkpoint
 from tst.train.batching import epoch_plan, pad_batch, steps_per_epoch
 from tst.train.step import TERMS, train_step
@@ -194,10 +195,9 @@ def train(
     paraphrase: [pairs of style 0, pairs of style 1] as (u tokens, v tokens); lms: [LM_0, LM_1] frozen models
     with forward_soft; attributes: per style, (independent word lists, dependent word lists) aligned with
     train; dev_entities: per style, NER entities aligned with dev (writes unmasked copies too).
-    Writes {out}/checkpoints/ep{E}.pt, {out}/transfers/dev.ep{E}.{style}.txt and {out}/losses.csv.
-    Returns the trained model."""
-    from tqdm import tqdm  # here: the models and train_step import with torch, numpy and pyyaml alone
-
+    Writes {out}/checkpoints/ep{E}.pt, {out}/transfers/dev.ep{E}.{style}.txt and {out}/losses.csv; logs the
+    steps done of the total, the rate and the time left every 30 s (tst.progress; progress: a tqdm bar too,
+    when stderr is a terminal). Returns the trained model."""
     cfg = with_defaults(settings)
     lam = Variant.of(check_variant(variant, paraphrase=paraphrase, lm=lms, attributes=attributes), cfg)
     device = pick_device(device)
@@ -265,7 +265,7 @@ def train(
     )  # loss means and time per checkpoint interval, for the log only
     with (
         open(csv_path, "w", newline="") as f,
-        tqdm(total=total_steps, initial=step, disable=not progress, desc="train", unit="step") as bar,
+        Progress(total_steps, f"train {out}", initial=step, bar=progress) as bar,
     ):
         writer = csv.DictWriter(f, fieldnames=["step", "epoch", "gamma", "lambda_cyc"] + TERMS + DIAGNOSTICS)
         writer.writeheader()
@@ -307,8 +307,7 @@ def train(
                 "lambda_cyc": scale * lam["lambda_cyc"],
                 **{k: terms.get(k, "") for k in TERMS},
             }
-            bar.update(1)
-            bar.set_postfix(rec=f"{terms['rec']:.2f}", total=f"{terms['total']:.2f}")
+            bar.update(1, rec=f"{terms['rec']:.2f}", total=f"{terms['total']:.2f}")
             for k, v in terms.items():
                 sums[k] = sums.get(k, 0.0) + float(v)
             n_steps += 1
