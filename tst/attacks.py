@@ -92,14 +92,16 @@ def attack(
 
 
 def run_battery(
-    results: str, dataset: str, honest: str, workdir, attacks=ATTACKS, tst_bin: str = "tst"
+    results: str, dataset: str, honest: str, workdir, attacks=ATTACKS, tst_bin: str | None = None
 ) -> dict:
     """Each attack on `honest`'s test outputs in a finished run, scored by `tst score` (the default GM and its
     inputs) against the run's evaluators and calibration: {attack: {"gm", "joint", "style", "content",
-    "acceptability"}}, and "honest": the honest system's own from its score file. `results` is the folder that
+    "acceptability"}}, and "honest": the honest system's own outputs scored the same way (its per-sentence joint
+    scores, which pick its failures, come from its score file). `results` is the folder that
     holds `results/<dataset>` (the run's working directory)."""
     import json
     import subprocess
+    import sys
     from pathlib import Path
 
     import pandas as pd
@@ -108,23 +110,27 @@ def run_battery(
     from tst.io import read_lines, write_lines
 
     root, work = Path(results), Path(workdir)
+    tst_bin = tst_bin or str(Path(sys.executable).with_name("tst"))  # this environment's command
     work.mkdir(parents=True, exist_ok=True)
     ckpt = "final"
-    score_json = json.loads((root / layout.score(dataset, honest, "test", ckpt)).read_text())
+    keys = ("gm", "joint", "style", "content", "acceptability")
     tsv = pd.read_csv(
         root / layout.score(dataset, honest, "test", ckpt, "tsv"), sep="\t", keep_default_na=False
     )
-    keys = ("gm", "joint", "style", "content", "acceptability")
-    out = {"honest": {k: (score_json["metrics"].get(k) or {}).get("score") for k in keys}}
+    out = {}
     sources = [read_lines(root / layout.sources(dataset, honest, "test", ckpt, s)) for s in (0, 1)]
     outputs = [read_lines(root / layout.outputs(dataset, honest, "test", ckpt, s)) for s in (0, 1)]
     joint = tsv["joint"].astype(float).tolist()
     joints = [joint[: len(outputs[0])], joint[len(outputs[0]) :]]
-    for name in attacks:
+    for name in ("honest", *attacks):  # the honest outputs themselves through the same route first
         paths = []
         for s in (0, 1):
             train = read_lines(root / layout.text(dataset, "train", 1 - s, raw=True))
-            made = attack(name, sources[s], outputs[s], train, joints[s], seed=0, style=s)
+            made = (
+                outputs[s]
+                if name == "honest"
+                else attack(name, sources[s], outputs[s], train, joints[s], 0, s)
+            )
             write_lines(work / f"{name}.{s}.txt", made)
             write_lines(work / f"{name}.src.{s}.txt", sources[s])
             paths.append(str(work / f"{name}.{s}.txt"))

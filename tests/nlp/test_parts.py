@@ -41,10 +41,19 @@ def test_a_part_of_fewer_than_two_words_joins_its_neighbour():
 
 def test_an_output_that_contains_its_source_has_the_source_as_a_part():
     src = words("the food was cold .")
-    # no split marker: the source's run is a part of its own
+    # no split marker: the source's run and the source's own parts are parts of their own
     assert parts_of(words("the food was cold and i loved it"), src) == [
         words("the food was cold and i loved it"),
         words("the food was cold"),
+        words("the food was cold ."),
+    ]
+    two = words("cold food . rude staff !")
+    assert parts_of(words("cold food . rude staff , but overall great !"), two) == [
+        words("cold food ."),
+        words("rude staff ,"),
+        words("but overall great !"),
+        words("cold food . rude staff"),
+        words("rude staff !"),
     ]
     # a copy has exactly its source's parts (no extra run: the output adds no word)
     assert parts_of(src, src) == split_parts(src)
@@ -82,7 +91,8 @@ def test_the_least_on_style_part_by_hand():
     src = ["the food was cold ."] * 3
     out = ["the food was cold , but overall it was great !", "the food was hot .", "the food was cold ."]
     r = style_probability(out, [1, 1, 1], clf, sources=src)
-    # the trick: parts "the food was cold ," 0.06, "but overall it was great !" 0.97, the source's run 0.04 -> 0.04
+    # the trick: parts "the food was cold ," 0.06, "but overall it was great !" 0.97, the source's run 0.04, the
+    # source 0.05 -> 0.04
     # the transfer: one part, 0.85; the copy: 0.05
     assert r.per_sentence == pytest.approx([0.04, 0.85, 0.05])
     assert clf.calls == 1  # every part of every output in one call
@@ -92,6 +102,18 @@ def test_the_least_on_style_part_by_hand():
     assert style_gain(src, out, [1, 1, 1], clf).tolist() == pytest.approx([0.0, 0.80, 0.0])
     # for a negative target the parts are read as P(style 0): the verdict is the least on-style part
     assert part_probs(out[:1], src[:1], [0], clf).tolist() == pytest.approx([1 - 0.97])
+
+
+def test_an_output_that_contains_its_source_has_no_gain_whatever_it_adds():
+    rng = np.random.default_rng(1)
+    sources = [f"w{i} v{i} u{i} ." for i in range(30)]
+    outputs = [f"w{i} v{i} u{i} and overall it was great !" for i in range(30)]
+    p1 = {}
+    for y, x in zip(outputs, sources):
+        for p in parts_of(y.split(), x.split()) + parts_of(x.split(), x.split()):
+            p1[" ".join(p)] = float(rng.uniform())
+    gain = style_gain(sources, outputs, rng.integers(0, 2, 30).tolist(), Table(p1))
+    assert set(gain.tolist()) == {0.0}
 
 
 def test_a_copy_has_no_gain_whatever_its_parts():

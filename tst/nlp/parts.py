@@ -11,11 +11,11 @@ on-style one. The rule, on the tokenized, lowercased words the classifiers read:
 - a part of fewer than MIN_WORDS words (tokens with a letter or digit) joins the part before it (the first part:
   the one after it), so "not yet" or a lone "overall" do not stand on their own;
 - an output that contains its source's words (the source without its final punctuation, at least MIN_WORDS words)
-  as a run of tokens, and adds more, also has that run as a part: a source joined to anything keeps its style
-  wherever the join falls.
+  as a run of tokens, and adds more, also has that run and the source's own parts as parts: a source joined to
+  anything reads at most as on-style as the source itself, wherever the join falls.
 
-The source is read by the same rule, with itself as its source, so a copy has exactly the parts of its source and
-its style gain over it is 0.
+The source is read by the same rule, with itself as its source (its own parts), so a copy has exactly the parts
+of its source, and an output that contains its source has them all: its style gain over the source is 0.
 """
 
 from __future__ import annotations
@@ -85,12 +85,12 @@ def source_span(tokens: list[str], source: list[str]) -> list[str] | None:
 
 
 def parts_of(tokens: list[str], source: list[str] | None = None) -> list[list[str]]:
-    """The parts the style factor reads for an output `tokens` of `source`: split_parts, and the source's run
-    when the output contains it (source_span). Distinct parts, in order."""
+    """The parts the style factor reads for an output `tokens` of `source`: split_parts, and, when the output
+    contains the source (source_span), that run and the source's own parts. Distinct parts, in order."""
     parts = split_parts(tokens)
     span = source_span(tokens, source) if source is not None else None
     if span is not None:
-        parts.append(span)
+        parts += [span, *split_parts(source)]
     seen, out = set(), []
     for p in parts:
         if tuple(p) not in seen:

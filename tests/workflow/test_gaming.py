@@ -1,0 +1,31 @@
+"""The gaming battery (tst.attacks) on the suite's tiny run: each way to game the default GM, built from the human
+references' outputs and the run's own test sources and training text, scored by `tst score` against the run's
+evaluators and calibration. None may raise the references' GM, and each scores below them."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tst.attacks import ATTACKS, run_battery
+
+TST = str(Path(sys.executable).with_name("tst"))
+
+
+@pytest.mark.slow
+def test_no_attack_raises_an_honest_systems_gm_or_beats_it(finished_run, tmp_path):
+    got = run_battery(finished_run, "demo", "reference", tmp_path, tst_bin=TST)
+    honest = got["honest"]["gm"]
+    assert honest is not None and honest > 0, got["honest"]
+    for name in ATTACKS:
+        gm = got[name]["gm"]
+        assert gm is not None, (name, got[name])
+        if name in ("tails_for_failures", "copy_for_failures"):
+            # the references with their failures replaced: never above the references themselves
+            assert gm <= honest + 1e-9, (name, gm, honest)
+        else:
+            assert gm < honest, (name, gm, honest)
+    # the degenerate ones score nothing at all: a source with a tail keeps its source's part, word salad keeps no
+    # fluency, a fixed sentence keeps at most the fixed-sentence bound, an empty or nonsense line nothing
+    for name in ("tail_clause", "tail_sentence", "shuffled_outputs", "fixed_target", "empty", "zzqx"):
+        assert got[name]["gm"] == 0.0, (name, got[name])
