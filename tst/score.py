@@ -117,10 +117,12 @@ def coverage_warnings(obj: dict) -> list[str]:
     for name, u in (obj.get("units") or {}).items():
         rate = u.get("unk_rate")
         if rate is not None and rate > UNK_WARN:
+            top = ", ".join(f"{t} ({n})" for t, n in u.get("unk_top") or [])
             out.append(
                 f"{100 * rate:.1f}% of the tokens {name} read are outside its vocabulary (<unk>; above "
-                f"{100 * UNK_WARN:g}%): is the text normalized like the corpus (lowercased, PTB-tokenized)? "
-                "Its metrics read those words as unknown"
+                f"{100 * UNK_WARN:g}%){'; the commonest: ' + top if top else ''}: is the text normalized like "
+                "the corpus (lowercased, PTB-tokenized, NER placeholders such as -PERSON- as the corpus writes "
+                "them)? Its metrics read those words as unknown"
             )
     if obj.get("n_truncated"):
         files = ", ".join(f"{p}: {k}" for p, k in (obj.get("truncated_lines") or {}).items())
@@ -329,7 +331,8 @@ def score_files(
     metric gets "ci95": [lo, hi] (add_intervals), None: no intervals; resample_stats: the TSV also gets the
     `key:stat` columns of PP and corpus BLEU (write_score_tsv; the workflow's, which the leaderboard resamples);
     normalize: None = lines scored as given (the workflow's files are normalized when they are made), else
-    {"normalize": the dataset's `normalize:` block, "from": where it was read}: every line read (sources,
+    {"normalize": the dataset's `normalize:` block, "from": where it was read, "placeholders": the corpus's NER
+    placeholders, kept as written}: every line read (sources,
     outputs, references) goes through tst.data.normalize.scoring_normalizer first, and the JSON says so under
     "normalization" (`tst score`; {"applied": False} there when it is turned off).
     The JSON ends with its `signature` (tst.signature: version, code, evaluators, GM thresholds, variants).
@@ -351,7 +354,7 @@ def score_files(
             raise InputError(str(e)) from None
         only = wanted | {f for k in wanted for f in METRICS[k].derived_from}
     applied = bool(normalize and normalize.get("normalize") is not None)
-    norm = scoring_normalizer(normalize["normalize"]) if applied else None
+    norm = scoring_normalizer(normalize["normalize"], normalize.get("placeholders", ())) if applied else None
     reader = _Reader(encoding_errors, max_words, norm)
     src_all, out_all, styles_all, list_all = [], [], [], [] if lists else None
     src_cut = []  # the sources as scored (cut to max_words); src_all keeps them whole to match references

@@ -193,9 +193,10 @@ def add_score(sub) -> None:
         action=argparse.BooleanOptionalAction,
         default=True,
         help="normalize every line read (sources, outputs, references) as the workflow normalizes the corpus "
-        "and the published systems: PTB tokens (tokenized text is left as it is), then the dataset's "
-        "normalize block (lowercase, numbers) from --config, else DATASET_DIR/data/report.json, else "
-        "lowercase; so text cased and detokenized as people and LLMs write it scores like tokenized text "
+        "and the published systems: curly quotes as ' and \", PTB tokens (tokenized text is left as it is), "
+        "then the dataset's normalize block (lowercase, numbers) from --config, else "
+        "DATASET_DIR/data/report.json, else lowercase, NER placeholders (-PERSON-) kept as the corpus writes "
+        "them; so text cased and detokenized as people and LLMs write it scores like tokenized text "
         "(default %(default)s; --no-normalize scores the lines as given; the JSON's normalization says which)",
     )
     p.add_argument("--metrics", nargs="*", help="compute only these metric keys")
@@ -328,20 +329,28 @@ def _ci(args, dataset: str) -> dict | None:
 
 def _normalization(args, dataset_dir: Path, dataset: str) -> dict:
     """What score_files' normalize gets: the dataset's `normalize:` block and where it was read (--config,
-    else the data/report.json prepare_data wrote, else the default: lowercase), or None with --no-normalize."""
+    else the data/report.json prepare_data wrote, else the default: lowercase), or None with --no-normalize;
+    and the NER placeholders the corpus writes (tst.nlp.ner's default labels, the --config's ner.labels, the
+    placeholders data/report.json counts), kept as written."""
     from tst.io import read_json
+    from tst.nlp.ner import DEFAULT_LABELS
 
     if not args.normalize:
         return {"normalize": None, "from": None}
+    placeholders = set(DEFAULT_LABELS.values())
     config = _config(args, dataset)
     if config is not None:
-        return {"normalize": config["datasets"][dataset].get("normalize") or {}, "from": "--config"}
-    report = dataset_dir / layout.DATA / layout.DATA_REPORT
-    if report.is_file():
-        block = read_json(report).get("normalize")
-        if block is not None:
-            return {"normalize": block, "from": f"{layout.DATA}/{layout.DATA_REPORT}"}
-    return {"normalize": {"lowercase": True, "numbers": False}, "from": "default (lowercase)"}
+        ds = config["datasets"][dataset]
+        placeholders |= set(((ds.get("ner") or {}).get("labels") or {}).values())
+        block, where = ds.get("normalize") or {}, "--config"
+    else:
+        report = dataset_dir / layout.DATA / layout.DATA_REPORT
+        report = read_json(report) if report.is_file() else {}
+        placeholders |= set((report.get("ner") or {}).get("entities") or {})
+        block, where = report.get("normalize"), f"{layout.DATA}/{layout.DATA_REPORT}"
+        if block is None:
+            block, where = {"lowercase": True, "numbers": False}, "default (lowercase)"
+    return {"normalize": block, "from": where, "placeholders": sorted(placeholders)}
 
 
 def _config(args, dataset: str) -> dict | None:
