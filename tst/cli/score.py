@@ -353,6 +353,23 @@ def _normalization(args, dataset_dir: Path, dataset: str) -> dict:
     return {"normalize": block, "from": where, "placeholders": sorted(placeholders)}
 
 
+def _source_embeddings(args, options, evaluators: Path, dataset: str) -> list[Path]:
+    """The sentence embeddings of the --split's sources the workflow computed (rule embed_sources), which its
+    score jobs preload (tst.metrics.sbert.start_run): read here too, so both routes batch alike and give the
+    same numbers. Only when sbert is on, the files exist and --precision is the workflow's (--config's
+    evaluators.precision, else config.yaml's); else none (the sources are encoded here)."""
+    from tst.metrics.sbert import scoring_bf16
+    from tst.names import sbert_sources_file
+    from tst.stages import score_options
+
+    files = [evaluators / sbert_sources_file(args.split, ext) for ext in ("npy", "txt")]
+    if not options.sbert or not all(f.is_file() for f in files):
+        return []
+    config = _config(args, dataset)
+    workflow = score_options(config, dataset) if config else {}
+    return files if scoring_bf16(workflow) == scoring_bf16(options) else []
+
+
 def _config(args, dataset: str) -> dict | None:
     """The merged --config files (None without them), checked to define `dataset`; exit 2 naming the fault."""
     if not args.config:
@@ -430,8 +447,14 @@ def cmd_score(args) -> dict:
     bpe = (
         dataset_dir / layout.DATA / layout.BPE_MODEL
     )  # a BPE dataset: its piece-trained models read encoded text
+    dataset = args.dataset or dataset_dir.name
+    sources_embedded = _source_embeddings(args, options, evaluators, dataset) if evaluators.is_dir() else []
     if evaluators.is_dir():
         evaluators = Evaluators(evaluators, bpe=bpe if bpe.is_file() else None)
+    if sources_embedded:
+        from tst.metrics.sbert import scoring_bf16, start_run
+
+        start_run(sources_embedded, bf16=scoring_bf16(options))
     try:
         obj = score_files(
             evaluators,
