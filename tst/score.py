@@ -27,7 +27,14 @@ from tst.io import (
 )
 from tst.metrics.bleu import read_references
 from tst.metrics.gm import for_test_set
-from tst.metrics.registry import METRICS, SCORE_CHARS_PER_WORD, ScoreOptions, add_derived, check_keys
+from tst.metrics.registry import (
+    METRICS,
+    SCORE_CHARS_PER_WORD,
+    ScoreOptions,
+    add_derived,
+    check_keys,
+    files,
+)
 from tst.names import parse_checkpoint, parse_system
 from tst.scoring import Evaluators, Scores, score_system
 
@@ -131,6 +138,40 @@ def coverage_warnings(obj: dict) -> list[str]:
             f"{SCORE_CHARS_PER_WORD} x as many characters) were cut and scored so ({files})"
         )
     return out
+
+
+def _reads(key: str, system: str | None, options) -> str:
+    """What metric `key` reads, for `tst score --format text`: its aspect and its evaluator files with this
+    system name and these options (or the metrics it is derived from, or the text alone), and the references or
+    attribute lists it needs."""
+    m = METRICS.get(key)
+    if m is None:
+        return ""
+    what = f"from {', '.join(m.derived_from)}" if m.derived else ", ".join(files(key, system, options))
+    needs = [i for i in m.inputs if i != "system"]
+    return f"{m.aspect}: {what or 'the text'}{' + ' + ', '.join(needs) if needs else ''}"
+
+
+def score_text(obj: dict, options=None) -> str:
+    """A score object as `tst score --format text` prints it: one row per metric (metric, value, 95% interval,
+    direction, what it reads), values to the metric's table decimals, then the signature line."""
+
+    def number(v, digits: int) -> str:
+        return "" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{digits}f}"
+
+    rows = [("metric", "value", "95% interval", "direction", "reads")]
+    for key, m in obj["metrics"].items():
+        digits = METRICS[key].digits if key in METRICS else 3
+        ci = m.get("ci95")
+        interval = f"[{number(ci[0], digits)}, {number(ci[1], digits)}]" if ci else ""
+        direction = "higher" if m.get("higher_is_better", True) else "lower"
+        reads = _reads(key, obj.get("system"), options)
+        rows.append((key, number(m.get("score"), digits), interval, direction, reads))
+    w = [max(len(r[i]) for r in rows) for i in range(4)]
+    lines = [f"{r[0]:<{w[0]}}  {r[1]:>{w[1]}}  {r[2]:<{w[2]}}  {r[3]:<{w[3]}}  {r[4]}".rstrip() for r in rows]
+    sig = obj.get("signature")
+    lines.append(f"signature: {sig.get('line') if isinstance(sig, dict) else sig}")
+    return "\n".join(lines) + "\n"
 
 
 def score_json(scores: Scores, meta: dict, n_sentences: int, truncation: dict | None = None) -> dict:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from tst import layout
-from tst.cli.checks import check_files, check_writable, fail
+from tst.cli.checks import check_files, check_writable, dataset_root, fail
 
 SCORE_HELP = """\
 Score one system's transfers with every metric whose evaluator exists in the dataset's evaluators/
@@ -200,6 +200,13 @@ def add_score(sub) -> None:
         "(default %(default)s; --no-normalize scores the lines as given; the JSON's normalization says which)",
     )
     p.add_argument("--metrics", nargs="*", help="compute only these metric keys")
+    p.add_argument(
+        "--format",
+        choices=("json", "text"),
+        default="json",
+        help="what goes to stdout: json = the score JSON (default); text = one row per metric (metric, value, "
+        "95%% interval, direction, what it reads), then the signature line",
+    )
     p.add_argument("--tsv", help="also write per-sentence scores to this TSV")
     p.add_argument("--json", dest="json_out", help="also write the score JSON to this file")
     p.add_argument(
@@ -395,9 +402,9 @@ def cmd_score(args) -> dict:
     from tst.io import InputError, NotUTF8Error, write_json
     from tst.metrics.gm import DEFAULT_T
     from tst.metrics.registry import METRICS, ScoreOptions, check_keys, files
-    from tst.score import coverage_warnings, score_files, score_meta
+    from tst.score import coverage_warnings, score_files, score_meta, score_text
 
-    dataset_dir = Path(args.dataset_dir)
+    dataset_dir = dataset_root("score", args.dataset_dir)
     evaluators = Path(args.evaluators_dir) if args.evaluators_dir else dataset_dir / layout.EVALUATORS
     options = ScoreOptions.of(  # resolved once: the file checks and the scorer read the same value
         {
@@ -487,6 +494,9 @@ def cmd_score(args) -> dict:
     obj["signature"] = signature.with_commit(obj["signature"])  # not cached: the checkout's commit too
     if args.json_out:
         write_json(args.json_out, obj)
-    json.dump(obj, sys.stdout, indent=2)
-    sys.stdout.write("\n")
+    if args.format == "text":
+        sys.stdout.write(score_text(obj, options))
+    else:
+        json.dump(obj, sys.stdout, indent=2)
+        sys.stdout.write("\n")
     return obj

@@ -73,6 +73,31 @@ def retokenize(text: str) -> list[str]:
     return [kept.pop() if t == "\ue002" else back.get(t, t) for t in tokens]
 
 
+@lru_cache(maxsize=1)
+def _detokenizer():
+    from tst.imports import load_nltk
+
+    load_nltk()
+    from nltk.tokenize.treebank import TreebankWordDetokenizer
+
+    return TreebankWordDetokenizer()
+
+
+def detokenize(words: list[str], like: str = "", names=()) -> str:
+    """Words (PTB tokens, lowercased as the corpus) as people write them (`tst transfer --detokenize`): each
+    word cased as the raw line `like` writes it (its first word only when it is one of `names`, the words of the
+    names NER found: a sentence's first word is capitalized anyway), "i" as "I", the first letter capitalized,
+    the tokens joined back (NLTK's Treebank detokenizer: "did n't" -> "didn't", "`` a ''" -> '"a"')."""
+    cased = {}
+    names = {n.lower() for n in names}
+    for k, t in enumerate(ptb_tokenize(like) if like else []):
+        if t != t.lower() and (k > 0 or t.lower() in names):
+            cased.setdefault(t.lower(), t)
+    out = [cased.get(w, "I" if w == "i" else w) for w in words]
+    text = _detokenizer().detokenize(out)
+    return text[:1].upper() + text[1:]
+
+
 # Curly quotes and apostrophes (as word processors and LLMs write them) -> the ASCII forms the PTB tokenizer reads:
 # "didn’t" -> did n't, “great” -> `` great '' (the forms of the tokenized corpora: Yelp, Amazon, IMDB, SST-2).
 CURLY_QUOTES = str.maketrans({"‘": "'", "’": "'", "‛": "'", "“": '"', "”": '"', "„": '"', "‟": '"'})
