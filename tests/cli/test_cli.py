@@ -421,3 +421,17 @@ def test_score_text_by_hand():
         "bleu_ref_corpus                         higher     content: the text + references\n"
         "signature: tst:1|code:ab\n"
     )
+
+
+def test_dataset_root_reads_a_data_folder_as_its_results_folder(tmp_path, capsys):
+    from tst.cli.checks import dataset_root
+
+    (tmp_path / "demo" / "data").mkdir(parents=True)
+    assert dataset_root("score", str(tmp_path / "demo")) == tmp_path / "demo"
+    assert capsys.readouterr().err == ""
+    assert dataset_root("transfer", str(tmp_path / "demo" / "data")) == tmp_path / "demo"
+    assert "tst transfer: warning: --dataset-dir" in capsys.readouterr().err
+    # a results folder that happens to be named data (its own data/ or evaluators/ folder) is taken as it is
+    (tmp_path / "data" / "evaluators").mkdir(parents=True)
+    assert dataset_root("score", str(tmp_path / "data")) == tmp_path / "data"
+    assert capsys.readouterr().err == ""

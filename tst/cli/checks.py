@@ -42,10 +42,11 @@ def check_writable(command: str, groups: dict) -> None:
 
 def dataset_root(command: str, path: str) -> Path:
     """--dataset-dir: the dataset's results folder (results/<dataset>, holding data/ and evaluators/). Its data
-    folder (results/<dataset>/data, a folder named data without one of its own) is read as that results folder,
-    with a warning naming the folder to pass."""
+    folder (results/<dataset>/data: a folder named data with neither a data nor an evaluators folder of its own) is
+    read as that results folder, with a warning naming the folder to pass."""
     p = Path(path)
-    if p.name == layout.DATA and p.is_dir() and not (p / layout.DATA).is_dir():
+    own = (p / layout.DATA).is_dir() or (p / layout.EVALUATORS).is_dir()
+    if p.name == layout.DATA and p.is_dir() and not own:
         print(
             f"tst {command}: warning: --dataset-dir {path} is the dataset's {layout.DATA} folder; read as its "
             f"results folder {p.parent} (pass that: --dataset-dir {layout.root('<dataset>')} for both tst score "
