@@ -405,6 +405,7 @@ def cmd_score(args) -> dict:
     from tst.score import coverage_warnings, score_files, score_meta, score_text
 
     dataset_dir = dataset_root("score", args.dataset_dir)
+    dataset = args.dataset or dataset_dir.name
     evaluators = Path(args.evaluators_dir) if args.evaluators_dir else dataset_dir / layout.EVALUATORS
     options = ScoreOptions.of(  # resolved once: the file checks and the scorer read the same value
         {
@@ -435,8 +436,8 @@ def cmd_score(args) -> dict:
     _check_counts(args)
     check_writable("score", {"--tsv": args.tsv, "--json": args.json_out})
     calibration = _calibration(args, dataset_dir)
-    max_words = _max_words(args, args.dataset or dataset_dir.name)
-    ci = _ci(args, args.dataset or dataset_dir.name)
+    max_words = _max_words(args, dataset)
+    ci = _ci(args, dataset)
     if not evaluators.is_dir():
         need = [k for k in keys if files(k, args.system, options)]
         if need:
@@ -451,17 +452,14 @@ def cmd_score(args) -> dict:
             )
     from tst.scoring import Evaluators
 
-    bpe = (
-        dataset_dir / layout.DATA / layout.BPE_MODEL
-    )  # a BPE dataset: its piece-trained models read encoded text
-    dataset = args.dataset or dataset_dir.name
+    bpe = dataset_dir / layout.DATA / layout.BPE_MODEL  # a BPE dataset: its models read encoded text
     sources_embedded = _source_embeddings(args, options, evaluators, dataset) if evaluators.is_dir() else []
     if evaluators.is_dir():
         evaluators = Evaluators(evaluators, bpe=bpe if bpe.is_file() else None)
     if sources_embedded:
         from tst.metrics.sbert import scoring_bf16, start_run
 
-        start_run(sources_embedded, bf16=scoring_bf16(options))
+        start_run(sources_embedded, bf16=scoring_bf16(options))  # as the workflow's score jobs
     try:
         obj = score_files(
             evaluators,
@@ -471,9 +469,7 @@ def cmd_score(args) -> dict:
             args.references,
             args.lists,
             args.lists_text,
-            meta=score_meta(
-                args.dataset or dataset_dir.name, args.system or "unnamed", args.split, args.checkpoint
-            ),
+            meta=score_meta(dataset, args.system or "unnamed", args.split, args.checkpoint),
             options=options,
             only=args.metrics or None,
             gm_t=tuple(args.gm_t) if args.gm_t else DEFAULT_T,
@@ -483,7 +479,7 @@ def cmd_score(args) -> dict:
             max_words=max_words,
             progress=not args.verbose and sys.stderr.isatty(),
             ci=ci,
-            normalize=_normalization(args, dataset_dir, args.dataset or dataset_dir.name),
+            normalize=_normalization(args, dataset_dir, dataset),
         )
     except NotUTF8Error as e:
         fail("score", f"{e}, or pass --encoding-errors replace", 1)
