@@ -142,14 +142,14 @@ def coverage_warnings(obj: dict) -> list[str]:
 
 def _reads(key: str, system: str | None, options) -> str:
     """What metric `key` reads, for `tst score --format text`: its aspect and its evaluator files with this
-    system name and these options (or the metrics it is derived from, or the text alone), and the references or
+    system name and these options (or the metrics it is derived from, or no evaluator file), and the references or
     attribute lists it needs."""
     m = METRICS.get(key)
     if m is None:
         return ""
     what = f"from {', '.join(m.derived_from)}" if m.derived else ", ".join(files(key, system, options))
     needs = [i for i in m.inputs if i != "system"]
-    return f"{m.aspect}: {what or 'the text'}{' + ' + ', '.join(needs) if needs else ''}"
+    return f"{m.aspect}: {what or 'no evaluator file'}{' + ' + ', '.join(needs) if needs else ''}"
 
 
 def score_text(obj: dict, options=None) -> str:

@@ -386,8 +386,8 @@ def test_format_text_is_one_row_per_metric_then_the_signature(tmp_path, capsys):
     interval = f"[{lo:.1f}, {hi:.1f}]"
     assert out.splitlines() == [
         f"metric            value  {'95% interval':<{len(interval)}}  direction  reads",
-        f"bleu_self_corpus  100.0  {interval}  higher     content: the text",
-        f"distinct          1.000  {'':<{len(interval)}}  higher     overall: the text",
+        f"bleu_self_corpus  100.0  {interval}  higher     content: no evaluator file",
+        f"distinct          1.000  {'':<{len(interval)}}  higher     overall: no evaluator file",
         f"signature: {obj['signature']['line']}",
     ]
     main([*argv, "--dataset-dir", str(d / "ds" / "data")])
@@ -418,7 +418,7 @@ def test_score_text_by_hand():
         "pp_joint          22.1  [20.5, 24.3]    lower      fluency: lm_joint.pt\n"
         "gm                3.68                  higher     overall: from joint\n"
         "naturalness_lr   0.500                  higher     fluency: naturalness/M0.seed1.lr.json\n"
-        "bleu_ref_corpus                         higher     content: the text + references\n"
+        "bleu_ref_corpus                         higher     content: no evaluator file + references\n"
         "signature: tst:1|code:ab\n"
     )
 
