@@ -9,8 +9,8 @@ from pathlib import Path
 
 from tst.logs import log_to
 from tst.metrics.registry import ScoreOptions
-from tst.metrics.sbert import preload_files, scoring_bf16
-from tst.names import system_name
+from tst.metrics.sbert import scoring_bf16, start_run
+from tst.names import sbert_sources_file, system_name
 from tst.progress import Progress
 from tst.score import coverage_warnings, score_files, score_meta
 from tst.scoring import Evaluators
@@ -21,13 +21,16 @@ with log_to(sm.log[0]):
     options = ScoreOptions.of(sm.params.options)  # resolved once for every run of the job
     system = w.get("system") or system_name(w.variant, w.seed)
     evaluators = Evaluators(Path(sm.input.evaluators[0]).parent, bpe=sm.input.get("bpe") or None)
-    if sm.input.get("sbert_sources"):  # the sources' sentence embeddings, encoded once (rule embed_sources)
-        n = preload_files(sm.input.sbert_sources, bf16=scoring_bf16(options))
-        logging.getLogger("score").info("preloaded the sentence embeddings of %d sources", n)
+    # the sources' sentence embeddings, encoded once per split (rule embed_sources): file name -> path
+    sbert = {Path(f).name: str(f) for f in sm.input.get("sbert_sources") or []}
     json_out, tsv_out = ([o] if isinstance(o, str) else list(o) for o in (sm.output.json, sm.output.tsv))
     progress = Progress(len(sm.params.runs), f"score {w.dataset} {system}", unit="run")
     for i, (split, checkpoint) in enumerate(sm.params.runs):
         pair = slice(2 * i, 2 * i + 2)
+        if sbert:  # the split's sources preloaded, this run's outputs encoded afresh
+            files = [sbert[sbert_sources_file(split, ext)] for ext in ("npy", "txt")]
+            n = start_run(files, bf16=scoring_bf16(options))
+            logging.getLogger("score").info("%s %s: preloaded %d sources' embeddings", split, checkpoint, n)
         obj = score_files(
             evaluators,
             sm.input.sources[pair],

@@ -593,6 +593,36 @@ def test_wrong_shaped_or_broken_gm_calibration_exits_1_naming_the_file(tmp_path,
     assert code == 1 and err.startswith(f"tst score: error: {own}, line 2: not JSON")
 
 
+@pytest.mark.parametrize(
+    ("t", "keys", "says"),
+    [
+        ("1.5", '["joint"]', "t_J = 1.5 is not a number in [0, 1)"),  # was a traceback after every metric
+        ("-5", '["joint"]', "t_J = -5 is not a number in [0, 1)"),  # was silently raised to the set's bound
+        ("NaN", '["joint"]', "t_J = nan is not a number in [0, 1)"),  # json reads NaN as a float
+        ("0.3", '["acc"]', "\"keys\" is ['acc'], not ['joint']"),
+    ],
+)
+def test_a_gm_calibration_out_of_range_stops_before_any_metric_naming_file_key_and_fix(
+    tmp_path, capsys, monkeypatch, t, keys, says
+):
+    import tst.score
+
+    def never(*args, **kwargs):
+        raise AssertionError("a metric ran before the calibration file was checked")
+
+    monkeypatch.setattr(tst.score, "score_files", never)
+    d = _files(tmp_path)
+    (d / "ds" / "evaluators").mkdir(parents=True)
+    cal = d / "cal.json"
+    cal.write_text(f'{{"t": [{t}], "keys": {keys}, "from": ["random_target"], "rule": "r"}}')
+    code, err = _fails(_score(d, "--metrics", "bleu_self_corpus", "--gm-calibration", str(cal)), capsys)
+    assert code == 1
+    assert err.startswith(
+        f'tst score: error: {cal}: "t": ' if "t_J" in says else f"tst score: error: {cal}: "
+    )
+    assert says in err and err.rstrip().endswith("rebuild it")
+
+
 def test_empty_inputs_say_no_sentences_naming_the_files(tmp_path, capsys):
     d = _files(tmp_path)
     write_lines(d / "none.0.txt", [])

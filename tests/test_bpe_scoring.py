@@ -55,6 +55,7 @@ def test_piece_vocab_and_unk_counts(tmp_path):
         "n_tokens": sum(len(p) for p in fed),
         "n_unk": 0,
         "unk_rate": 0.0,
+        "unk_top": [],
     }
     # the old behaviour, words into a piece vocabulary: a word is never a piece ("▁the" is, "the" is not)
     words = ModelUnits(lm_like)
@@ -135,6 +136,7 @@ def test_scoring_words_encodes_them_for_piece_evaluators(trained, tmp_path):
         "n_tokens": sum(map(len, pieces)),
         "n_unk": 0,
         "unk_rate": 0.0,
+        "unk_top": [],
     }
     assert scores.units["lm_joint.pt"]["n_unk"] == 0
     assert "bpe.model" in scores.evaluators
@@ -190,7 +192,17 @@ def test_word_evaluators_read_words_and_naturalness_is_left_alone(tmp_path):
     wrapped = ev._in_units("style_cnn.pt", words)
     assert isinstance(wrapped, ModelUnits) and wrapped.bpe is None
     assert wrapped.encode(["the old dog"]) == [["the", "old", "dog"]]
-    assert wrapped.counts() == {"units": "words", "n_tokens": 3, "n_unk": 1, "unk_rate": 1 / 3}
+    assert wrapped.counts() == {
+        "units": "words",
+        "n_tokens": 3,
+        "n_unk": 1,
+        "unk_rate": 1 / 3,
+        "unk_top": [["dog", 1]],
+    }
+    # the commonest unknown tokens, most first, ties in token order, at most UNK_TOP of them
+    wrapped.encode(["the cat cat dog ant bee cow emu", "cat"])
+    assert wrapped.counts()["n_unk"] == 9
+    assert wrapped.counts()["unk_top"] == [["cat", 3], ["dog", 2], ["ant", 1], ["bee", 1], ["cow", 1]]
     assert ev._in_units("naturalness/M0.seed1.nn.pt", words) is words  # trained on words, has no token_nll
 
 

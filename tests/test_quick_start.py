@@ -2,6 +2,7 @@
 (the suite's shared tiny run, copied, so the commands' files do not touch it). The block names the demo's last
 checkpoint; the test derives that name from config.yaml and runs the commands with the tiny run's last one."""
 
+import json
 import re
 import shlex
 import shutil
@@ -119,6 +120,21 @@ def test_every_tst_and_snakemake_command_of_the_quick_start_runs(finished_run, t
         ran.append((command, result.stdout))
     assert len(ran) == 3
     assert (run / afterrun.REPORT).stat().st_size > 10_000
-    score = yaml.safe_load(ran[1][1])  # the score JSON
+    score = json.loads(ran[1][1])  # the score JSON
     assert score["n_sentences"] > 0 and "acc" in score["metrics"] and score["signature"]["evaluators"]
+    # the numbers of the workflow's score file for the same two files (tests/cli/test_score_routes.py: every system)
+    workflow = json.loads((run / layout.score("demo", "M0.seed1", "test", tiny_last)).read_text())
+    assert score["n_sentences"] == workflow["n_sentences"]
+    need = {
+        "bleu_ref_corpus",
+        "bleu_ref_sentence",
+        "bleu_ref_st",
+        "attribute_hit",
+    }  # no --references, --lists
+    need |= {k for k in workflow["metrics"] if k.startswith("naturalness_")}  # no --system
+    assert set(workflow["metrics"]) - set(score["metrics"]) == need
+    for key in set(workflow["metrics"]) - need:
+        assert score["metrics"][key]["score"] == pytest.approx(workflow["metrics"][key]["score"], rel=1e-6), (
+            key
+        )
     assert len(ran[2][1].splitlines()) == 1 and ran[2][1].strip()  # one transferred line

@@ -40,6 +40,36 @@ def test_raw_text_is_tokenized_and_lowercased_as_the_corpus():
     )
 
 
+def test_ner_placeholders_are_kept_as_the_corpus_writes_them():
+    norm = scoring_normalizer({"lowercase": True}, placeholders=["-PERSON-", "-LOCATION-"])
+    # lowercased, -PERSON- would be -person-: a word no evaluator of the corpus knows
+    assert (
+        norm("-PERSON- was rude to us at -LOCATION-'s bar.")
+        == "-PERSON- was rude to us at -LOCATION- 's bar ."
+    )
+    assert norm("-person- met -Location- .") == "-PERSON- met -LOCATION- ."  # any case -> the corpus's
+    assert norm("-ORG- said -lrb- hi -rrb-") == "-org- said -lrb- hi -rrb-"  # not a placeholder: lowercased
+    assert scoring_normalizer({"lowercase": True})("-PERSON- left") == "-person- left"  # none given
+
+
+def test_curly_quotes_and_apostrophes_read_as_the_corpus_writes_them():
+    norm = scoring_normalizer({"lowercase": True})
+    # by hand: ’ -> ' (n't and 's split off as PTB does), “ ” -> " (PTB: `` and '')
+    assert norm("It didn’t taste “watered down” at all.") == "it did n't taste `` watered down '' at all ."
+    assert norm("The chef’s ‘special’ was bad.") == norm("The chef's 'special' was bad.")
+    assert norm("It didn’t taste “watered down” at all.") == norm('It didn\'t taste "watered down" at all.')
+
+
+def curly_quoted(text: str) -> str:
+    """`text` with its apostrophes as ’ and its double quotes as “ ” in turn (as word processors and LLMs write)."""
+    parts = text.replace("'", "’").split('"')
+    return "".join(p + ("“" if i % 2 == 0 else "”") for i, p in enumerate(parts[:-1])) + parts[-1]
+
+
+def test_curly_quoted():
+    assert curly_quoted('She said "it\'s ok" and "no".') == "She said “it’s ok” and “no”."
+
+
 @pytest.mark.shared_data
 def test_li_references_cased_and_detokenized_come_back_as_tokenized(shared_data):
     """Li et al.'s Yelp references: the workflow's tokenized form (PTB, lowercased) -> detokenized and capitalized
@@ -50,16 +80,17 @@ def test_li_references_cased_and_detokenized_come_back_as_tokenized(shared_data)
 
     detok = TreebankWordDetokenizer()
     norm = scoring_normalizer({"lowercase": True})
-    same = total = 0
+    same = same_curly = total = 0
     for style in (0, 1):
         for line in (shared_data / "yelp" / "li" / f"reference.{style}").read_text().splitlines():
             tokenized = normalize_line(line.split("\t")[1], lowercase=True, tokenize=True)
             written = detok.detokenize(tokenized.split())
             written = written[:1].upper() + written[1:]
             same += norm(written) == tokenized
+            same_curly += norm(curly_quoted(written)) == tokenized
             total += 1
     assert total == 1000
-    assert same == total  # every line
+    assert same == same_curly == total  # every line
 
 
 def _files(d):
@@ -71,14 +102,18 @@ def _files(d):
 
 def test_score_normalizes_by_default_and_says_so(tmp_path, capsys):
     args = _files(tmp_path)
-    write_json(tmp_path / "ds" / "data" / "report.json", {"normalize": {"lowercase": True, "numbers": False}})
+    write_json(
+        tmp_path / "ds" / "data" / "report.json",
+        {"normalize": {"lowercase": True, "numbers": False}, "ner": {"entities": {"-ORG-": 3}}},
+    )
     main(["score", "--dataset-dir", str(tmp_path / "ds"), "--metrics", "bleu_self_corpus", *args])
     obj = json.loads(capsys.readouterr().out)
     assert obj["normalization"] == {
         "applied": True,
-        "tokenize": "PTB (NLTK Treebank; tokenized text is left as it is)",
+        "tokenize": "PTB (NLTK Treebank; tokenized text is left as it is; curly quotes read as ' and \")",
         "lowercase": True,
         "numbers": False,
+        "placeholders": ["-LOCATION-", "-ORG-", "-PERSON-"],  # tst.nlp.ner's defaults and the corpus's own
         "from": "data/report.json",
     }
     # normalized: "the food was good ." vs "the food was bad ." and "service was n't slow !" vs "service was slow ."
@@ -109,10 +144,19 @@ def test_an_evaluator_reading_many_unknown_tokens_is_warned_of():
     obj = {
         "n_sentences": 10,
         "units": {
-            "style_cnn.pt": {"units": "words", "n_tokens": 200, "n_unk": 21, "unk_rate": 21 / 200},
+            "style_cnn.pt": {
+                "units": "words",
+                "n_tokens": 200,
+                "n_unk": 21,
+                "unk_rate": 21 / 200,
+                "unk_top": [["-person-", 12], ["didn’t", 9]],
+            },
             "lm_joint.pt": {"units": "words", "n_tokens": 200, "n_unk": 2, "unk_rate": 2 / 200},
         },
     }
     warnings = coverage_warnings(obj)
     assert 21 / 200 > UNK_WARN > 2 / 200
-    assert len(warnings) == 1 and warnings[0].startswith("10.5% of the tokens style_cnn.pt read")
+    assert len(warnings) == 1 and warnings[0].startswith(
+        "10.5% of the tokens style_cnn.pt read are outside its vocabulary (<unk>; above 5%); the commonest: "
+        "-person- (12), didn’t (9): "
+    )

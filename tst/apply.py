@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tst import layout
+from tst.data.normalize import detokenize as detokenize_words
 from tst.data.normalize import normalizer
 from tst.data.prepare import DEFAULT_NER_LABELS
 
@@ -98,10 +99,12 @@ def transfer_lines(
     device=None,
     batch_size: int = 128,
     beam_width: int = 1,
+    detokenize: bool = False,
 ) -> list[str]:
     """Transfer raw lines into style `to_style` (their style being 1 - to_style) with a trained checkpoint
     (loaded weights_only), greedy or by beam search (beam_width > 1); returns one line of unmasked words per
-    input line ("" for an empty line)."""
+    input line ("" for an empty line); detokenize: each line cased and detokenized as its input was written
+    (tst.data.normalize.detokenize)."""
     import torch
 
     from tst.device import pick_device
@@ -131,5 +134,10 @@ def transfer_lines(
         )
     result = [""] * len(lines)
     for i, words in zip(keep, out):
-        result[i] = " ".join(unmask(words, entities[i]))
+        words = unmask(words, entities[i])
+        if detokenize:
+            names = [w for _, surface in entities[i] for w in surface.split()]
+            result[i] = detokenize_words(words, lines[i], names)
+        else:
+            result[i] = " ".join(words)
     return result

@@ -27,7 +27,14 @@ from tst.io import (
 )
 from tst.metrics.bleu import read_references
 from tst.metrics.gm import for_test_set
-from tst.metrics.registry import METRICS, SCORE_CHARS_PER_WORD, ScoreOptions, add_derived, check_keys
+from tst.metrics.registry import (
+    METRICS,
+    SCORE_CHARS_PER_WORD,
+    ScoreOptions,
+    add_derived,
+    check_keys,
+    files,
+)
 from tst.names import parse_checkpoint, parse_system
 from tst.scoring import Evaluators, Scores, score_system
 
@@ -117,10 +124,12 @@ def coverage_warnings(obj: dict) -> list[str]:
     for name, u in (obj.get("units") or {}).items():
         rate = u.get("unk_rate")
         if rate is not None and rate > UNK_WARN:
+            top = ", ".join(f"{t} ({n})" for t, n in u.get("unk_top") or [])
             out.append(
                 f"{100 * rate:.1f}% of the tokens {name} read are outside its vocabulary (<unk>; above "
-                f"{100 * UNK_WARN:g}%): is the text normalized like the corpus (lowercased, PTB-tokenized)? "
-                "Its metrics read those words as unknown"
+                f"{100 * UNK_WARN:g}%){'; the commonest: ' + top if top else ''}: is the text normalized like "
+                "the corpus (lowercased, PTB-tokenized, NER placeholders such as -PERSON- as the corpus writes "
+                "them)? Its metrics read those words as unknown"
             )
     if obj.get("n_truncated"):
         files = ", ".join(f"{p}: {k}" for p, k in (obj.get("truncated_lines") or {}).items())
@@ -129,6 +138,40 @@ def coverage_warnings(obj: dict) -> list[str]:
             f"{SCORE_CHARS_PER_WORD} x as many characters) were cut and scored so ({files})"
         )
     return out
+
+
+def _reads(key: str, system: str | None, options) -> str:
+    """What metric `key` reads, for `tst score --format text`: its aspect and its evaluator files with this
+    system name and these options (or the metrics it is derived from, or no evaluator file), and the references or
+    attribute lists it needs."""
+    m = METRICS.get(key)
+    if m is None:
+        return ""
+    what = f"from {', '.join(m.derived_from)}" if m.derived else ", ".join(files(key, system, options))
+    needs = [i for i in m.inputs if i != "system"]
+    return f"{m.aspect}: {what or 'no evaluator file'}{' + ' + ', '.join(needs) if needs else ''}"
+
+
+def score_text(obj: dict, options=None) -> str:
+    """A score object as `tst score --format text` prints it: one row per metric (metric, value, 95% interval,
+    direction, what it reads), values to the metric's table decimals, then the signature line."""
+
+    def number(v, digits: int) -> str:
+        return "" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{digits}f}"
+
+    rows = [("metric", "value", "95% interval", "direction", "reads")]
+    for key, m in obj["metrics"].items():
+        digits = METRICS[key].digits if key in METRICS else 3
+        ci = m.get("ci95")
+        interval = f"[{number(ci[0], digits)}, {number(ci[1], digits)}]" if ci else ""
+        direction = "higher" if m.get("higher_is_better", True) else "lower"
+        reads = _reads(key, obj.get("system"), options)
+        rows.append((key, number(m.get("score"), digits), interval, direction, reads))
+    w = [max(len(r[i]) for r in rows) for i in range(4)]
+    lines = [f"{r[0]:<{w[0]}}  {r[1]:>{w[1]}}  {r[2]:<{w[2]}}  {r[3]:<{w[3]}}  {r[4]}".rstrip() for r in rows]
+    sig = obj.get("signature")
+    lines.append(f"signature: {sig.get('line') if isinstance(sig, dict) else sig}")
+    return "\n".join(lines) + "\n"
 
 
 def score_json(scores: Scores, meta: dict, n_sentences: int, truncation: dict | None = None) -> dict:
@@ -329,7 +372,8 @@ def score_files(
     metric gets "ci95": [lo, hi] (add_intervals), None: no intervals; resample_stats: the TSV also gets the
     `key:stat` columns of PP and corpus BLEU (write_score_tsv; the workflow's, which the leaderboard resamples);
     normalize: None = lines scored as given (the workflow's files are normalized when they are made), else
-    {"normalize": the dataset's `normalize:` block, "from": where it was read}: every line read (sources,
+    {"normalize": the dataset's `normalize:` block, "from": where it was read, "placeholders": the corpus's NER
+    placeholders, kept as written}: every line read (sources,
     outputs, references) goes through tst.data.normalize.scoring_normalizer first, and the JSON says so under
     "normalization" (`tst score`; {"applied": False} there when it is turned off).
     The JSON ends with its `signature` (tst.signature: version, code, evaluators, GM thresholds, variants).
@@ -351,7 +395,7 @@ def score_files(
             raise InputError(str(e)) from None
         only = wanted | {f for k in wanted for f in METRICS[k].derived_from}
     applied = bool(normalize and normalize.get("normalize") is not None)
-    norm = scoring_normalizer(normalize["normalize"]) if applied else None
+    norm = scoring_normalizer(normalize["normalize"], normalize.get("placeholders", ())) if applied else None
     reader = _Reader(encoding_errors, max_words, norm)
     src_all, out_all, styles_all, list_all = [], [], [], [] if lists else None
     src_cut = []  # the sources as scored (cut to max_words); src_all keeps them whole to match references

@@ -363,3 +363,75 @@ def test_precision_flag_reaches_the_sbert_score(tmp_path, capsys, precision):
 
 
 KEY_SBERT = "sbert_all_minilm_l6_v2"
+
+
+def test_format_text_is_one_row_per_metric_then_the_signature(tmp_path, capsys):
+    """--format text: the JSON's metrics, one row each (value and interval to the metric's table decimals,
+    direction, what it reads), then the signature line the JSON carries; the data folder as --dataset-dir is
+    read as the dataset's results folder, with a warning."""
+    from tst.score import score_text
+
+    d = _files(tmp_path)
+    (d / "ds" / "evaluators").mkdir(parents=True)
+    (d / "ds" / "data").mkdir()
+    argv = ["score", "--sources", str(d / "test.0.txt"), "--outputs", str(d / "out.0.txt")]
+    argv += ["--metrics", "bleu_self_corpus", "distinct", "--json", str(d / "s.json")]
+    main([*argv, "--dataset-dir", str(d / "ds"), "--format", "text"])
+    out, err = capsys.readouterr()
+    obj = json.loads((d / "s.json").read_text())
+    assert err == "" and out == score_text(obj)
+    # out.0 copies its source: self-BLEU 100; distinct = distinct outputs / outputs = 2 / 2 (no interval)
+    lo, hi = obj["metrics"]["bleu_self_corpus"]["ci95"]
+    assert "ci95" not in obj["metrics"]["distinct"]
+    interval = f"[{lo:.1f}, {hi:.1f}]"
+    assert out.splitlines() == [
+        f"metric            value  {'95% interval':<{len(interval)}}  direction  reads",
+        f"bleu_self_corpus  100.0  {interval}  higher     content: no evaluator file",
+        f"distinct          1.000  {'':<{len(interval)}}  higher     overall: no evaluator file",
+        f"signature: {obj['signature']['line']}",
+    ]
+    main([*argv, "--dataset-dir", str(d / "ds" / "data")])
+    out, err = capsys.readouterr()
+    assert json.loads(out)["metrics"] == obj["metrics"]  # the same folder read
+    assert err.startswith(
+        f"tst score: warning: --dataset-dir {d / 'ds' / 'data'} is the dataset's data folder"
+    )
+
+
+def test_score_text_by_hand():
+    from tst.score import score_text
+
+    obj = {
+        "system": "M0.seed1",
+        "metrics": {
+            "acc": {"score": 0.8125, "ci95": [0.75, 0.875], "higher_is_better": True},
+            "pp_joint": {"score": 22.137, "ci95": [20.5, 24.3], "higher_is_better": False},
+            "gm": {"score": 3.6849, "higher_is_better": True},
+            "naturalness_lr": {"score": 0.5, "higher_is_better": True},
+            "bleu_ref_corpus": {"score": None, "higher_is_better": True},
+        },
+        "signature": {"line": "tst:1|code:ab"},
+    }
+    assert score_text(obj) == (
+        "metric           value  95% interval    direction  reads\n"
+        "acc              0.812  [0.750, 0.875]  higher     style: style_cnn.pt\n"
+        "pp_joint          22.1  [20.5, 24.3]    lower      fluency: lm_joint.pt\n"
+        "gm                3.68                  higher     overall: from joint\n"
+        "naturalness_lr   0.500                  higher     fluency: naturalness/M0.seed1.lr.json\n"
+        "bleu_ref_corpus                         higher     content: no evaluator file + references\n"
+        "signature: tst:1|code:ab\n"
+    )
+
+
+def test_dataset_root_reads_a_data_folder_as_its_results_folder(tmp_path, capsys):
+    from tst.cli.checks import dataset_root
+
+    (tmp_path / "demo" / "data").mkdir(parents=True)
+    assert dataset_root("score", str(tmp_path / "demo")) == tmp_path / "demo"
+    assert capsys.readouterr().err == ""
+    assert dataset_root("transfer", str(tmp_path / "demo" / "data")) == tmp_path / "demo"
+    assert "tst transfer: warning: --dataset-dir" in capsys.readouterr().err
+    # a results folder that happens to be named data (its own data/ or evaluators/ folder) is taken as it is
+    (tmp_path / "data" / "evaluators").mkdir(parents=True)
+    assert dataset_root("score", str(tmp_path / "data")) == tmp_path / "data"
+    assert capsys.readouterr().err == ""

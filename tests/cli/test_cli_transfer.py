@@ -14,6 +14,7 @@ import yaml
 from tst.apply import merge_configs, prepare_lines, style_index
 from tst.cli import main
 from tst.data.bpe import BPE, train_bpe
+from tst.data.normalize import detokenize
 from tst.io import read_lines, write_lines
 from tst.nlp.backend import Doc, NLPBackend, Token
 from tst.train import checkpoint
@@ -121,7 +122,7 @@ def test_transfer_puts_the_person_back(tiny_run, tmp_path, capsys):
             "transfer",
             str(r["ckpt"]),
             "--dataset-dir",
-            str(r["data"]),
+            str(r["data"].parent),  # results/<dataset>, as for tst score
             "--to-style",
             "positive",
             "--config",
@@ -137,7 +138,7 @@ def test_transfer_puts_the_person_back(tiny_run, tmp_path, capsys):
     # spaCy finds the (lowercased) names; the model writes -PERSON- first, unmask puts the name back
     assert lines[0].startswith("john smith ") and lines[2].startswith("mary johnson ")
     assert "-PERSON-" not in lines[0] + lines[2]
-    # stdin -> stdout; the dataset name comes from results/<dataset>/data
+    # stdin -> stdout; the data folder results/<dataset>/data is read as its results folder, with a warning
     capsys.readouterr()
     sys_stdin = sys.stdin
     try:
@@ -156,7 +157,66 @@ def test_transfer_puts_the_person_back(tiny_run, tmp_path, capsys):
         )
     finally:
         sys.stdin = sys_stdin
-    assert capsys.readouterr().out == lines[0] + "\n"
+    out, err = capsys.readouterr()
+    assert out == lines[0] + "\n"
+    assert err == (
+        f"tst transfer: warning: --dataset-dir {r['data']} is the dataset's data folder; read as its results "
+        f"folder {r['data'].parent} (pass that: --dataset-dir results/<dataset> for both tst score and tst "
+        "transfer)\n"
+    )
+    # --detokenize: the same transfer, cased as its input and detokenized
+    main([*argv_base(r, inp), "--detokenize", "--output", str(tmp_path / "cased.txt")])
+    cased = read_lines(tmp_path / "cased.txt")
+    assert cased[1] == "" and cased[0].startswith("John Smith ") and cased[2].startswith("Mary Johnson ")
+    assert cased[0] == detokenize(lines[0].split(), "John Smith was rude", ["john", "smith"])
+
+
+def argv_base(r, inp) -> list[str]:
+    return [
+        "transfer",
+        str(r["ckpt"]),
+        "--dataset-dir",
+        str(r["data"].parent),
+        "--to-style",
+        "positive",
+        "--config",
+        str(r["config"]),
+        "--input",
+        str(inp),
+    ]
+
+
+def test_detokenize_cases_words_as_the_input_line_writes_them():
+    # by hand: names and "I" cased, the first letter capitalized, PTB tokens joined back
+    words = [
+        "john",
+        "smith",
+        "was",
+        "n't",
+        "rude",
+        "to",
+        "us",
+        "at",
+        "``",
+        "the",
+        "place",
+        "''",
+        ",",
+        "i",
+        "think",
+        ".",
+    ]
+    assert (
+        detokenize(words, "John Smith wasn't rude to us", ["john", "smith"])
+        == 'John Smith wasn\'t rude to us at "the place", I think.'
+    )
+    # the input's first word is cased only when it is a name: "The" does not make every "the" The
+    assert (
+        detokenize(["the", "food", "and", "the", "staff", "."], "The food was bad.")
+        == "The food and the staff."
+    )
+    assert detokenize(["we", "met", "zoë", "."], "Zoë was there", ["zoë"]) == "We met Zoë."
+    assert detokenize([], "") == ""
 
 
 def test_transfer_command_line_errors(tiny_run, tmp_path, capsys):

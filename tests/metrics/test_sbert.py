@@ -182,6 +182,26 @@ def test_preloaded_sources_are_not_encoded_again_and_score_the_same(model, tmp_p
         sbert.preload(vec, txt, fake)
 
 
+def test_a_run_starts_from_its_splits_sources_alone(model, tmp_path):
+    """start_run (each run of a score job, and tst score): the cache holds the preloaded sources only, so a run's
+    outputs are encoded in one group of their own whatever the process encoded before; the scores are those of
+    a fresh process that preloaded the same files."""
+    from tst.metrics import sbert
+
+    sources, outputs = [s for s, _ in PAIRS], [o for _, o in PAIRS]
+    vec, txt = tmp_path / "s.npy", tmp_path / "s.txt"
+    sbert.save_embeddings(sources, vec, txt, model)
+    fake = Counting(model)
+    assert sbert.start_run([vec, txt], fake) == 3
+    first = sbert.sbert_similarity(sources, outputs, fake).per_sentence
+    assert fake.seen == outputs
+    sbert.sbert_similarity(sources[:1], ["another run 's output ."], fake)  # an earlier run of the job
+    assert sbert.start_run([vec, txt], fake) == 3
+    again = sbert.sbert_similarity(sources, outputs, fake).per_sentence
+    assert fake.seen == outputs + ["another run 's output ."] + outputs  # encoded again, in the same group
+    assert again == first
+
+
 def test_precision_decides_bf16_as_evaluators_precision_does(monkeypatch):
     """The scoring option precision (evaluators.precision): fp32 never runs the MiniLM in bf16, bf16 always, auto
     on a CPU only when it has bf16 in hardware (tst.device.cpu_has_bf16, here made to answer each way)."""

@@ -6,6 +6,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from tst import layout
+
 
 def fail(command: str, message: str, code: int):
     """Print `tst COMMAND: error: MESSAGE` on stderr and exit with `code` (2: the command line, 1: a file)."""
@@ -36,3 +38,20 @@ def check_writable(command: str, groups: dict) -> None:
         parent = next((a for a in p.absolute().parents if a.exists()), None)
         if parent is None or not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
             fail(command, f"{option} {path}: cannot write there ({parent} is not a writable folder)", 2)
+
+
+def dataset_root(command: str, path: str) -> Path:
+    """--dataset-dir: the dataset's results folder (results/<dataset>, holding data/ and evaluators/). Its data
+    folder (results/<dataset>/data: a folder named data with neither a data nor an evaluators folder of its own) is
+    read as that results folder, with a warning naming the folder to pass."""
+    p = Path(path)
+    own = (p / layout.DATA).is_dir() or (p / layout.EVALUATORS).is_dir()
+    if p.name == layout.DATA and p.is_dir() and not own:
+        print(
+            f"tst {command}: warning: --dataset-dir {path} is the dataset's {layout.DATA} folder; read as its "
+            f"results folder {p.parent} (pass that: --dataset-dir {layout.root('<dataset>')} for both tst score "
+            "and tst transfer)",
+            file=sys.stderr,
+        )
+        return p.parent
+    return p

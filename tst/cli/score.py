@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from tst import layout
-from tst.cli.checks import check_files, check_writable, fail
+from tst.cli.checks import check_files, check_writable, dataset_root, fail
 
 SCORE_HELP = """\
 Score one system's transfers with every metric whose evaluator exists in the dataset's evaluators/
@@ -193,12 +193,20 @@ def add_score(sub) -> None:
         action=argparse.BooleanOptionalAction,
         default=True,
         help="normalize every line read (sources, outputs, references) as the workflow normalizes the corpus "
-        "and the published systems: PTB tokens (tokenized text is left as it is), then the dataset's "
-        "normalize block (lowercase, numbers) from --config, else DATASET_DIR/data/report.json, else "
-        "lowercase; so text cased and detokenized as people and LLMs write it scores like tokenized text "
+        "and the published systems: curly quotes as ' and \", PTB tokens (tokenized text is left as it is), "
+        "then the dataset's normalize block (lowercase, numbers) from --config, else "
+        "DATASET_DIR/data/report.json, else lowercase, NER placeholders (-PERSON-) kept as the corpus writes "
+        "them; so text cased and detokenized as people and LLMs write it scores like tokenized text "
         "(default %(default)s; --no-normalize scores the lines as given; the JSON's normalization says which)",
     )
     p.add_argument("--metrics", nargs="*", help="compute only these metric keys")
+    p.add_argument(
+        "--format",
+        choices=("json", "text"),
+        default="json",
+        help="what goes to stdout: json = the score JSON (default); text = one row per metric (metric, value, "
+        "95%% interval, direction, what it reads), then the signature line",
+    )
     p.add_argument("--tsv", help="also write per-sentence scores to this TSV")
     p.add_argument("--json", dest="json_out", help="also write the score JSON to this file")
     p.add_argument(
@@ -328,20 +336,45 @@ def _ci(args, dataset: str) -> dict | None:
 
 def _normalization(args, dataset_dir: Path, dataset: str) -> dict:
     """What score_files' normalize gets: the dataset's `normalize:` block and where it was read (--config,
-    else the data/report.json prepare_data wrote, else the default: lowercase), or None with --no-normalize."""
+    else the data/report.json prepare_data wrote, else the default: lowercase), or None with --no-normalize;
+    and the NER placeholders the corpus writes (tst.nlp.ner's default labels, the --config's ner.labels, the
+    placeholders data/report.json counts), kept as written."""
     from tst.io import read_json
+    from tst.nlp.ner import DEFAULT_LABELS
 
     if not args.normalize:
         return {"normalize": None, "from": None}
+    placeholders = set(DEFAULT_LABELS.values())
     config = _config(args, dataset)
     if config is not None:
-        return {"normalize": config["datasets"][dataset].get("normalize") or {}, "from": "--config"}
-    report = dataset_dir / layout.DATA / layout.DATA_REPORT
-    if report.is_file():
-        block = read_json(report).get("normalize")
-        if block is not None:
-            return {"normalize": block, "from": f"{layout.DATA}/{layout.DATA_REPORT}"}
-    return {"normalize": {"lowercase": True, "numbers": False}, "from": "default (lowercase)"}
+        ds = config["datasets"][dataset]
+        placeholders |= set(((ds.get("ner") or {}).get("labels") or {}).values())
+        block, where = ds.get("normalize") or {}, "--config"
+    else:
+        report = dataset_dir / layout.DATA / layout.DATA_REPORT
+        report = read_json(report) if report.is_file() else {}
+        placeholders |= set((report.get("ner") or {}).get("entities") or {})
+        block, where = report.get("normalize"), f"{layout.DATA}/{layout.DATA_REPORT}"
+        if block is None:
+            block, where = {"lowercase": True, "numbers": False}, "default (lowercase)"
+    return {"normalize": block, "from": where, "placeholders": sorted(placeholders)}
+
+
+def _source_embeddings(args, options, evaluators: Path, dataset: str) -> list[Path]:
+    """The sentence embeddings of the --split's sources the workflow computed (rule embed_sources), which its
+    score jobs preload (tst.metrics.sbert.start_run): read here too, so both routes batch alike and give the
+    same numbers. Only when sbert is on, the files exist and --precision is the workflow's (--config's
+    evaluators.precision, else config.yaml's); else none (the sources are encoded here)."""
+    from tst.metrics.sbert import scoring_bf16
+    from tst.names import sbert_sources_file
+    from tst.stages import score_options
+
+    files = [evaluators / sbert_sources_file(args.split, ext) for ext in ("npy", "txt")]
+    if not options.sbert or not all(f.is_file() for f in files):
+        return []
+    config = _config(args, dataset)
+    workflow = score_options(config, dataset) if config else {}
+    return files if scoring_bf16(workflow) == scoring_bf16(options) else []
 
 
 def _config(args, dataset: str) -> dict | None:
@@ -369,9 +402,10 @@ def cmd_score(args) -> dict:
     from tst.io import InputError, NotUTF8Error, write_json
     from tst.metrics.gm import DEFAULT_T
     from tst.metrics.registry import METRICS, ScoreOptions, check_keys, files
-    from tst.score import coverage_warnings, score_files, score_meta
+    from tst.score import coverage_warnings, score_files, score_meta, score_text
 
-    dataset_dir = Path(args.dataset_dir)
+    dataset_dir = dataset_root("score", args.dataset_dir)
+    dataset = args.dataset or dataset_dir.name
     evaluators = Path(args.evaluators_dir) if args.evaluators_dir else dataset_dir / layout.EVALUATORS
     options = ScoreOptions.of(  # resolved once: the file checks and the scorer read the same value
         {
@@ -402,8 +436,8 @@ def cmd_score(args) -> dict:
     _check_counts(args)
     check_writable("score", {"--tsv": args.tsv, "--json": args.json_out})
     calibration = _calibration(args, dataset_dir)
-    max_words = _max_words(args, args.dataset or dataset_dir.name)
-    ci = _ci(args, args.dataset or dataset_dir.name)
+    max_words = _max_words(args, dataset)
+    ci = _ci(args, dataset)
     if not evaluators.is_dir():
         need = [k for k in keys if files(k, args.system, options)]
         if need:
@@ -418,11 +452,14 @@ def cmd_score(args) -> dict:
             )
     from tst.scoring import Evaluators
 
-    bpe = (
-        dataset_dir / layout.DATA / layout.BPE_MODEL
-    )  # a BPE dataset: its piece-trained models read encoded text
+    bpe = dataset_dir / layout.DATA / layout.BPE_MODEL  # a BPE dataset: its models read encoded text
+    sources_embedded = _source_embeddings(args, options, evaluators, dataset) if evaluators.is_dir() else []
     if evaluators.is_dir():
         evaluators = Evaluators(evaluators, bpe=bpe if bpe.is_file() else None)
+    if sources_embedded:
+        from tst.metrics.sbert import scoring_bf16, start_run
+
+        start_run(sources_embedded, bf16=scoring_bf16(options))  # as the workflow's score jobs
     try:
         obj = score_files(
             evaluators,
@@ -432,9 +469,7 @@ def cmd_score(args) -> dict:
             args.references,
             args.lists,
             args.lists_text,
-            meta=score_meta(
-                args.dataset or dataset_dir.name, args.system or "unnamed", args.split, args.checkpoint
-            ),
+            meta=score_meta(dataset, args.system or "unnamed", args.split, args.checkpoint),
             options=options,
             only=args.metrics or None,
             gm_t=tuple(args.gm_t) if args.gm_t else DEFAULT_T,
@@ -444,7 +479,7 @@ def cmd_score(args) -> dict:
             max_words=max_words,
             progress=not args.verbose and sys.stderr.isatty(),
             ci=ci,
-            normalize=_normalization(args, dataset_dir, args.dataset or dataset_dir.name),
+            normalize=_normalization(args, dataset_dir, dataset),
         )
     except NotUTF8Error as e:
         fail("score", f"{e}, or pass --encoding-errors replace", 1)
@@ -455,6 +490,9 @@ def cmd_score(args) -> dict:
     obj["signature"] = signature.with_commit(obj["signature"])  # not cached: the checkout's commit too
     if args.json_out:
         write_json(args.json_out, obj)
-    json.dump(obj, sys.stdout, indent=2)
-    sys.stdout.write("\n")
+    if args.format == "text":
+        sys.stdout.write(score_text(obj, options))
+    else:
+        json.dump(obj, sys.stdout, indent=2)
+        sys.stdout.write("\n")
     return obj

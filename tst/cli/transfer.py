@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from tst import layout
-from tst.cli.checks import check_files, fail
+from tst.cli.checks import check_files, dataset_root, fail
 
 TRANSFER_HELP = """\
 Transfer new sentences with a trained checkpoint: raw text in (one sentence per line), prepared exactly as the
@@ -21,7 +21,7 @@ content is (a byte that is not UTF-8, a checkpoint that cannot be loaded).
 
 example:
   echo "John was rude to us" | tst transfer {checkpoint} \\
-      --dataset-dir {data} --to-style positive
+      --dataset-dir {root} --to-style positive --detokenize
 """
 
 
@@ -36,7 +36,7 @@ def demo_last_checkpoint() -> str:
 
 
 def add_transfer(sub) -> None:
-    example = {"checkpoint": demo_last_checkpoint(), "data": layout.data("demo")}
+    example = {"checkpoint": demo_last_checkpoint(), "root": layout.root("demo")}
     p = sub.add_parser(
         "transfer",
         help="transfer new sentences with a trained checkpoint",
@@ -47,7 +47,8 @@ def add_transfer(sub) -> None:
     p.add_argument(
         "--dataset-dir",
         required=True,
-        help=f"the dataset's prepared data, {layout.data('<dataset>')} (its {layout.BPE_MODEL} when it uses BPE)",
+        help=f"the dataset's results folder, {layout.root('<dataset>')} (as for tst score): its "
+        f"{layout.DATA}/{layout.BPE_MODEL} when it uses BPE; its {layout.DATA} folder is read as it, with a warning",
     )
     p.add_argument(
         "--to-style",
@@ -65,7 +66,13 @@ def add_transfer(sub) -> None:
     )
     p.add_argument(
         "--dataset",
-        help=f"dataset name in the config (default: the name of DATASET_DIR's parent, {layout.data('<dataset>')})",
+        help=f"dataset name in the config (default: DATASET_DIR's name, {layout.root('<dataset>')})",
+    )
+    p.add_argument(
+        "--detokenize",
+        action="store_true",
+        help="write each transfer as people write text: cased as its input line (names, the first letter, I) "
+        'and detokenized ("did n\'t" -> "didn\'t"); default: lowercased PTB tokens, as the corpus',
     )
     p.add_argument("--device", help="cpu, cuda, cuda:1 (default: CUDA when present)")
     p.add_argument("--batch-size", type=int, default=128)
@@ -91,14 +98,14 @@ def cmd_transfer(args) -> list[str]:
     check_files(
         "transfer", {"checkpoint": [args.checkpoint], "--input": [args.input], "--config": args.config}
     )
-    dataset_dir = Path(args.dataset_dir)
-    if not dataset_dir.is_dir():
-        fail("transfer", f"--dataset-dir {dataset_dir}: no such folder (pass {layout.data('<dataset>')})", 2)
-    name = args.dataset or (
-        dataset_dir.resolve().parent.name
-        if dataset_dir.resolve().name == layout.DATA
-        else dataset_dir.resolve().name
-    )
+    if not Path(args.dataset_dir).is_dir():
+        fail(
+            "transfer",
+            f"--dataset-dir {args.dataset_dir}: no such folder (pass {layout.root('<dataset>')})",
+            2,
+        )
+    root = dataset_root("transfer", args.dataset_dir)
+    name = args.dataset or root.resolve().name
     try:
         configs = []
         for path in args.config:
@@ -126,11 +133,12 @@ def cmd_transfer(args) -> list[str]:
             lines,
             to_style,
             ds_cfg,
-            dataset_dir,
+            root / layout.DATA,
             nlp_cfg=nlp_cfg,
             device=args.device,
             batch_size=args.batch_size,
             beam_width=beam,
+            detokenize=args.detokenize,
         )
     except (InputError, FileNotFoundError) as e:
         fail("transfer", str(e), 1)

@@ -8,6 +8,7 @@ characters). NER placeholders and <num> stay single pieces.
 from __future__ import annotations
 
 import io
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -105,6 +106,9 @@ def word_nll(pieces: list[str], nll, n_words: int) -> np.ndarray:
     return np.array(words + [float(nll[-1])])
 
 
+UNK_TOP = 5  # the tokens read as <unk> most often that a score file names per classifier / LM
+
+
 class ModelUnits:
     """An evaluator with a `.vocab` (classifier or LM) fed word-level sentences in the units it was trained
     on: with `bpe` (a model trained on BPE pieces) each sentence is encoded with the dataset's BPE model
@@ -113,7 +117,7 @@ class ModelUnits:
 
     def __init__(self, model, bpe: BPE | None = None):
         self.model, self.bpe, self.vocab = model, bpe, model.vocab
-        self.n_tokens = self.n_unk = 0
+        self.reset_counts()
 
     def encode(self, sentences) -> list[list[str]]:
         if self.bpe is None:
@@ -121,20 +125,28 @@ class ModelUnits:
         else:
             units = self.bpe.encode_many([_words(s) for s in sentences]) if len(sentences) else []
         self.n_tokens += sum(len(u) for u in units)
-        self.n_unk += sum(1 for u in units for t in u if t not in self.vocab)
+        self.unknown.update(t for u in units for t in u if t not in self.vocab)
         return units
 
+    @property
+    def n_unk(self) -> int:
+        return self.unknown.total()
+
     def reset_counts(self) -> None:
-        self.n_tokens = self.n_unk = 0
+        self.n_tokens = 0
+        self.unknown = Counter()  # token read as <unk> -> times
 
     def counts(self) -> dict:
-        """Since the last reset: units ("bpe" | "words"), tokens fed, how many <unk>, their share."""
+        """Since the last reset: units ("bpe" | "words"), tokens fed, how many <unk>, their share, and the
+        UNK_TOP tokens read as <unk> most often ([token, times], most first, ties in token order)."""
         rate = self.n_unk / self.n_tokens if self.n_tokens else None
+        top = sorted(self.unknown.items(), key=lambda kv: (-kv[1], kv[0]))[:UNK_TOP]
         return {
             "units": "words" if self.bpe is None else "bpe",
             "n_tokens": self.n_tokens,
             "n_unk": self.n_unk,
             "unk_rate": rate,
+            "unk_top": [[t, n] for t, n in top],
         }
 
     def predict_proba(self, sentences):

@@ -73,31 +73,72 @@ def retokenize(text: str) -> list[str]:
     return [kept.pop() if t == "\ue002" else back.get(t, t) for t in tokens]
 
 
-def scoring_normalizer(cfg: dict | None):
+@lru_cache(maxsize=1)
+def _detokenizer():
+    from tst.imports import load_nltk
+
+    load_nltk()
+    from nltk.tokenize.treebank import TreebankWordDetokenizer
+
+    return TreebankWordDetokenizer()
+
+
+def detokenize(words: list[str], like: str = "", names=()) -> str:
+    """Words (PTB tokens, lowercased as the corpus) as people write them (`tst transfer --detokenize`): each
+    word cased as the raw line `like` writes it (its first word only when it is one of `names`, the words of the
+    names NER found: a sentence's first word is capitalized anyway), "i" as "I", the first letter capitalized,
+    the tokens joined back (NLTK's Treebank detokenizer: "did n't" -> "didn't", "`` a ''" -> '"a"')."""
+    cased = {}
+    names = {n.lower() for n in names}
+    for k, t in enumerate(ptb_tokenize(like) if like else []):
+        if t != t.lower() and (k > 0 or t.lower() in names):
+            cased.setdefault(t.lower(), t)
+    out = [cased.get(w, "I" if w == "i" else w) for w in words]
+    text = _detokenizer().detokenize(out)
+    return text[:1].upper() + text[1:]
+
+
+# Curly quotes and apostrophes (as word processors and LLMs write them) -> the ASCII forms the PTB tokenizer reads:
+# "didn’t" -> did n't, “great” -> `` great '' (the forms of the tokenized corpora: Yelp, Amazon, IMDB, SST-2).
+CURLY_QUOTES = str.maketrans({"‘": "'", "’": "'", "‛": "'", "“": '"', "”": '"', "„": '"', "‟": '"'})
+
+
+def scoring_normalizer(cfg: dict | None, placeholders=()):
     """The normalization `tst score` applies to every line it reads (sources, outputs, references) so that text
-    written as people write it is scored as the workflow scores the corpus and the published systems: PTB
-    tokens (retokenize: the identity on tokenized text), then the dataset's `normalize:` block (lowercase,
-    numbers). A function line -> normalized line (a references line: each TAB-separated column)."""
+    written as people write it is scored as the workflow scores the corpus and the published systems: curly
+    quotes to ASCII (CURLY_QUOTES), PTB tokens (retokenize: the identity on tokenized text), then the dataset's
+    `normalize:` block (lowercase, numbers). `placeholders`: the corpus's NER placeholder tokens (-PERSON-, ...),
+    kept exactly as the corpus writes them, in whatever case they come (-person- -> -PERSON-): lowercased, the
+    evaluators would read them as unknown words. A function line -> normalized line (a references line: each
+    TAB-separated column)."""
     c = cfg or {}
     lowercase, numbers = bool(c.get("lowercase", True)), bool(c.get("numbers", False))
+    keep = {p.lower(): p for p in placeholders}
+
+    def token(t: str) -> str:
+        if t.lower() in keep:
+            return keep[t.lower()]
+        t = t.lower() if lowercase else t
+        return NUM if numbers and is_number(t) else t
 
     def one(text: str) -> str:
-        tokens = [t.lower() for t in retokenize(text)] if lowercase else retokenize(text)
-        return " ".join(NUM if numbers and is_number(t) else t for t in tokens)
+        return " ".join(token(t) for t in retokenize(text.translate(CURLY_QUOTES)))
 
     return lambda line: "\t".join(one(col) for col in line.split("\t"))
 
 
 def normalization_record(normalize: dict) -> dict:
-    """What a `tst score` JSON says of its normalization ({"normalize": block or None, "from": where})."""
+    """What a `tst score` JSON says of its normalization ({"normalize": block or None, "from": where,
+    "placeholders": the NER placeholders kept as written})."""
     block = normalize.get("normalize")
     if block is None:
         return {"applied": False, "note": "lines scored as given (--no-normalize)"}
     return {
         "applied": True,
-        "tokenize": "PTB (NLTK Treebank; tokenized text is left as it is)",
+        "tokenize": "PTB (NLTK Treebank; tokenized text is left as it is; curly quotes read as ' and \")",
         "lowercase": bool(block.get("lowercase", True)),
         "numbers": bool(block.get("numbers", False)),
+        "placeholders": sorted(normalize.get("placeholders") or ()),
         "from": normalize.get("from"),
     }
 

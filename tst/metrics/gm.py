@@ -12,6 +12,7 @@ The same formula serves a corpus (corpus Acc, mean Sim, corpus PP, as in Table 2
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -174,8 +175,11 @@ def check_calibration(obj, path=layout.CALIBRATION_FILE) -> dict:
         bad('no list "from"')
     if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in obj["t"]):
         bad(f'"t" holds a value that is not a number: {obj["t"]!r}')
-    if not all(isinstance(x, str) for x in obj["keys"]):
-        bad(f'"keys" holds a value that is not a metric key: {obj["keys"]!r}')
+    t_j = float(obj["t"][0])
+    if not (math.isfinite(t_j) and 0.0 <= t_j < 1.0):
+        bad(f'"t": t_J = {obj["t"][0]!r} is not a number in [0, 1) (J is a share of sentences)')
+    if obj["keys"] != [GM_INPUT]:
+        bad(f'"keys" is {obj["keys"]!r}, not [{GM_INPUT!r}] (the default GM thresholds the joint score J)')
     if not isinstance(obj.get("rule"), str):
         bad('no text "rule"')
     return obj

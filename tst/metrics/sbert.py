@@ -137,6 +137,16 @@ def preload(vectors_path, texts_path, model=None, bf16: bool = False) -> int:
     return len(texts)
 
 
+def start_run(files, model=None, bf16: bool = False) -> int:
+    """The embeddings of one score run, as both scoring routes compute them (a score job's every run and
+    `tst score`): this process's cache holds only the (vectors .npy, texts .txt) `files` (the run's split's
+    sources, rule embed_sources), so the run's other texts (its outputs) are encoded in one group of their own,
+    whatever the process encoded before. In bf16 an embedding moves with its batch (~2e-4): so a score does not
+    depend on the route or on which runs came before it. The number of texts preloaded."""
+    _seen(model or load_model(), bf16).clear()
+    return preload_files(files, model, bf16)
+
+
 def preload_files(files, model=None, bf16: bool = False) -> int:
     """preload each (vectors .npy, texts .txt) pair of a rule's input list (tst.rule_inputs.sbert_source_files, in
     that order); the number of texts."""

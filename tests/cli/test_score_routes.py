@@ -1,0 +1,162 @@
+"""One scoring route: `tst score` on the files a workflow run scored gives the numbers of the run's score files, for
+every system the run scores (ours at their last checkpoint, the references, the sanity baselines), and the numbers
+of its tables for the GM, which the report derives; the same text cased, detokenized and curly-quoted scores the
+same. On the suite's shared tiny run (tests/conftest.py finished_run)."""
+
+import csv
+import json
+import math
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tst import layout, names, rule_inputs, stages
+from tst.io import write_lines
+
+TST = str(Path(sys.executable).with_name("tst"))
+DATASET = "demo"
+REL = 1e-6  # relative difference allowed between the two routes
+
+
+def scored_runs(config: dict) -> list[tuple[str, str, bool]]:
+    """(system, checkpoint, external) of every system the run scores on the test split: ours at their last
+    checkpoint, the others (references, baselines, published systems) at `final`."""
+    last = stages.test_checkpoints(config)[-1]
+    runs = rule_inputs.report_runs(config, DATASET, stages.our_runs(config), [("test", names.FINAL)])
+    out = []
+    for system, split, ckpt in runs:
+        external = names.parse_system(system) is None
+        if split == "test" and (external or ckpt == last):
+            out.append((system, ckpt, external))
+    return out
+
+
+def cli_args(config: dict, system: str, ckpt: str, external: bool) -> list[str]:
+    """The `tst score` command line for the files the workflow's score job of (system, test, ckpt) reads."""
+    inputs = rule_inputs.score_inputs(config, DATASET, system, [("test", ckpt)], external)
+    args = ["--dataset-dir", layout.root(DATASET), "--system", system, "--checkpoint", ckpt]
+    args += ["--sources", *inputs["sources"], "--outputs", *inputs["outputs"]]
+    for option in ("references", "lists", "lists_text"):
+        if inputs.get(option):
+            args += [f"--{option.replace('_', '-')}", *inputs[option]]
+    return args
+
+
+def tst_score(run: Path, args: list[str]) -> dict:
+    result = subprocess.run(
+        [TST, "score", *args], cwd=run, capture_output=True, text=True, timeout=600, check=False
+    )
+    assert result.returncode == 0, (shlex.join(args), result.stderr[-3000:])
+    return json.loads(result.stdout)
+
+
+def same(a, b) -> bool:
+    return a == b or (
+        isinstance(a, float) and isinstance(b, float) and math.isclose(a, b, rel_tol=REL, abs_tol=0.0)
+    )
+
+
+def differences(cli: dict, workflow: dict) -> list[str]:
+    """Every metric of the workflow's score file against the CLI's (score, variant, per-metric counts), the
+    skipped metrics and the coverage counts: what differs."""
+    out = []
+    for key, m in workflow["metrics"].items():
+        c = cli["metrics"].get(key)
+        if c is None:
+            out.append(f"{key}: not computed by tst score ({cli['skipped'].get(key)})")
+            continue
+        if not same(c["score"], m["score"]):
+            out.append(f"{key}: tst score {c['score']!r}, workflow {m['score']!r}")
+        if c["variant"] != m["variant"]:
+            out.append(f"{key}: variant {c['variant']!r} != {m['variant']!r}")
+    if cli["skipped"].keys() != workflow["skipped"].keys():
+        out.append(f"skipped {sorted(cli['skipped'])} != {sorted(workflow['skipped'])}")
+    for count in ("n_sentences", "n_empty", "n_with_reference", "n_no_usable_words", "evaluators"):
+        if cli[count] != workflow[count]:
+            out.append(f"{count}: {cli[count]!r} != {workflow[count]!r}")
+    return out
+
+
+def table_rows(run: Path, table: str) -> dict[tuple[str, str], dict]:
+    """(system, checkpoint) -> row of results/demo/tables/{table}.csv."""
+    with open(run / layout.root(DATASET) / "tables" / f"{table}.csv", newline="", encoding="utf-8") as f:
+        return {(r["system"], r["checkpoint"]): r for r in csv.DictReader(f)}
+
+
+@pytest.mark.slow
+def test_tst_score_gives_the_workflows_numbers_for_every_system_the_run_scores(finished_run):
+    config = yaml.safe_load((finished_run / "config.yaml").read_text())
+    runs = scored_runs(config)
+    systems = {s for s, _, _ in runs}
+    # ours at the last checkpoint, the references and every sanity baseline the run builds
+    assert {"M0.seed1", "M2.seed1", "reference", "source", "shuffled", "empty"} <= systems
+    assert {s for s, _, ext in runs if not ext} == {"M0.seed1", "M2.seed1"}
+    assert {c for s, c, ext in runs if not ext} == {stages.test_checkpoints(config)[-1]}
+    leaderboard = table_rows(finished_run, "leaderboard")
+    compared_gm = 0
+    for system, ckpt, external in runs:
+        workflow = json.loads((finished_run / layout.score(DATASET, system, "test", ckpt)).read_text())
+        cli = tst_score(finished_run, cli_args(config, system, ckpt, external))
+        assert cli["normalization"][
+            "applied"
+        ]  # the default: normalizing the workflow's files changes nothing
+        assert differences(cli, workflow) == [], system
+        assert len(workflow["metrics"]) >= 25 and workflow["metrics"]["pp_joint"]["score"] > 1
+        # the GM the report derives from the stored scores (calibrated on the baselines, and P&G's)
+        row = leaderboard.get((system, ckpt))
+        if row is not None:
+            for key in ("gm", "gm_pg"):
+                assert same(cli["metrics"][key]["score"], float(row[key])), (system, key)
+            compared_gm += 1
+    assert compared_gm >= 7  # the references and the baselines (ours are on it at their selected checkpoint)
+
+
+def written_as_people_write(tokenized: str) -> str:
+    """A tokenized line as a person or an LLM writes it: detokenized (NLTK's Treebank detokenizer), capitalized,
+    apostrophes and quotes curly, NER placeholders in lower case."""
+    from nltk.tokenize.treebank import TreebankWordDetokenizer
+    from test_score_normalize import curly_quoted
+
+    text = TreebankWordDetokenizer().detokenize(tokenized.split())
+    text = curly_quoted(text[:1].upper() + text[1:])
+    return text.replace("-PERSON-", "-person-").replace("-LOCATION-", "-Location-")
+
+
+@pytest.mark.slow
+def test_cased_detokenized_curly_quoted_text_scores_as_the_tokenized_text(finished_run, tmp_path):
+    """M0's test sources and transfers, the transfers with a negation and a quotation worked in (PTB tokens:
+    was n't, `` ... ''), once tokenized as the corpus, once as people write them (cased, detokenized, curly
+    quotes, placeholders in another case): every metric the same."""
+    config = yaml.safe_load((finished_run / "config.yaml").read_text())
+    ckpt = stages.test_checkpoints(config)[-1]
+    args = cli_args(config, "M0.seed1", ckpt, False)
+    tokenized, written = {}, {}
+    for option in ("--sources", "--outputs"):
+        at = args.index(option)
+        for style, path in enumerate(args[at + 1 : at + 3]):
+            lines = (finished_run / path).read_text().splitlines()
+            for i, line in enumerate(lines):
+                words = line.split()
+                if option == "--outputs" and i % 3 == 0 and len(words) > 2:  # a quoted word
+                    words[1:2] = ["``", words[1], "''"]
+                if option == "--outputs" and i % 3 == 1:  # a negation, as PTB writes it
+                    words = ["it", "was", "n't", "so", ":", *words]
+                lines[i] = " ".join(words)
+            name = f"{option[2:]}.{style}.txt"
+            tokenized[path], written[path] = tmp_path / "tokenized" / name, tmp_path / "written" / name
+            write_lines(tokenized[path], lines)
+            write_lines(written[path], [written_as_people_write(line) for line in lines])
+    text = "".join(p.read_text() for p in written.values())
+    assert all(s in text for s in ("’", "“", "”", "-person-", "-Location-", "wasn’t"))
+    assert "n't" not in text and "``" not in text and "-PERSON-" not in text
+    scores = [tst_score(finished_run, [str(files.get(a, a)) for a in args]) for files in (tokenized, written)]
+    assert scores[0]["n_with_reference"] == scores[0]["n_sentences"]  # the sources still match the references
+    assert scores[0]["metrics"].keys() == scores[1]["metrics"].keys()
+    assert len(scores[0]["metrics"]) >= 25
+    for key, m in scores[0]["metrics"].items():
+        assert same(scores[1]["metrics"][key]["score"], m["score"]), key
+    assert scores[1]["units"] == scores[0]["units"]  # the same tokens read, the same unknown ones
