@@ -49,7 +49,9 @@ def test_corpus_bleu_records_sacrebleus_own_signature():
         got = corpus_bleu(hyps, refs).details["sacrebleu_signature"]
         assert got == str(theirs.get_signature())
         assert got == f"nrefs:{nrefs}|case:mixed|eff:no|tok:none|smooth:none|version:{sacrebleu.__version__}"
-    assert self_bleu(["a b"], ["a b"], "corpus").details["sacrebleu_signature"].startswith("nrefs:1|case:mixed|")
+    assert (
+        self_bleu(["a b"], ["a b"], "corpus").details["sacrebleu_signature"].startswith("nrefs:1|case:mixed|")
+    )
 
 
 def test_corpus_bleu_closest_reference_length_tie_takes_shorter():
