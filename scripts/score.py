@@ -6,6 +6,7 @@ bpe.model: the classifiers and LMs trained on pieces read the word-level text en
 import logging
 from pathlib import Path
 
+from tst.data.normalize import normalization_record
 from tst.logs import log_to
 from tst.metrics.registry import ScoreOptions
 from tst.metrics.sbert import preload_files, scoring_bf16
@@ -22,6 +23,11 @@ with log_to(sm.log[0]):
     if sm.input.get("sbert_sources"):  # the sources' sentence embeddings, encoded once (rule embed_sources)
         n = preload_files(sm.input.sbert_sources, bf16=scoring_bf16(options))
         logging.getLogger("score").info("preloaded the sentence embeddings of %d sources", n)
+    # the dataset's text and its systems' outputs were normalized when prepared and imported (tst.data.prepare,
+    # tst.data.systems), with the dataset's `normalize:` block: the score files say so, and their signature
+    normalization = normalization_record(
+        {"normalize": sm.params.normalize or {}, "from": f"datasets.{w.dataset}.normalize, when prepared"}
+    )
     json_out, tsv_out = ([o] if isinstance(o, str) else list(o) for o in (sm.output.json, sm.output.tsv))
     for i, (split, checkpoint) in enumerate(sm.params.runs):
         pair = slice(2 * i, 2 * i + 2)
@@ -33,7 +39,7 @@ with log_to(sm.log[0]):
             references=sm.input.get("references", []) if split == "test" else [],
             lists=sm.input.get("lists", [])[pair],
             lists_text=sm.input.get("lists_text", [])[pair],
-            meta=score_meta(w.dataset, system, split, checkpoint),
+            meta={**score_meta(w.dataset, system, split, checkpoint), "normalization": normalization},
             options=options,
             max_words=sm.params.max_words,
             json_out=json_out[i],
