@@ -91,10 +91,14 @@ def test_an_unfinished_run_names_the_missing_table(tmp_path):
 
 @pytest.mark.slow
 def test_publish_the_tiny_run(finished_run, capsys):
-    """On the test suite's tiny run: every leaderboard row of the run, as the report wrote it."""
+    """On the test suite's tiny run: every leaderboard row of the run, as the report wrote it, its signature once
+    above it, and no line over 3,000 characters."""
     ds = finished_run / "results" / "demo"
     assert main([str(ds), "--configfile", str(finished_run / "config.yaml")]) == 0
     out = capsys.readouterr().out
-    assert (ds / "tables" / "leaderboard.md").read_text(encoding="utf-8").rstrip() in out
+    sig, table = split_signature((ds / "tables" / "leaderboard.md").read_text(encoding="utf-8"))
+    assert table in out and f"## demo\n\nScore signature ([citing.md](citing.md)): `{sig}`\n\n" in out
+    assert sig.startswith(f"tst:{signature.version()}|gm:") and out.count("tst:") == 1 and len(sig) <= 120
+    assert max(len(line) for line in out.splitlines()) <= 3000
     rows = (ds / "tables" / "leaderboard.csv").read_text(encoding="utf-8").splitlines()[1:]
     assert len(rows) >= 8 and all(f"| {row.split(',')[1]}" in out for row in rows)
