@@ -9,7 +9,8 @@
 # the dataset's references release, named in the ref-BLEU variants): changing one reruns the scores.
 # Lines longer than params.max_words tokens are cut and counted (n_truncated; tst.stages.score_max_words).
 # Each score file ends with its signature (tst.signature); params.tst_version reruns the scores when the package
-# version changes (the code hash covers the rest).
+# version changes (the code hash covers the rest); params.normalize: the dataset's `normalize:` block, which the
+# score files record (`normalization`) as the way their text was normalized when prepared.
 
 
 rule score_ours:
@@ -35,6 +36,7 @@ rule score_ours:
         max_words=lambda w: stages.score_max_words(config, w.dataset),
         code=code("score.py"),
         tst_version=signature.version(),  # in each score file's signature
+        normalize=lambda w: stages.corpus_settings(config, w.dataset).get("normalize"),
     script:
         "../scripts/score.py"
 
@@ -58,5 +60,6 @@ rule score_external:
         max_words=lambda w: stages.score_max_words(config, w.dataset),
         code=code("score.py"),
         tst_version=signature.version(),  # in each score file's signature
+        normalize=lambda w: stages.corpus_settings(config, w.dataset).get("normalize"),
     script:
         "../scripts/score.py"

@@ -7,6 +7,7 @@ bpe.model: the classifiers and LMs trained on pieces read the word-level text en
 import logging
 from pathlib import Path
 
+from tst.data.normalize import normalization_record
 from tst.logs import log_to
 from tst.metrics.registry import ScoreOptions
 from tst.metrics.sbert import scoring_bf16, start_run
@@ -23,6 +24,11 @@ with log_to(sm.log[0]):
     evaluators = Evaluators(Path(sm.input.evaluators[0]).parent, bpe=sm.input.get("bpe") or None)
     # the sources' sentence embeddings, encoded once per split (rule embed_sources): file name -> path
     sbert = {Path(f).name: str(f) for f in sm.input.get("sbert_sources") or []}
+    # the dataset's text and its systems' outputs were normalized when prepared and imported (tst.data.prepare,
+    # tst.data.systems), with the dataset's `normalize:` block: the score files say so, and their signature
+    normalization = normalization_record(
+        {"normalize": sm.params.normalize or {}, "from": f"datasets.{w.dataset}.normalize, when prepared"}
+    )
     json_out, tsv_out = ([o] if isinstance(o, str) else list(o) for o in (sm.output.json, sm.output.tsv))
     progress = Progress(len(sm.params.runs), f"score {w.dataset} {system}", unit="run")
     for i, (split, checkpoint) in enumerate(sm.params.runs):
@@ -39,7 +45,7 @@ with log_to(sm.log[0]):
             references=sm.input.get("references", []) if split == "test" else [],
             lists=sm.input.get("lists", [])[pair],
             lists_text=sm.input.get("lists_text", [])[pair],
-            meta=score_meta(w.dataset, system, split, checkpoint),
+            meta={**score_meta(w.dataset, system, split, checkpoint), "normalization": normalization},
             options=options,
             max_words=sm.params.max_words,
             json_out=json_out[i],

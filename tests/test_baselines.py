@@ -108,6 +108,17 @@ def test_auc_by_hand():
     assert separation([1.0], [3.0], higher_is_better=False)["gap"] == pytest.approx(2.0)
 
 
+@pytest.mark.parametrize("n,m", [(5, 7), (300, 280), (1, 1), (50, 3)])
+def test_auc_is_the_share_of_pairs_won_counted_pair_by_pair(n, m):
+    """scipy's U over n x m equals the pairwise count (wins + half the ties) on values with many ties, in both
+    directions."""
+    rng = np.random.default_rng(n * 1000 + m)
+    true, shuffled = np.round(rng.normal(0.3, 1, n), 1), np.round(rng.normal(0, 1, m), 1)
+    for sign, higher in ((1, True), (-1, False)):
+        pairs = [(sign * (t - s) > 0) + 0.5 * (t == s) for t in true for s in shuffled]
+        assert auc(true, shuffled, higher) == pytest.approx(sum(pairs) / (n * m), rel=1e-12, abs=1e-15)
+
+
 def test_word_order_damage():
     rng = random.Random(0)
     assert adjacent_swaps("a b", 3, rng) == "b a"  # three swaps of the only pair

@@ -1,11 +1,12 @@
-"""Scores that say what they are (tst.signature): the one-line signature of every score JSON, table and
-`tst score` output (its JSON), its hashes checked against sha256sum's on known inputs, and the commit only of a clean
-checkout."""
+"""Scores that say what they are (tst.signature): the one-line signature (at most 120 characters) of every score
+JSON, table and `tst score` output, its hashes checked against sha256sum's on known inputs, the version in one
+place, and the commit only of a clean checkout."""
 
+import hashlib
 import json
+import re
 import subprocess
 import tomllib
-from importlib.metadata import version as dist_version
 
 import pytest
 import yaml
@@ -18,35 +19,71 @@ from tst.io import write_lines
 A_X_B_Y = "e8d47f137cab36ac7ca41fba1e478d5abc35cd74978ff8835a995b884b54502d"
 
 
-def test_variants_hash_is_the_sha256_of_the_sorted_key_tab_variant_lines():
+def sha256sum(text: str) -> str:
+    """coreutils sha256sum of the text: a second route to every hash of the signature."""
+    out = subprocess.run(["sha256sum"], input=text.encode(), capture_output=True, check=True).stdout
+    return out.split()[0].decode()
+
+
+def test_the_hashes_are_sha256sums_of_sorted_key_tab_value_lines():
     assert signature.variants_hash({"b": "y", "a": "x"}) == A_X_B_Y[:12]
-    # `printf '' | sha256sum`: no metric
-    assert signature.variants_hash({}) == "e3b0c44298fc"
+    assert signature.variants_hash({}) == "e3b0c44298fc"  # `printf '' | sha256sum`: no metric
     assert signature.variants_hash({"a": "x", "b": "z"}) != A_X_B_Y[:12]  # any variant string moves it
+    shas = {"style_cnn.pt": "ab" * 32, "lm_joint.pt": "cd" * 32}
+    lines = f"lm_joint.pt\t{'cd' * 32}\nstyle_cnn.pt\t{'ab' * 32}\n"
+    assert signature.evaluators_hash(shas) == sha256sum(lines)[:12]
+    assert signature.evaluators_hash({**shas, "lm_joint.pt": "ce" * 32}) != sha256sum(lines)[:12]
+    # the default GM's form: the variants of J and its factors only, 8 hex digits
+    variants = {"joint": "J v1", "style": "P(target)", "bleu_ref_corpus": "BLEU", "acceptability": "P(real)"}
+    form = sha256sum("acceptability\tP(real)\njoint\tJ v1\nstyle\tP(target)\n")[:8]
+    assert signature.gm_form(variants) == form
+    assert signature.gm_form({**variants, "bleu_ref_corpus": "BLEU-2"}) == form  # not a part of the GM
+    assert signature.gm_form({**variants, "style": "P(target), counterfactuals"}) != form
+    assert signature.gm_form({"acc": "CNN"}) is None
 
 
-def test_the_line_names_every_field_in_order(monkeypatch):
+def test_the_normalization_tag_of_a_score_files_record():
+    from tst.data.normalize import normalization_record
+
+    def tag(block):
+        return signature.normalization_tag(normalization_record({"normalize": block, "from": "x"}))
+
+    assert tag({"lowercase": True, "numbers": False}) == "ptb+lc"
+    assert tag({}) == "ptb+lc"  # the schema's defaults: lowercase, numbers as they are
+    assert tag({"lowercase": False, "numbers": True}) == "ptb+cased+num"
+    assert tag(None) == "none"  # --no-normalize: the lines as given
+    assert signature.normalization_tag(None) == "unknown"  # a score file that does not say
+
+
+def test_the_line_names_every_field_in_order_in_at_most_120_characters(monkeypatch):
     monkeypatch.setattr(signature, "version", lambda: "9.9.9")
-    monkeypatch.setattr(signature, "scoring_code", lambda: "c0de")
-    full = "ab" * 32
-    sig = signature.signature(
-        {"style_cnn.pt": full, "lm_joint.pt": "cd" * 32}, {"b": "y", "a": "x"}, (60, 60, 8, 5)
-    )
-    assert sig["evaluators"] == {"lm_joint.pt": "cd" * 6, "style_cnn.pt": "ab" * 6}
-    assert sig["line"] == (
-        "tst:9.9.9|code:c0de|eval:lm_joint.pt=cdcdcdcdcdcd,style_cnn.pt=abababababab|gm:60,60,8,5|gm_cal:none"
-        f"|variants:{A_X_B_Y[:12]}"
-    )
+    monkeypatch.setattr(signature, "scoring_code", lambda: "c0de" * 4)
+    shas = {"style_cnn.pt": "ab" * 32}
+    variants = {"b": "y", "a": "x", "joint": "J"}
+    sig = signature.signature(shas, variants, (60, 60, 8, 5), [0.0213456], "ptb+lc")
+    form = sha256sum("joint\tJ\n")[:8]
+    ev = sha256sum(f"style_cnn.pt\t{'ab' * 32}\n")[:12]
+    var = sha256sum("a\tx\nb\ty\njoint\tJ\n")[:12]
+    assert sig["line"] == f"tst:9.9.9|gm:{form},tJ=0.02135|norm:ptb+lc|eval:{ev}|var:{var}|code:{'c0de' * 4}"
+    assert sig["gm"] == {"form": form, "t_J": 0.0213456} and sig["gm_pg_t"] == [60.0, 60.0, 8.0, 5.0]
+    assert sig["n_evaluators"] == 1 and sig["evaluators"] == ev and sig["variants"] == var
     none = signature.signature({}, {}, None, None)
-    assert none["line"] == "tst:9.9.9|code:c0de|eval:none|gm:none|gm_cal:none|variants:e3b0c44298fc"
-    assert signature.signature({}, {}, (1, 2, 3.5, 4), [10.25, 20, 30])["line"].split("|")[3:5] == [
-        "gm:1,2,3.5,4",
-        "gm_cal:10.25,20,30",
-    ]
+    assert (
+        none["line"] == f"tst:9.9.9|gm:none|norm:unknown|eval:e3b0c44298fc|var:e3b0c44298fc|code:{'c0de' * 4}"
+    )
+    assert signature.signature({}, variants)["line"].split("|")[1] == f"gm:{form}"  # no threshold: the form
+    with pytest.raises(ValueError, match="one threshold t_J"):
+        signature.signature({}, {}, None, [10, 20, 30])
+    # the longest fields there are: a two-digit version everywhere, every normalization flag
+    monkeypatch.setattr(signature, "version", lambda: "10.10.10")
+    longest = signature.signature(shas, variants, None, [0.0213456], "ptb+cased+num")["line"]
+    assert len(longest) == 111 <= signature.MAX_LINE
+    monkeypatch.setattr(signature, "version", lambda: "10.10.10.dev0+" + "x" * 20)
+    with pytest.raises(ValueError, match=r"signature line of 13\d characters, over 120"):
+        signature.signature(shas, variants, None, [0.0213456], "ptb+cased+num")
     monkeypatch.setattr(signature, "commit", lambda repo=None: "f" * 40)
     with_commit = signature.with_commit(none)
-    assert with_commit["commit"] == "f" * 40
-    assert with_commit["line"].split("|")[:3] == ["tst:9.9.9", "code:c0de", "commit:" + "f" * 40]
+    assert with_commit["commit"] == "f" * 40 and with_commit["line"] == none["line"]
 
 
 def test_a_table_signature_joins_its_score_files():
@@ -55,22 +92,29 @@ def test_a_table_signature_joins_its_score_files():
         {"evaluators": {"e.pt": "1" * 64}, "metrics": {"a": {"variant": "x"}}},
     ]
     sig = signature.of_score_files(objs)
-    assert sig["evaluators"] == {"e.pt": "1" * 12} and sig["variants"] == A_X_B_Y[:12]
+    assert sig["evaluators"] == sha256sum(f"e.pt\t{'1' * 64}\n")[:12] and sig["variants"] == A_X_B_Y[:12]
+    assert sig["normalization"] == "unknown"
     objs.append({"evaluators": {"e.pt": "2" * 64}, "metrics": {}})  # a second version of the same file
-    assert signature.of_score_files(objs)["evaluators"] == {"e.pt": "1" * 12 + "+" + "2" * 12}
+    assert signature.of_score_files(objs)["evaluators"] == sha256sum(f"e.pt\t{'1' * 64}+{'2' * 64}\n")[:12]
+    record = {"applied": True, "tokenize": "PTB (NLTK Treebank)", "lowercase": True, "numbers": False}
+    same = [{**o, "normalization": record} for o in objs]
+    assert signature.of_score_files(same)["normalization"] == "ptb+lc"
+    same[0]["normalization"] = {"applied": False}
+    assert signature.of_score_files(same)["normalization"] == "mixed"
 
 
-def test_version_is_the_installed_packages_and_the_releases(repo_root):
-    project = tomllib.loads((repo_root / "pyproject.toml").read_text())["project"]
-    assert project["version"] == "0.2.0"
-    assert signature.version() == dist_version("tst-pipeline"), "a stale install: make install"
-    assert signature.version() == project["version"], "installed from another version: make install"
+def test_the_version_lives_in_one_place(repo_root):
     import tst
 
-    assert tst.__version__ == signature.version()
+    pyproject = tomllib.loads((repo_root / "pyproject.toml").read_text())
+    assert "version" not in pyproject["project"] and pyproject["project"]["dynamic"] == ["version"]
+    assert pyproject["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "tst.__version__"}
+    assert signature.version() == tst.__version__ and re.fullmatch(r"\d+\.\d+\.\d+", tst.__version__)
     cff = yaml.safe_load((repo_root / "CITATION.cff").read_text())
-    assert cff["version"] == project["version"]
-    assert (repo_root / "CHANGELOG.md").read_text().count(f"## {project['version']}") == 1
+    assert cff["version"] == tst.__version__
+    changelog = (repo_root / "CHANGELOG.md").read_text()
+    heading = rf"^## {re.escape(tst.__version__)} \(\d{{4}}-\d\d-\d\d\)$"  # a dated release
+    assert len(re.findall(heading, changelog, re.MULTILINE)) == 1
 
 
 def test_scoring_code_is_the_code_hash_of_tst_score():
@@ -124,10 +168,13 @@ def test_score_json_and_tst_score_carry_it(tmp_path, capsys):
     assert sig == obj["signature"] and "commit" not in sig  # a cached artifact: no commit
     by_hand = "".join(f"{k}\t{obj['metrics'][k]['variant']}\n" for k in sorted(obj["metrics"]))
     assert sorted(obj["metrics"]) == sorted(only)
-    import hashlib
-
     assert sig["variants"] == hashlib.sha256(by_hand.encode()).hexdigest()[:12]
-    assert sig["evaluators"] == {} and sig["gm_t"] is None and sig["version"] == signature.version()
+    assert sig["evaluators"] == "e3b0c44298fc" and sig["n_evaluators"] == 0  # no evaluator file read
+    assert sig["gm"] == {"form": None, "t_J": None} and sig["gm_pg_t"] is None
+    assert sig["version"] == signature.version() and sig["normalization"] == "unknown"
+    assert len(sig["line"]) <= 120 and sig["line"].startswith(
+        f"tst:{signature.version()}|gm:none|norm:unknown|"
+    )
 
     main(
         [
@@ -148,25 +195,32 @@ def test_score_json_and_tst_score_carry_it(tmp_path, capsys):
     assert printed["commit"] == signature.commit()
     from tst.metrics.gm import DEFAULT_T
 
-    assert printed["variants"] == sig["variants"] and printed["gm_t"] == list(DEFAULT_T)
+    assert printed["variants"] == sig["variants"] and printed["gm_pg_t"] == list(DEFAULT_T)
+    # `tst score` normalizes as the workflow does (PTB tokens, lowercased): only norm: differs
+    assert printed["line"] == sig["line"].replace("|norm:unknown|", "|norm:ptb+lc|")
     assert out.err == ""  # nothing on stderr when all is well: the signature is in the JSON
 
 
 @pytest.mark.slow
 def test_every_table_and_score_file_of_a_run_ends_with_its_signature(finished_run):
-    import hashlib
-
     ds = finished_run / "results" / "demo"
-    score = json.loads(next((ds / "scores").rglob("*.json")).read_text())
-    for name, short in score["signature"]["evaluators"].items():
+    scores = [json.loads(p.read_text()) for p in sorted((ds / "scores").rglob("*.json"))]
+    score = scores[0]
+    for name, sha in score["evaluators"].items():
         path = ds / "evaluators" / name
         if path.is_file():
-            assert hashlib.sha256(path.read_bytes()).hexdigest()[:12] == short
-    assert score["signature"]["evaluators"]
+            assert hashlib.sha256(path.read_bytes()).hexdigest() == sha
+    assert score["evaluators"] and score["signature"]["n_evaluators"] == len(score["evaluators"])
+    lines = "".join(f"{k}\t{v}\n" for k, v in sorted(score["evaluators"].items()))
+    assert score["signature"]["evaluators"] == sha256sum(lines)[:12]
+    # the demo's text is normalized when prepared (lowercase, PTB tokens), and its score files say so
+    assert {s["signature"]["normalization"] for s in scores} == {"ptb+lc"}
+    assert all(s["signature"]["gm"]["form"] and len(s["signature"]["line"]) <= 120 for s in scores)
     tables = {t.name: t.read_text().splitlines() for t in (ds / "tables").glob("*.md")}
     full = {n: lines[-1] for n, lines in tables.items() if len(lines) > 1}  # an empty table is one line
     assert "leaderboard.md" in full and len(full) >= 5
+    t_j = json.loads((ds / "validity" / "gm_thresholds.json").read_text())["t"][0]
+    table_sig = signature.of_score_files(scores, None, [t_j])["line"]
     for last in full.values():  # Markdown escapes the signature's "|" as "\\|"
-        assert last.replace("\\|", "|").startswith(
-            f"- Signature (tst.signature): tst:{signature.version()}|code:"
-        )
+        assert last.replace("\\|", "|") == "- " + signature.NOTE + table_sig
+    assert f",tJ={t_j:.4g}|norm:ptb+lc|" in table_sig

@@ -18,19 +18,14 @@ from tst.data.prepare import DEFAULT_NER_LABELS
 
 
 def merge_configs(configs: list[dict]) -> dict:
-    """Config files merged as Snakemake merges --configfile overlays: nested dicts key by key, a later
-    file's value replacing an earlier one's."""
+    """Config files merged as Snakemake merges --configfile overlays, with its own function
+    (snakemake.utils.update_config): nested dicts key by key, a later file's value replacing an earlier one's.
+    The configs given are left as they are."""
+    from snakemake.utils import update_config
+
     out: dict = {}
-
-    def merge(into: dict, new: dict) -> None:
-        for k, v in new.items():
-            if isinstance(v, dict) and isinstance(into.get(k), dict):
-                merge(into[k], v)
-            else:
-                into[k] = v
-
     for c in configs:
-        merge(out, c or {})
+        update_config(out, c or {})
     return out
 
 

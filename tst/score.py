@@ -376,7 +376,8 @@ def score_files(
     placeholders, kept as written}: every line read (sources,
     outputs, references) goes through tst.data.normalize.scoring_normalizer first, and the JSON says so under
     "normalization" (`tst score`; {"applied": False} there when it is turned off).
-    The JSON ends with its `signature` (tst.signature: version, code, evaluators, GM thresholds, variants).
+    The JSON ends with its `signature` (tst.signature: version, the default GM's form and t_J, normalization,
+    evaluators, variants, code).
     """
     if len(sources) != len(outputs):
         raise InputError(f"{len(sources)} source files but {len(outputs)} output files")

@@ -1,10 +1,11 @@
 """`tst transfer`: raw text prepared as the dataset's was (normalize, NER masking, BPE), a tiny checkpoint
 trained here, names put back in the output; `tst --version`."""
 
+import copy
 import io
+import re
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -343,8 +344,47 @@ def test_config_overlay_and_style_names():
     assert style_index("positive", ["negative", "positive"]) == 1 and style_index("0", ["a", "b"]) == 0
 
 
-def test_version_is_the_pyproject_version():
-    expected = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+def _merged_key_by_key(configs):
+    """The overlay merge written out: a dict value merges into a dict key by key, any other value replaces."""
+    out = {}
+
+    def merge(into, new):
+        for k, v in new.items():
+            if isinstance(v, dict) and isinstance(into.get(k), dict):
+                merge(into[k], v)
+            else:
+                into[k] = copy.deepcopy(v)
+
+    for c in configs:
+        merge(out, c or {})
+    return out
+
+
+def test_config_overlays_merge_as_written_out_and_leave_their_inputs_alone():
+    """Every shipped overlay over config.yaml (and the real-data stage's pairs) merges to the same config as the
+    merge written out above; a nested key, a list and a null are replaced, and no input dict changes."""
+    load = lambda name: yaml.safe_load((ROOT / name).read_text())
+    overlays = sorted(p.name for p in (ROOT / "configs").glob("*.yaml"))
+    stacks = [["config.yaml", f"configs/{o}"] for o in overlays]
+    stacks += [
+        ["config.yaml", "configs/yelp.yaml", f"configs/{o}"] for o in ("scores_only.yaml", "yelp_cpu.yaml")
+    ]
+    assert len(stacks) >= 14
+    for names in stacks:
+        configs = [load(n) for n in names]
+        assert merge_configs(configs) == _merged_key_by_key(configs), names
+        assert configs == [load(n) for n in names], names
+    base = {"a": {"b": 1, "c": [1, 2]}, "d": None, "e": 3}
+    merged = merge_configs([base, {"a": {"c": [3]}, "d": {"x": 1}}, {"e": None}])
+    assert merged == {"a": {"b": 1, "c": [3]}, "d": {"x": 1}, "e": None}
+    assert base == {"a": {"b": 1, "c": [1, 2]}, "d": None, "e": 3}
+
+
+def test_version_is_the_packages_own():
+    # tst/__init__.py holds it, written out (pyproject.toml reads it from there: tests/test_signature.py)
+    expected = re.search(r'^__version__ = "(.+)"$', (ROOT / "tst" / "__init__.py").read_text(), re.MULTILINE)[
+        1
+    ]
     out = subprocess.run(
         [sys.executable, "-m", "tst", "--version"], capture_output=True, text=True, check=True
     )

@@ -36,6 +36,24 @@ def test_corpus_bleu_matches_hand_worked_multi_bleu():
     assert (r.details["sys_len"], r.details["ref_len"]) == (9, 10)
 
 
+def test_corpus_bleu_records_sacrebleus_own_signature():
+    """The details hold the string sacreBLEU's BLEU.get_signature() gives for the same settings and references
+    (a second metric object scores the same corpus here), and which its documentation spells out by hand."""
+    import sacrebleu
+    from sacrebleu.metrics import BLEU
+
+    for hyps, refs, nrefs in ((HYPS, REFS, "var"), (["a b c d"], [["a b c d"]], "1")):
+        theirs = BLEU(tokenize="none", force=True, lowercase=False, smooth_method="none")
+        k = max(len(r) for r in refs)
+        theirs.corpus_score(hyps, [[r[j] if j < len(r) else None for r in refs] for j in range(k)])
+        got = corpus_bleu(hyps, refs).details["sacrebleu_signature"]
+        assert got == str(theirs.get_signature())
+        assert got == f"nrefs:{nrefs}|case:mixed|eff:no|tok:none|smooth:none|version:{sacrebleu.__version__}"
+    assert (
+        self_bleu(["a b"], ["a b"], "corpus").details["sacrebleu_signature"].startswith("nrefs:1|case:mixed|")
+    )
+
+
 def test_corpus_bleu_closest_reference_length_tie_takes_shorter():
     # hyp length 5, refs of length 7 and 3 are both 2 away: multi-bleu.perl takes 3 -> no brevity penalty
     r = corpus_bleu(["a b c d e"], [["a b c d e f g", "a b c"]])

@@ -19,9 +19,7 @@ def package_version() -> str:
     """`tst --version`: the package version, the scoring code's hash and the checkout's commit (tst.signature)."""
     from tst import signature
 
-    v = signature.version()
-    v = "unknown (not installed: pip install -e .)" if v == "unknown" else v
-    return f"{v} (scoring code {signature.scoring_code()}, commit {signature.commit()})"
+    return f"{signature.version()} (scoring code {signature.scoring_code()}, commit {signature.commit()})"
 
 
 class _Version(argparse.Action):

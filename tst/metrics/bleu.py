@@ -99,6 +99,8 @@ def corpus_bleu(outputs, references, name: str = "bleu_ref_corpus") -> MetricRes
             "ref_len": int(res.ref_len),
             "max_refs": k,
             "empty_hypotheses": sum(1 for h in hyps if not h.strip()),
+            # sacreBLEU's own signature of these settings (nrefs:var when outputs have different numbers)
+            "sacrebleu_signature": str(metric.get_signature()),
         },
         resample={
             "kind": "bleu",

@@ -64,30 +64,17 @@ def word_movers_distance(a, b, vectors) -> float | None:
     M = np.sqrt(((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))  # Euclidean ground distance
     da = np.array([ca[t] for t in wa], dtype=np.float64)
     db = np.array([cb[t] for t in wb], dtype=np.float64)
-    return emd2(da / da.sum(), db / db.sum(), M)
-
-
-def emd2(a: np.ndarray, b: np.ndarray, M: np.ndarray) -> float:
-    """POT's ot.emd2(a, b, M) (pot 0.9.7.post1) for float64 NumPy weights that are all positive and a dense M:
-    the same network simplex (ot.lp.emd_wrap.emd_c) on the same arrays, b rescaled to a's mass as emd2 does,
-    and a non-optimal result reported as emd2 reports it. Without emd2's backend dispatch, marginal check and
-    dual centring: a sentence pair's WMD took ~0.4 ms, most of it there. The same bits as ot.emd2
-    (tests/metrics/test_embedding.py)."""
-    emd_c, check_result = _network_simplex()
-    b = b * a.sum(0) / b.sum(0, keepdims=True)
-    _, cost, _, _, code = emd_c(a, b, np.ascontiguousarray(M, dtype=np.float64), 100_000, 1, None, None)
-    check_result(code)
-    return float(cost)
+    return float(_ot().emd2(da / da.sum(), db / db.sum(), M))
 
 
 @cache
-def _network_simplex():
-    # POT imports scikit-learn for its k-means (~0.7 s) and networkx for a graph partitioning of ot.gromov (~0.3 s),
-    # both optional there; emd2 uses neither
+def _ot():
+    """POT (its public ot.emd2: the network simplex, exact). POT imports scikit-learn for its k-means (~0.7 s) and
+    networkx for a graph partitioning of ot.gromov (~0.3 s), both optional there; emd2 uses neither."""
     with unimportable("sklearn", "networkx"):
-        from ot.lp.emd_wrap import check_result, emd_c
+        import ot
 
-    return emd_c, check_result
+    return ot
 
 
 MODES = ("masked", "removed", "unmasked")

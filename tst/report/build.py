@@ -113,7 +113,7 @@ def build_tables(
         [read_json(p) for p in score_paths], gm_t, (calibration or {}).get("t") if gm_t is not None else None
     )
     for t in out:  # every table's last footnote: what its scores were computed with
-        t.notes.append(f"Signature (tst.signature): {sig['line']}")
+        t.notes.append(signature.NOTE + sig["line"])
     return [p for t in out for p in table_writer.write_table(t, out_dir)]
 
 

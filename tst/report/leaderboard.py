@@ -35,6 +35,7 @@ from tst.bootstrap import (
 )
 from tst.human.ratings import system_means
 from tst.io import InputError, read_json, read_lines
+from tst.metrics.gm import GM_FACTORS
 from tst.report.scores import MetricInfo, digits, external
 from tst.report.select import select_checkpoints, selected_rows
 from tst.report.table_writer import Table, fmt
@@ -42,17 +43,16 @@ from tst.report.tables import _external_order, _header, _kind, _marks, _warmup_n
 
 log = logging.getLogger(__name__)
 
-# The measures people agree with first: the default GM and its three factors (style, content, acceptability,
+# The measures people agree with first: the default GM and its three factors (GM_FACTORS: style, content, acceptability,
 # docs/style_and_gm.md), the references-based score; then Pang & Gimpel's own (Acc, Sim, PP, their GM), labelled
 # theirs. Each column's agreement with people stays in the report (tables metric_vs_human, aggregation).
-FACTORS = ("style", "content", "acceptability")
 PANG_GIMPEL = ("acc", "sim", "pp_joint", "gm_pg")
 
 
 def headline_keys(info: dict[str, MetricInfo], s: dict) -> list[str]:
     """The leaderboard's metric columns present in `info`, in order: GM, Style, Content, Accept, ref-BLEU, then
     Pang & Gimpel's Acc, Sim, PP and GM (s: tst.report.build.settings)."""
-    keys = [s["gm_key"], *FACTORS, s["bleu_key"], s["acc_key"], s["sim_key"], s["pp_key"], "gm_pg"]
+    keys = [s["gm_key"], *GM_FACTORS, s["bleu_key"], s["acc_key"], s["sim_key"], s["pp_key"], "gm_pg"]
     return [k for k in dict.fromkeys(keys) if k in info]
 
 

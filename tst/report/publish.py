@@ -6,8 +6,9 @@
 For each dataset folder given: the run's leaderboard table (tables/leaderboard.md, written by the report rules:
 every system with its 95% intervals and significance clusters, sorted by the default GM), after checking that
 every system the config declares for the dataset (datasets.<name>.systems) is on it; the config files used and
-their sha256; and the score signature of the score files (their `signature` field) when they carry one. Nothing
-else (no date, no folder) goes in, so the same run and configs give the same file.
+their sha256; and the dataset's score signature (tst.signature, at most 120 characters), once, above its table:
+the table's own signature footnote, taken out of its notes. Nothing else (no date, no folder) goes in, so the same
+run and configs give the same file.
 """
 
 from __future__ import annotations
@@ -15,13 +16,12 @@ from __future__ import annotations
 import argparse
 import csv
 import hashlib
-import json
 import sys
 from pathlib import Path
 
 import yaml
 
-from tst import layout, names
+from tst import layout, names, signature
 from tst.apply import merge_configs
 from tst.io import InputError
 
@@ -37,15 +37,17 @@ def leaderboard_systems(csv_path: Path) -> list[str]:
         return [row["system"] for row in csv.DictReader(f)]
 
 
-def signatures(results: Path) -> list[str]:
-    """The distinct `signature` values of the run's test score files (scores/*/test.*.json), sorted; none when
-    the score files carry no signature."""
-    found = set()
-    for path in sorted((results / layout.SCORES).glob("*/test.*.json")):
-        sig = json.loads(path.read_text(encoding="utf-8")).get("signature")
-        if sig:
-            found.add(sig if isinstance(sig, str) else json.dumps(sig, sort_keys=True))
-    return sorted(found)
+def split_signature(md: str) -> tuple[str | None, str]:
+    """(the signature line of a table's Markdown, the Markdown without that footnote): the report writes it as
+    the last note, `- ` + tst.signature.NOTE + the line, its "|" escaped as Markdown needs; None when the table
+    has none."""
+    lines = md.rstrip().split("\n")
+    note = "- " + signature.NOTE
+    found = [i for i, line in enumerate(lines) if line.startswith(note)]
+    if not found:
+        return None, md.rstrip()
+    sig = lines[found[-1]][len(note) :].replace("\\|", "|")
+    return sig, "\n".join(line for i, line in enumerate(lines) if i != found[-1]).rstrip()
 
 
 def dataset_section(results: Path, config: dict) -> list[str]:
@@ -65,12 +67,11 @@ def dataset_section(results: Path, config: dict) -> list[str]:
             f"{table_csv}: the declared systems {missing} of datasets.{dataset}.systems are not on the leaderboard; "
             "rerun the workflow so that they are scored, or publish with the configs of this run"
         )
+    sig, table = split_signature(md.read_text(encoding="utf-8"))
     lines = [f"## {dataset}", ""]
-    sig = signatures(results)
     if sig:
-        lines += ["Score signature: " + "; ".join(f"`{s}`" for s in sig), ""]
-    lines += [md.read_text(encoding="utf-8").rstrip(), ""]
-    return lines
+        lines += [f"Score signature ([citing.md](citing.md)): `{sig}`", ""]
+    return lines + [table, ""]
 
 
 def publish(results: list[Path], config_files: list[Path]) -> str:
