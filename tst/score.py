@@ -96,7 +96,7 @@ def output_counts(scores: Scores) -> dict:
 
 # `tst score` warns when an evaluator reads more than this share of its tokens as <unk>. Li et al.'s Yelp references
 # with their sources, normalized, read 0.4-0.9% as <unk> under the Yelp evaluators' vocabularies; the same
-# references cased and detokenized as people write them, not normalized, 10-23% (docs/style_and_gm.md).
+# references cased and detokenized as people write them, not normalized, 10-23%.
 UNK_WARN = 0.05
 
 
