@@ -47,8 +47,6 @@ if workflow.is_main_process and workflow.nodes:
 # missing data files -> their public URL; missing system files made from a released original -> (original, spec)
 DOWNLOADS = rule_inputs.downloads(config, DATA_DIR)
 EXTRACTS = rule_inputs.extracts(config, DATA_DIR)
-# GLUE's SST-2 spec when a style classifier reads it and it is missing (rule download_sentence_labels), else None
-SST2_DOWNLOAD = rule_inputs.sentence_labels_download(config, DATA_DIR)
 DATA_FILES = expected_outputs({"styles": STYLES, "bpe": {"enabled": False}})
 
 
@@ -122,9 +120,7 @@ def torch_evaluator_inputs(wildcards):
     inputs["vocab"] = layout.data(ds, layout.VOCAB)
     if (config["evaluators"].get("content_mask") or {}).get("enabled"):
         inputs["content"] = layout.evaluators(ds, layout.CONTENT_WORDS)
-    sst2 = rule_inputs.sentence_labels_file(config, ds, DATA_DIR)
-    if wildcards.get("kind") == "minilm" and sst2:  # SST-2's sentence-level labels
-        inputs["sentence_labels"] = sst2
+    inputs |= rule_inputs.sst2_input(config, wildcards, DATA_DIR)  # SST-2's labels
     init = rule_inputs.lm_init(config, ds, lm)  # a style LM tuned from the joint LM
     if init:
         inputs["init"] = init

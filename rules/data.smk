@@ -62,6 +62,9 @@ rule import_system:
 
 # GLUE's SST-2 (evaluators.sst2) when a style classifier reads it and it is missing: the training file out of GLUE's
 # zip (or the mirror's copy of the data folder), checked by size and sha256.
+SST2_DOWNLOAD = rule_inputs.sentence_labels_download(config, DATA_DIR)
+
+
 if SST2_DOWNLOAD:
 
     rule download_sentence_labels:

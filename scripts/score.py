@@ -27,7 +27,10 @@ with log_to(sm.log[0]):
     # the dataset's text and its systems' outputs were normalized when prepared and imported (tst.data.prepare,
     # tst.data.systems), with the dataset's `normalize:` block: the score files say so, and their signature
     normalization = normalization_record(
-        {"normalize": sm.params.normalize or {}, "from": f"datasets.{w.dataset}.normalize, when prepared"}
+        {
+            "normalize": sm.params.get("normalize") or {},
+            "from": f"datasets.{w.dataset}.normalize, when prepared",
+        }
     )
     json_out, tsv_out = ([o] if isinstance(o, str) else list(o) for o in (sm.output.json, sm.output.tsv))
     progress = Progress(len(sm.params.runs), f"score {w.dataset} {system}", unit="run")

@@ -111,6 +111,8 @@ def test_settings_of_the_default_config(repo_root):
         "fixed_target",
         "shuffled",
         "empty",
+        "tail_clause",
+        "tail_sentence",
     ]
     assert stages.our_models(cfg, "demo") == [(v, 1) for v in cfg["transfer"]["run_variants"]]
     cfg["transfer"]["datasets"] = []

@@ -115,7 +115,7 @@ def main(argv=None) -> int:
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument(
-        "--run", type=Path, help="a finished tiny run (the folder holding results/demo); default: run one"
+        "--run", type=Path, help="a finished tiny run (the working folder it ran in); default: run one"
     )
     ap.add_argument("--write", action="store_true", help="record the digest of the current version")
     ap.add_argument("--replace", action="store_true", help="with --write: replace the version's digest")

@@ -289,6 +289,14 @@ def sentence_labels_file(config: dict, dataset: str, data_dir) -> str | None:
     return data_file(data_dir, config["evaluators"]["sst2"]["file"])
 
 
+def sst2_input(config: dict, wildcards, data_dir) -> dict:
+    """{"sentence_labels": the SST-2 file} for the minilm style classifier (wildcards kind, dataset) of a dataset
+    that reads it, else {}."""
+    minilm = wildcards.get("kind") == "minilm"
+    path = sentence_labels_file(config, wildcards.dataset, data_dir) if minilm else None
+    return {"sentence_labels": path} if path else {}
+
+
 def sentence_labels_download(config: dict, data_dir) -> dict | None:
     """The evaluators.sst2 spec when a dataset of `run` reads SST-2 and its file is missing under data_dir (the
     only case rule download_sentence_labels makes it); else None."""
