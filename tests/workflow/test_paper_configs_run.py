@@ -2,7 +2,8 @@
 every file they download (the Yelp corpus, Li et al.'s test set, references, systems and ratings, the released
 systems, the ParaNMT archive, the GloVe zip) is a small real-format stand-in made here from the shared data and
 served from 127.0.0.1 (the data_mirror), fetched by the workflow's own download rules and checked by the sha256 the
-overlay pins; every job runs through to the tables, and Sim in the score files is the one the served vectors give."""
+overlay pins; every job runs through to the tables (Mir et al.'s per-system naturalness classifiers off), and Sim
+in the score files is the one the served vectors give."""
 
 import csv
 import io
@@ -25,9 +26,8 @@ from tst.data.sources import extracted_files
 
 pytestmark = [pytest.mark.slow, pytest.mark.shared_data]
 
-N_TEST = (
-    60  # Li et al.'s test sentences per style served (rated ones first), with the systems' lines for them
-)
+# Li et al.'s test sentences per style served (rated ones first), with the systems' lines for them
+N_TEST = 60
 N_DEV = 60  # Li et al.'s dev sentences per style
 N_TRAIN = 250  # training sentences per style (each Shen file served: the train stand-in, or dev and test)
 GLOVE_WORDS = 400  # the served GloVe zip: vectors of the most frequent words of the served text
@@ -36,7 +36,8 @@ IMAT_BLOCK = 6  # IMaT's released file: src, ca, multi_decoder, style_emb, dar, 
 # for each of their words that the served file has, so Sim computed straight from the served file is the same.
 NEAREST = ("nearest_target", "final")
 PARAPHRASE = ("paranmt/para-nmt-5m-processed.zip", "para-nmt-5m-processed.txt")
-# A run's limit: a few minutes on 2 free cores; far longer where other work shares them.
+# A run's limit: ~110-140 jobs, most of them seconds of CPU each; on 2 cores shared with other work a run takes
+# tens of minutes
 RUN_LIMIT = 3600
 # Small models and one short epoch on CPU (paper_dimensions.yaml: the papers' sizes, 20 epochs, one GPU each).
 SMALL = {
