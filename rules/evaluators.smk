@@ -1,8 +1,9 @@
 # Pretrained evaluators (Pang & Gimpel 2019, Fu et al. 2018, Mir et al. 2019) -> layout.evaluators().
 # Classifiers and LMs read the model-unit text (BPE pieces when enabled) and vocab.txt; idf, lexicon,
 # embeddings and naturalness read the word-level text.
-# the GloVe zip that build_embeddings reads, to fetch for Sim -> its URL ({}: none; tst.rule_inputs.glove_download)
-GLOVE_DOWNLOAD = rule_inputs.glove_download(config)
+# the GloVe zip that build_embeddings reads, to fetch for Sim -> its URL, the mirror's when one is set ({}: none;
+# tst.rule_inputs.glove_download)
+GLOVE_DOWNLOAD = rule_inputs.glove_download(config, MIRROR)
 
 
 rule train_classifier:
@@ -97,6 +98,7 @@ if GLOVE_DOWNLOAD:
             env("data")
         params:
             url=list(GLOVE_DOWNLOAD.values())[0],
+            sha256=rule_inputs.glove_sha256(config),  # evaluators.glove.sha256; None: logged, not checked
             code=code("download_data.py"),
         script:
             "../scripts/download_data.py"

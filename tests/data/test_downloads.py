@@ -18,6 +18,7 @@ from tst import rule_inputs
 from tst.apply import merge_configs
 from tst.data.sources import (
     IncompleteDownload,
+    Progress,
     download,
     extracted_files,
     fetch_url,
@@ -174,6 +175,42 @@ def test_download_verifies_restarts_a_cut_transfer_and_rejects_corruption(shared
         with pytest.raises(ValueError, match=rf"/{rel} has SHA-256 .*expected {digest} \(nothing written to"):
             download(f"{server.url}/{rel}", tmp_path / "c", sha256=digest)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a"]
+
+
+def test_progress_logs_bytes_total_and_rate_at_steady_intervals(caplog):
+    """Off a terminal: one line per `every` seconds of the clock, the bytes so far, the total and the mean rate
+    (2,000,000 bytes in 10 s = 0.2 MB/s); on a terminal a tqdm bar counts the same bytes."""
+    now = [0.0]
+    progress = Progress("glove.zip", 4_000_000, every=10, clock=lambda: now[0], terminal=False)
+    with caplog.at_level("INFO", logger="tst.data.sources"):
+        for t in (5, 10, 15, 20):
+            now[0] = t
+            progress.update(1_000_000)
+    assert [r.getMessage() for r in caplog.records] == [
+        "glove.zip: 2,000,000 of 4,000,000 bytes (50%), 0.2 MB/s",
+        "glove.zip: 4,000,000 of 4,000,000 bytes (100%), 0.2 MB/s",
+    ]
+    assert Progress("x", None, clock=lambda: 0.0, terminal=False).describe(4.0) == "0 bytes, 0.0 MB/s"
+    bar = Progress("x", 10, terminal=True)
+    bar.update(4), bar.update(6)
+    assert bar.bar.n == 10 and bar.done == 10
+    bar.close()
+
+
+def test_download_logs_the_sha256_it_got_with_or_without_a_pin(shared_data, tmp_path, caplog):
+    rel = "yelp/li/sentiment.test.0"
+    digest = sha256(shared_data / rel)
+    with Server(shared_data) as server, caplog.at_level("INFO", logger="tst.data.sources"):
+        download(f"{server.url}/{rel}", tmp_path / "a")
+        download(f"{server.url}/{rel}", tmp_path / "b", sha256=digest.upper())
+    size = (shared_data / rel).stat().st_size
+    assert [r.getMessage() for r in caplog.records] == [
+        (
+            f"downloaded {tmp_path / 'a'} from {server.url}/{rel}: {size} bytes, sha256 {digest} (no sha256 "
+            "configured to check it against)"
+        ),
+        f"downloaded {tmp_path / 'b'} from {server.url}/{rel}: {size} bytes, sha256 {digest} (as configured)",
+    ]
 
 
 def test_missing_files_stop_the_run_or_leave_an_extra_out(tmp_path):

@@ -113,6 +113,21 @@ def test_glove_download_is_the_zip_in_cache_dir_until_it_is_there(tmp_path):
         assert rule_inputs.glove_download({"evaluators": {"glove": {**glove, "source": source}}}) == {}
 
 
+def test_glove_download_comes_from_the_mirror_and_is_checked_by_the_configured_sha256(tmp_path):
+    glove = {"source": "glove_6b_100d", "member": None, "cache_dir": str(tmp_path / "g")}
+    cfg = {"evaluators": {"glove": glove}}
+    assert rule_inputs.glove_download(cfg, "http://127.0.0.1:8000/copy") == {
+        str(tmp_path / "g" / "glove.6B.zip"): "http://127.0.0.1:8000/copy/glove/glove.6B.zip"
+    }
+    assert rule_inputs.glove_sha256(cfg) is None  # Stanford publishes none: the download logs what it got
+    assert rule_inputs.glove_sha256({"evaluators": {"glove": {**glove, "sha256": "AB" * 32}}}) == "ab" * 32
+    # the pin checks the download only: the embeddings built from the zip keep their settings (no rebuild)
+    tables = [
+        stages.lookup_tables({"evaluators": {"glove": {**glove, "sha256": h}}}) for h in (None, "ab" * 32)
+    ]
+    assert tables[0]["embeddings"]["glove"] == tables[1]["embeddings"]["glove"] == glove
+
+
 def test_check_reachable_names_each_file_url_and_fix():
     tried = []
 
