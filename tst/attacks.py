@@ -92,12 +92,19 @@ def attack(
 
 
 def run_battery(
-    results: str, dataset: str, honest: str, workdir, attacks=ATTACKS, tst_bin: str | None = None
+    results: str,
+    dataset: str,
+    honest: str,
+    workdir,
+    attacks=ATTACKS,
+    tst_bin: str | None = None,
+    precision: str = "fp32",
 ) -> dict:
     """Each attack on `honest`'s test outputs in a finished run, scored by `tst score` (the default GM and its
     inputs) against the run's evaluators and calibration: {attack: {"gm", "joint", "style", "content",
     "acceptability"}}, and "honest": the honest system's own outputs scored the same way (its per-sentence joint
-    scores, which pick its failures, come from its score file). `results` is the folder that
+    scores, which pick its failures, come from its score file). precision: the MiniLM models' (fp32: an output's
+    score does not depend on the others). `results` is the folder that
     holds `results/<dataset>` (the run's working directory)."""
     import json
     import subprocess
@@ -142,7 +149,9 @@ def run_battery(
             "--outputs",
             *paths,
         ]
-        cmd += ["--no-ci", "--metrics", *keys, "sbert_all_minilm_l6_v2"]
+        # fp32: in bf16 an output's MiniLM reading shifts with the other outputs it is batched with, so replacing
+        # some outputs would move the others' scores by ~1e-4 of the GM
+        cmd += ["--no-ci", "--precision", precision, "--metrics", *keys, "sbert_all_minilm_l6_v2"]
         done = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if done.returncode != 0:
             raise RuntimeError(f"tst score on attack {name} failed: {done.stderr[-2000:]}")

@@ -21,8 +21,9 @@ def test_no_attack_raises_an_honest_systems_gm_or_beats_it(finished_run, tmp_pat
         gm = got[name]["gm"]
         assert gm is not None, (name, got[name])
         if name in ("tails_for_failures", "copy_for_failures"):
-            # the references with their failures replaced: never above the references themselves
-            assert gm <= honest + 1e-9, (name, gm, honest)
+            # the references with their failures replaced: never above the references themselves (1e-4: the
+            # float rounding of encoding other batches; a replaced output that scored would add 1e-2 or more)
+            assert gm <= honest + 1e-4, (name, gm, honest)
         else:
             assert gm < honest, (name, gm, honest)
     # the degenerate ones score nothing at all: a source with a tail keeps its source's part, word salad keeps no
