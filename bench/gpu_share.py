@@ -132,7 +132,7 @@ class Pool:
             return rec
         span = max(e[1] for e in ends) - min(e[0] for e in ends)
         rec["updates"] = sum(e[2] for e in ends)
-        rec["seconds"] = round(span, 3)
+        rec["seconds"] = round(span, 6)  # to the microsecond: updates / seconds recomputes updates_per_s
         rec["updates_per_s"] = round(rec["updates"] / span, 3)
         rec["per_training_updates_per_s"] = sorted(round(e[2] / (e[1] - e[0]), 3) for e in ends)
         return rec

@@ -7,7 +7,16 @@ from pathlib import Path
 
 import torch
 
-from tst.evaluators.acceptability import acceptability_settings, train_acceptability, training_sentences
+from tst.baselines import shuffled
+from tst.data.splits import sample_train
+from tst.evaluators.acceptability import (
+    SHUFFLED_MAX,
+    acceptability_from_checkpoint,
+    acceptability_settings,
+    shuffled_floor,
+    train_acceptability,
+    training_sentences,
+)
 from tst.evaluators.language_model import load_lm
 from tst.io import read_sentences
 from tst.logs import log_to
@@ -41,6 +50,10 @@ with log_to(sm.log[0]):
         log=log.info,
     )
     ckpt["acceptability"]["max_train"] = s["max_train"]  # per style; None = every training sentence
+    # the default GM's fluency floor: P(real) that the dev sentences with their words shuffled reach
+    salad = shuffled(sample_train([" ".join(x) for x in dev if x], SHUFFLED_MAX, 0), 0, 0)
+    ckpt["acceptability"]["shuffled_floor"] = shuffled_floor(acceptability_from_checkpoint(ckpt), salad)
+    log.info(f"shuffled floor: {ckpt['acceptability']['shuffled_floor']}")
     Path(sm.output[0]).parent.mkdir(parents=True, exist_ok=True)
     torch.save(ckpt, sm.output[0])
     log.info(json.dumps({**ckpt["acceptability"], "dev_accuracy": ckpt["metrics"]["dev_accuracy"]}))

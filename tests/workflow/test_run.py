@@ -120,8 +120,8 @@ RESCORED = {
 
 def assert_rescored(jobs: dict) -> None:
     assert set(jobs) == RESCORED | {"all"}, jobs
-    # M0, M2; source, reference and the five built baselines
-    assert jobs["score_ours"] == 2 and jobs["score_external"] == 2 + 5
+    # M0, M2; source, reference and the seven built baselines
+    assert jobs["score_ours"] == 2 and jobs["score_external"] == 2 + 7
 
 
 def test_metric_code_change_reruns_exactly_scores_and_reports(finished_run, moved_clone):

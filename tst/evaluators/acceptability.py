@@ -92,8 +92,6 @@ def train_acceptability(
         "train": counts,
         "dev": dev_counts,
     }
-    ckpt["acceptability"]["shuffled_floor"] = shuffled_floor(acceptability_from_checkpoint(ckpt), dev)
-    log(f"shuffled floor: {ckpt['acceptability']['shuffled_floor']}")
     return ckpt
 
 
@@ -101,16 +99,13 @@ SHUFFLED_QUANTILE = 0.95  # the default GM's fluency factor counts only P(real) 
 SHUFFLED_MAX = 2000  # dev sentences shuffled for it (a seeded sample when there are more)
 
 
-def shuffled_floor(model, dev) -> dict:
-    """The SHUFFLED_QUANTILE quantile of P(real) over the dev sentences (at most SHUFFLED_MAX, a seeded sample) with
-    their words in a random order (tst.baselines.shuffled, seed 0): the fluency that word salad of the corpus's own
-    words reaches. The default GM's fluency factor counts P(real) above it (tst.metrics.joint)."""
-    from tst.baselines import shuffled
-    from tst.data.splits import sample_train
-
-    lines = sample_train([" ".join(s) for s in dev if s], SHUFFLED_MAX, 0)
-    p = model.p_real(shuffled(lines, 0, 0)) if lines else np.zeros(1)
-    return {"q": SHUFFLED_QUANTILE, "value": float(np.quantile(p, SHUFFLED_QUANTILE)), "n": len(lines)}
+def shuffled_floor(model, word_salad: list[str]) -> dict:
+    """The SHUFFLED_QUANTILE quantile of P(real) over `word_salad`: the dev sentences (at most SHUFFLED_MAX, a seeded
+    sample) with their words in a random order (tst.baselines.shuffled, seed 0; scripts/train_acceptability.py),
+    the fluency that word salad of the corpus's own words reaches. The default GM's fluency factor counts P(real)
+    above it (tst.metrics.joint)."""
+    p = model.p_real(word_salad) if word_salad else np.zeros(1)
+    return {"q": SHUFFLED_QUANTILE, "value": float(np.quantile(p, SHUFFLED_QUANTILE)), "n": len(word_salad)}
 
 
 class Acceptability:
