@@ -29,6 +29,17 @@ def merge_configs(configs: list[dict]) -> dict:
     return out
 
 
+def read_configs(paths) -> dict:
+    """The YAML config files at `paths`, merged in order (merge_configs); yaml.YAMLError on a malformed one."""
+    import yaml
+
+    configs = []
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            configs.append(yaml.safe_load(f))
+    return merge_configs(configs)
+
+
 def dataset_settings(config: dict, dataset: str) -> tuple[dict, dict]:
     """(the `datasets.{dataset}` block, the `nlp:` block) of a merged config; ValueError naming the key."""
     datasets = config.get("datasets") or {}

@@ -73,17 +73,13 @@ def parse_sizes(items) -> dict:
 def run_cost(args) -> None:
     import yaml
 
-    from tst.apply import merge_configs
+    from tst.apply import read_configs
     from tst.cost import Rates, report, transfer_costs
     from tst.data.sources import resolve_data_dir
 
     check_files("cost", {"--config": args.config, "--rates": [args.rates]}, stdin=False)
     try:
-        configs = []
-        for path in args.config:
-            with open(path, encoding="utf-8") as f:
-                configs.append(yaml.safe_load(f))
-        config = merge_configs(configs)
+        config = read_configs(args.config)
         jobs = args.jobs_per_gpu or int(config.get("jobs_per_gpu", 1))
         if jobs < 1:
             raise ValueError(f"--jobs-per-gpu {jobs}: at least 1")

@@ -383,14 +383,10 @@ def _config(args, dataset: str) -> dict | None:
         return None
     import yaml
 
-    from tst.apply import dataset_settings, merge_configs
+    from tst.apply import dataset_settings, read_configs
 
     try:
-        configs = []
-        for path in args.config:
-            with open(path, encoding="utf-8") as f:
-                configs.append(yaml.safe_load(f))
-        config = merge_configs(configs)
+        config = read_configs(args.config)
         dataset_settings(config, dataset)
     except (ValueError, yaml.YAMLError) as e:
         fail("score", str(e), 2)

@@ -91,7 +91,7 @@ def add_transfer(sub) -> None:
 def cmd_transfer(args) -> list[str]:
     import yaml
 
-    from tst.apply import dataset_settings, merge_configs, style_index, transfer_lines
+    from tst.apply import dataset_settings, read_configs, style_index, transfer_lines
     from tst.io import InputError, NotUTF8Error, decode_lines, read_lines, write_lines
     from tst.stages import beam_width
 
@@ -107,11 +107,7 @@ def cmd_transfer(args) -> list[str]:
     root = dataset_root("transfer", args.dataset_dir)
     name = args.dataset or root.resolve().name
     try:
-        configs = []
-        for path in args.config:
-            with open(path, encoding="utf-8") as f:
-                configs.append(yaml.safe_load(f))
-        merged = merge_configs(configs)
+        merged = read_configs(args.config)
         ds_cfg, nlp_cfg = dataset_settings(merged, name)
         to_style = style_index(args.to_style, list(ds_cfg.get("styles") or []))
         beam = args.beam if args.beam is not None else beam_width(merged)
