@@ -118,22 +118,7 @@ def test_transfer_puts_the_person_back(tiny_run, tmp_path, capsys):
     inp = tmp_path / "in.txt"
     write_lines(inp, ["John Smith was rude", "", "Mary Johnson was cold"])
     out = tmp_path / "out.txt"
-    main(
-        [
-            "transfer",
-            str(r["ckpt"]),
-            "--dataset-dir",
-            str(r["data"].parent),  # results/<dataset>, as for tst score
-            "--to-style",
-            "positive",
-            "--config",
-            str(r["config"]),
-            "--input",
-            str(inp),
-            "--output",
-            str(out),
-        ]
-    )
+    main([*argv_base(r, inp), "--output", str(out)])  # --dataset-dir results/<dataset>, as for tst score
     lines = read_lines(out)
     assert len(lines) == 3 and lines[1] == ""  # one line out per line in, an empty line stays empty
     # spaCy finds the (lowercased) names; the model writes -PERSON- first, unmask puts the name back
