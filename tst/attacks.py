@@ -125,30 +125,26 @@ def run_battery(
         root / layout.score(dataset, honest, "test", ckpt, "tsv"), sep="\t", keep_default_na=False
     )
     out = {}
-    sources = [read_lines(root / layout.sources(dataset, honest, "test", ckpt, s)) for s in (0, 1)]
+    source_files = [str(root / layout.sources(dataset, honest, "test", ckpt, s)) for s in (0, 1)]
+    sources = [read_lines(f) for f in source_files]
     outputs = [read_lines(root / layout.outputs(dataset, honest, "test", ckpt, s)) for s in (0, 1)]
+    train = [
+        read_lines(root / layout.text(dataset, "train", 1 - s, raw=True)) for s in (0, 1)
+    ]  # target style's
     joint = tsv["joint"].astype(float).tolist()
     joints = [joint[: len(outputs[0])], joint[len(outputs[0]) :]]
     for name in ("honest", *attacks):  # the honest outputs themselves through the same route first
         paths = []
         for s in (0, 1):
-            train = read_lines(root / layout.text(dataset, "train", 1 - s, raw=True))
             made = (
                 outputs[s]
                 if name == "honest"
-                else attack(name, sources[s], outputs[s], train, joints[s], 0, s)
+                else attack(name, sources[s], outputs[s], train[s], joints[s], 0, s)
             )
             write_lines(work / f"{name}.{s}.txt", made)
-            write_lines(work / f"{name}.src.{s}.txt", sources[s])
             paths.append(str(work / f"{name}.{s}.txt"))
         cmd = [tst_bin, "score", "--dataset-dir", str(root / layout.root(dataset))]
-        cmd += [
-            "--sources",
-            str(work / f"{name}.src.0.txt"),
-            str(work / f"{name}.src.1.txt"),
-            "--outputs",
-            *paths,
-        ]
+        cmd += ["--sources", *source_files, "--outputs", *paths]
         # fp32: in bf16 an output's MiniLM reading shifts with the other outputs it is batched with, so replacing
         # some outputs would move the others' scores by ~1e-4 of the GM
         cmd += ["--no-ci", "--precision", precision, "--metrics", *keys, "sbert_all_minilm_l6_v2"]
