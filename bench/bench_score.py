@@ -22,7 +22,7 @@ from tst.metrics import bleu, content_preservation, wmd
 from tst.metrics.bleu import read_references
 from tst.metrics.registry import METRICS, add_derived
 from tst.nlp.vader import vader_words
-from tst.scoring import score_system
+from tst.scoring.compute import score_system
 
 # computed metrics without a system name or attribute lists (naturalness, attribute hit need them)
 KEYS = [k for k, m in METRICS.items() if not m.derived and not {"system", "lists"} & set(m.inputs)]

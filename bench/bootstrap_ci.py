@@ -1,4 +1,4 @@
-"""Time the paired bootstrap of `tst score --ci` (tst.score.add_intervals) on one system's scored test set.
+"""Time the paired bootstrap of `tst score --ci` (tst.scoring.run.add_intervals) on one system's scored test set.
 
     python bench/bootstrap_ci.py --dataset-dir results/demo [--system nearest_target] [--resamples 1000]
 
@@ -20,8 +20,10 @@ from tst.layout import CALIBRATION_FILE
 from tst.metrics.bleu import read_references
 from tst.metrics.gm import DEFAULT_T
 from tst.metrics.registry import add_derived
-from tst.score import add_intervals, score_json
-from tst.scoring import Evaluators, score_system
+from tst.scoring.compute import score_system
+from tst.scoring.evaluator_files import Evaluators
+from tst.scoring.run import add_intervals
+from tst.scoring.write import score_json
 
 
 def main(argv=None) -> None:

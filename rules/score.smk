@@ -4,7 +4,7 @@
 # GM (gm: calibrated on the baselines, rule gm_calibration; gm_pg: Pang & Gimpel with score.gm_t) is derived in the
 # report from the stored corpus scores, so changing the thresholds reloads no evaluator.
 # Scored text is word level; on BPE datasets the classifiers and LMs (trained on pieces) read it encoded
-# with the dataset's bpe.model (input bpe; tst.scoring.Evaluators).
+# with the dataset's bpe.model (input bpe; tst.scoring.evaluator_files.Evaluators).
 # params.options = tst.stages.score_options (cp_lexicon, cp_seed, sbert, pp_count_eos, extra_metrics, and
 # the dataset's references release, named in the ref-BLEU variants): changing one reruns the scores.
 # Lines longer than params.max_words tokens are cut and counted (n_truncated; tst.stages.score_max_words).

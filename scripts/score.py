@@ -10,11 +10,12 @@ from pathlib import Path
 from tst.data.normalize import normalization_record
 from tst.logs import log_to
 from tst.metrics.registry import ScoreOptions
-from tst.metrics.sbert import scoring_bf16, start_run
 from tst.names import sbert_sources_file, system_name
 from tst.progress import Progress
-from tst.score import coverage_warnings, score_files, score_meta
-from tst.scoring import Evaluators
+from tst.scoring.evaluator_files import Evaluators
+from tst.scoring.request import ScoreRequest
+from tst.scoring.run import score
+from tst.scoring.write import coverage_warnings, score_meta
 
 sm = snakemake  # noqa: F821 (set by Snakemake)
 with log_to(sm.log[0]):
@@ -36,25 +37,23 @@ with log_to(sm.log[0]):
     progress = Progress(len(sm.params.runs), f"score {w.dataset} {system}", unit="run")
     for i, (split, checkpoint) in enumerate(sm.params.runs):
         pair = slice(2 * i, 2 * i + 2)
-        if sbert:  # the split's sources preloaded, this run's outputs encoded afresh
-            files = [sbert[sbert_sources_file(split, ext)] for ext in ("npy", "txt")]
-            n = start_run(files, bf16=scoring_bf16(options))
-            logging.getLogger("score").info("%s %s: preloaded %d sources' embeddings", split, checkpoint, n)
-        obj = score_files(
-            evaluators,
+        request = ScoreRequest(
             sm.input.sources[pair],
             sm.input.outputs[pair],
             [0, 1],
+            meta={**score_meta(w.dataset, system, split, checkpoint), "normalization": normalization},
             references=sm.input.get("references", []) if split == "test" else [],
             lists=sm.input.get("lists", [])[pair],
             lists_text=sm.input.get("lists_text", [])[pair],
-            meta={**score_meta(w.dataset, system, split, checkpoint), "normalization": normalization},
             options=options,
             max_words=sm.params.max_words,
-            json_out=json_out[i],
-            tsv_out=tsv_out[i],
             resample_stats=True,  # the key:stat columns the leaderboard's bootstrap resamples
+            # the split's sources preloaded, this run's outputs encoded afresh
+            sources_embedded=[sbert[sbert_sources_file(split, ext)] for ext in ("npy", "txt")]
+            if sbert
+            else [],
         )
+        obj = score(request, evaluators, json_out=json_out[i], tsv_out=tsv_out[i])
         for warning in coverage_warnings(obj):
             logging.getLogger("score").warning("%s %s: %s", split, checkpoint, warning)
         progress.update(1)

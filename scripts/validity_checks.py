@@ -5,7 +5,7 @@ from tst.io import read_lines, write_json
 from tst.logs import log_to
 from tst.metrics.registry import ScoreOptions
 from tst.metrics.sbert import preload_files, scoring_bf16
-from tst.scoring import Evaluators
+from tst.scoring.evaluator_files import Evaluators
 from tst.validity import content_separation, word_order_damage
 
 sm = snakemake  # noqa: F821 (set by Snakemake)

@@ -272,8 +272,8 @@ def train_evaluators(tmp_path, folder):
 
 
 def test_two_runs_save_identical_evaluators_and_score_files(tmp_path):
-    from tst.score import score_meta, write_score_json
-    from tst.scoring import score_system
+    from tst.scoring.compute import score_system
+    from tst.scoring.write import score_meta, write_score_json
 
     a, b = train_evaluators(tmp_path, "a"), train_evaluators(tmp_path, "b")
     assert all_files(a) == all_files(b) and len(all_files(a)) == 2
@@ -605,12 +605,12 @@ def test_wrong_shaped_or_broken_gm_calibration_exits_1_naming_the_file(tmp_path,
 def test_a_gm_calibration_out_of_range_stops_before_any_metric_naming_file_key_and_fix(
     tmp_path, capsys, monkeypatch, t, keys, says
 ):
-    import tst.score
+    import tst.scoring.run
 
     def never(*args, **kwargs):
         raise AssertionError("a metric ran before the calibration file was checked")
 
-    monkeypatch.setattr(tst.score, "score_files", never)
+    monkeypatch.setattr(tst.scoring.run, "score", never)
     d = _files(tmp_path)
     (d / "ds" / "evaluators").mkdir(parents=True)
     cal = d / "cal.json"

@@ -233,7 +233,7 @@ def test_significance_per_metric_with_the_registry_direction():
 @pytest.mark.parametrize("count_eos", [False, True])
 def test_resample_statistics_survive_the_score_tsv(tmp_path, count_eos):
     from tst.bootstrap import results_from_tsv
-    from tst.score import write_score_tsv
+    from tst.scoring.write import write_score_tsv
 
     n = len(HYPS)
     partial = [r if i % 3 else None for i, r in enumerate(REFS)]

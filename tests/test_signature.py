@@ -117,9 +117,14 @@ def test_the_version_lives_in_one_place(repo_root):
     assert len(re.findall(heading, changelog, re.MULTILINE)) == 1
 
 
-def test_scoring_code_is_the_code_hash_of_tst_score():
-    assert signature.scoring_code() == code_hash(PACKAGE_DIR / "score.py")
+def test_scoring_code_is_the_code_hash_of_the_scoring_run_and_what_it_imports():
+    """The code hash covers the room that runs a request and every room it runs (tst.scoring.*)."""
+    from tst.codehash import modules_of
+
+    assert signature.scoring_code() == code_hash(PACKAGE_DIR / "scoring" / "run.py")
     assert len(signature.scoring_code()) == 16
+    rooms = {"request", "read", "compute", "evaluator_files", "memory", "write"}
+    assert {f"tst.scoring.{r}" for r in rooms} <= set(modules_of(PACKAGE_DIR / "scoring" / "run.py"))
 
 
 def _git(repo, *args):
@@ -143,7 +148,9 @@ def test_commit_only_of_a_clean_checkout(tmp_path):
 
 def test_score_json_and_tst_score_carry_it(tmp_path, capsys):
     from tst.cli import main
-    from tst.score import score_files, score_meta
+    from tst.scoring.request import ScoreRequest
+    from tst.scoring.run import score
+    from tst.scoring.write import score_meta
 
     write_lines(tmp_path / "s.0.txt", ["the food was bad"])
     write_lines(tmp_path / "s.1.txt", ["the food was good"])
@@ -155,15 +162,15 @@ def test_score_json_and_tst_score_carry_it(tmp_path, capsys):
     }
     only = ["bleu_self_corpus", "bleu_self_sentence"]
     (tmp_path / "ev").mkdir()
-    obj = score_files(
-        tmp_path / "ev",
+    request = ScoreRequest(
         files["sources"],
         files["outputs"],
         [0, 1],
         meta=score_meta("d", "M0.seed1", "dev", "ep1.0"),
+        evaluators=tmp_path / "ev",
         only=only,
-        json_out=tmp_path / "x.json",
     )
+    obj = score(request, json_out=tmp_path / "x.json")
     sig = json.loads((tmp_path / "x.json").read_text())["signature"]
     assert sig == obj["signature"] and "commit" not in sig  # a cached artifact: no commit
     by_hand = "".join(f"{k}\t{obj['metrics'][k]['variant']}\n" for k in sorted(obj["metrics"]))

@@ -288,7 +288,7 @@ def significance(
     return out
 
 
-# Per-sentence sufficient statistics in a score TSV (tst.score.write_score_tsv(..., resample_stats=True)): one
+# Per-sentence sufficient statistics in a score TSV (tst.scoring.write.write_score_tsv(..., resample_stats=True)): one
 # `key:stat` column per statistic. PP: nll_sum, n_tokens, empty (0/1), and max_nll when the empty-output rule
 # applies (worst_for_empty; absent with --pp-count-eos). Corpus BLEU: sacreBLEU's sys_len, ref_len, correct_1..N,
 # total_1..N, its settings those of tst.metrics.bleu.corpus_bleu (the one corpus variant scored).

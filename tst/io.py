@@ -15,7 +15,7 @@ CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 
 def has_control(line: str) -> bool:
     """Whether a line holds a control character (CONTROL): such a line is not a sentence. Prepare drops and
-    counts it (tst.data.reader), tst score scores it as an empty line and counts it (tst.score)."""
+    counts it (tst.data.reader), tst score scores it as an empty line and counts it (tst.scoring.read)."""
     return CONTROL.search(line) is not None
 
 

@@ -18,7 +18,7 @@ before they compare them.
   JSON (`evaluators`);
 - var: the first 12 hex digits of the sha256 of every metric's variant string (`key<TAB>variant` lines, sorted
   by key): any change to how a metric is computed (tokenizer, smoothing, model, precision) changes it;
-- code: the scoring code's own hash (tst.codehash.code_hash of tst/score.py and every tst module it runs,
+- code: the scoring code's own hash (tst.codehash.code_hash of tst/scoring/run.py and every tst module it runs,
   metrics included): the same code gives the same hash in every clone, whatever its location, git state or
   history. Not the git commit: a score file is a cached artifact, a pure function of its inputs, params and
   code, and a commit would make two clones of the same code write different bytes.
@@ -53,8 +53,8 @@ def version() -> str:
 
 
 def scoring_code() -> str:
-    """The hash of the scoring code: tst/score.py and every tst module it runs (tst.codehash)."""
-    return code_hash(PACKAGE_DIR / "score.py")
+    """The hash of the scoring code: tst/scoring/run.py and every tst module it runs (tst.codehash)."""
+    return code_hash(PACKAGE_DIR / "scoring" / "run.py")
 
 
 def lines_hash(lines: dict[str, str], digits: int = DIGITS) -> str:

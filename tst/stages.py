@@ -332,7 +332,7 @@ def score_options(config: dict, dataset: str | None = None) -> dict:
 
 
 # tst score and the score rules cut every scored line (source, output, reference) longer than this many
-# tokens to its first ones, and count it (tst.score.score_files): bounded memory, as one 1 MB line otherwise
+# tokens to its first ones, and count it (tst.scoring.read.Reader): bounded memory, as one 1 MB line otherwise
 # makes every batch and pairwise metric as long as it. Default: SCORE_MAX_WORDS_FACTOR x the dataset's
 # length.max_words, so that no normal output is cut (60 words on Yelp, whose published systems' outputs reach
 # 25); the config's score.max_words, or `tst score --max-words`, sets it. LENGTH_MAX_WORDS is the schema's

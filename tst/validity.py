@@ -129,7 +129,7 @@ def content_separation(
     and on shuffled pairs (the rewrite with another source of the same style, shuffled_sources)."""
     from tst.data.systems import references_as_system
     from tst.metrics.registry import METRICS
-    from tst.scoring import score_system
+    from tst.scoring.compute import score_system
 
     sources, outputs, styles = [], [], []
     for style, lines in sorted(reference_lines.items()):
@@ -169,7 +169,7 @@ def word_order_damage(systems: dict[str, tuple], evaluators, options: Mapping, s
     and the word-order table reads them from it (a third of this job's work before: on Yelp, 14 systems x 1,000
     outputs)."""
     from tst.metrics.registry import METRICS
-    from tst.scoring import score_system
+    from tst.scoring.compute import score_system
 
     keys = [k for k in DAMAGE_KEYS if k in METRICS]
     out = {}

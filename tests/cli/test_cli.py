@@ -176,14 +176,12 @@ def test_attribute_lists_matched_on_source_text(tmp_path, capsys):
 
 
 def test_score_reads_the_datasets_calibrated_gm_thresholds(tmp_path):
-    import argparse
-
-    from tst.cli.score import _calibration
     from tst.layout import CALIBRATION_FILE
+    from tst.scoring.arguments import _calibration
+    from tst.scoring.request import RequestError
 
     ds = tmp_path / "ds"
-    args = argparse.Namespace(gm_calibration=None)
-    assert _calibration(args, ds) is None  # none written yet: gm is skipped, gm_pg computed
+    assert _calibration(None, ds) is None  # none written yet: gm is skipped, gm_pg computed
     cal = {
         "t": [0.125],
         "keys": ["joint"],
@@ -191,18 +189,18 @@ def test_score_reads_the_datasets_calibrated_gm_thresholds(tmp_path):
         "rule": "the highest J of the baselines",
     }
     write_json(ds / CALIBRATION_FILE, cal)
-    assert _calibration(args, ds) == cal
+    assert _calibration(None, ds) == cal
     other = tmp_path / "other.json"
     write_json(other, {**cal, "t": [0.25]})
-    assert _calibration(argparse.Namespace(gm_calibration=str(other)), ds)["t"] == [0.25]
+    assert _calibration(str(other), ds)["t"] == [0.25]
     # the three thresholds of an older layout (Acc, content, PP) are not read as a J threshold
     old = tmp_path / "old.json"
     write_json(old, {**cal, "t": [1.0, 2.0, 3.0], "keys": ["acc", "sbert_all_minilm_l6_v2", "pp_joint"]})
-    with pytest.raises(SystemExit) as e:
-        _calibration(argparse.Namespace(gm_calibration=str(old)), ds)
+    with pytest.raises(RequestError) as e:
+        _calibration(str(old), ds)
     assert e.value.code == 1
-    with pytest.raises(SystemExit) as e:
-        _calibration(argparse.Namespace(gm_calibration=str(tmp_path / "missing.json")), ds)
+    with pytest.raises(RequestError) as e:
+        _calibration(str(tmp_path / "missing.json"), ds)
     assert e.value.code == 2
 
 
@@ -215,7 +213,7 @@ class _EosLM:
 
 @pytest.mark.parametrize("flag", [[], ["--pp-count-eos"], ["--no-pp-count-eos"]])
 def test_pp_count_eos_flag(tmp_path, capsys, monkeypatch, flag):
-    import tst.scoring as score_mod
+    import tst.scoring.evaluator_files as score_mod
 
     monkeypatch.setattr(score_mod, "load_lm", lambda p: _EosLM())
     d = _files(tmp_path)
@@ -290,7 +288,7 @@ def test_score_prints_bootstrap_intervals(tmp_path, capsys):
 
     import sacrebleu
 
-    from tst.cli.score import _ci
+    from tst.scoring.arguments import _ci
 
     d = _files(tmp_path)
     (d / "ds" / "evaluators").mkdir(parents=True)
@@ -327,8 +325,8 @@ def test_score_prints_bootstrap_intervals(tmp_path, capsys):
     obj = json.loads(capsys.readouterr().out)
     assert "bootstrap" not in obj and not any("ci95" in m for m in obj["metrics"].values())
     # defaults: the config's score.bootstrap (none here), then tst.bootstrap.DEFAULTS; flags override
-    args = argparse.Namespace(ci=True, ci_resamples=None, ci_seed=5, config=None)
-    assert _ci(args, "ds") == {"n_resamples": 1000, "seed": 5}
+    args = argparse.Namespace(ci=True, ci_resamples=None, ci_seed=5)
+    assert _ci(args, None) == {"n_resamples": 1000, "seed": 5}
 
 
 def test_an_unknown_option_is_the_subcommands_command_line_mistake(capsys):
@@ -369,7 +367,7 @@ def test_format_text_is_one_row_per_metric_then_the_signature(tmp_path, capsys):
     """--format text: the JSON's metrics, one row each (value and interval to the metric's table decimals,
     direction, what it reads), then the signature line the JSON carries; the data folder as --dataset-dir is
     read as the dataset's results folder, with a warning."""
-    from tst.score import score_text
+    from tst.scoring.write import score_text
 
     d = _files(tmp_path)
     (d / "ds" / "evaluators").mkdir(parents=True)
@@ -399,7 +397,7 @@ def test_format_text_is_one_row_per_metric_then_the_signature(tmp_path, capsys):
 
 
 def test_score_text_by_hand():
-    from tst.score import score_text
+    from tst.scoring.write import score_text
 
     obj = {
         "system": "M0.seed1",

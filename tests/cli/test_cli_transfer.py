@@ -61,6 +61,7 @@ S1 = [
 ]
 DATASET = {
     "styles": ["negative", "positive"],
+    "source": {"kind": "demo"},
     "normalize": {"lowercase": True, "numbers": False, "tokenize": False},
     "ner": {"enabled": True, "labels": {"PERSON": "-PERSON-"}},
     "bpe": {"enabled": False},

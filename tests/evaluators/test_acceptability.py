@@ -233,7 +233,7 @@ def test_training_separates_real_from_corrupted_sentences(tmp_path):
     assert acceptability(held, model).score > 0.8
     assert acceptability(shuffled, model).score < 0.2
     # the scorer loads the file by name and gives the same per-sentence values
-    from tst.scoring import score_system
+    from tst.scoring.compute import score_system
 
     out = [" ".join(s) for s in held[:5] + shuffled[:5]]
     scores = score_system(out, out, [0] * 10, tmp_path, only=["acceptability"])

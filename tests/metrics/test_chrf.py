@@ -6,7 +6,7 @@ import sacrebleu
 
 from tst.metrics.chrf import corpus_chrf, ref_chrf_where_given, self_chrf
 from tst.metrics.registry import METRICS, scored_keys
-from tst.scoring import score_system
+from tst.scoring.compute import score_system
 
 
 def f2(p, r):

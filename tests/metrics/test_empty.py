@@ -280,8 +280,8 @@ def test_empty_output_is_never_judged_human():
 
 def test_distinct_share_and_top_level_counts():
     from tst.metrics.distinct import distinct
-    from tst.score import output_counts
-    from tst.scoring import Scores
+    from tst.scoring.compute import Scores
+    from tst.scoring.write import output_counts
 
     d = distinct(["a b", "a  b", "c", ""])  # "a b" twice (spacing aside), "c", "": 3 distinct of 4
     assert d.score == pytest.approx(3 / 4) and d.details["n_distinct"] == 3

@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 
 import tst.metrics.joint as joint_mod
-import tst.scoring as score_mod
+import tst.scoring.evaluator_files as score_mod
 from tst.metrics import sbert
 from tst.metrics.joint import content_margin, fixed_sentence_bound, joint, nearest_k
 from tst.metrics.registry import METRICS
 from tst.metrics.style import style_gain
-from tst.score import score_system
+from tst.scoring.compute import score_system
 
 # P(style 1) of each sentence by the fake style classifier (one row per sentence, as predict_proba returns)
 P1 = {"a b": 0.2, "c d": 0.3, "e f": 0.1, "g h": 0.4, "a x": 0.9, "g z": 0.1, "": 0.95}

@@ -1,5 +1,5 @@
 """The metric registry (tst.metrics.registry): its table, evaluator_files, add_derived (GM from stored corpus
-scores), the Evaluators cache across score_system calls and the GM wiring of score_files."""
+scores), the Evaluators cache across score_system calls and the GM wiring of tst.scoring.run.score."""
 
 import math
 import subprocess
@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-import tst.scoring as score_mod
+import tst.scoring.evaluator_files as score_mod
 from tst.io import InputError, write_json, write_lines
 from tst.metrics.base import Metric
 from tst.metrics.gm import DEFAULT_T
@@ -22,8 +22,11 @@ from tst.metrics.registry import (
     resolve_options,
     scored_keys,
 )
-from tst.score import score_files, score_meta
-from tst.scoring import Evaluators, score_system
+from tst.scoring.compute import score_system
+from tst.scoring.evaluator_files import Evaluators
+from tst.scoring.request import RequestError, ScoreRequest
+from tst.scoring.run import score
+from tst.scoring.write import score_meta
 
 # Short names as Pang & Gimpel, Fu et al., Mir et al. and Yu et al. print them.
 LABELS = {
@@ -259,7 +262,7 @@ def test_add_derived_skips_without_a_factor():
     assert order == ["acc", "sim", "pp_joint", "pp_target", "gm_pg", "sti"]
 
 
-# ---- score_system / score_files with fake evaluators ----
+# ---- score_system / score with fake evaluators ----
 
 
 class Clf:
@@ -355,7 +358,7 @@ def test_a_metric_off_by_default_is_scored_only_when_named(fake_evaluators, monk
     assert list(named) == ["acc", "n_words"] and named["n_words"].per_sentence == [2.0, 1.0, 2.0]
 
 
-def test_score_files_gm_from_acc_sim_pp(fake_evaluators, tmp_path):
+def test_score_gm_from_acc_sim_pp(fake_evaluators, tmp_path):
     """Every factor of eq. 1 is above its threshold (Acc, Sim) or below it (PP), so a wrong factor, a
     swapped argument or the wrong PP branch would change the value."""
     d, loads = fake_evaluators
@@ -368,9 +371,12 @@ def test_score_files_gm_from_acc_sim_pp(fake_evaluators, tmp_path):
         write_lines(files[f"src{style}"], SOURCES[style])
         write_lines(files[f"out{style}"], OUTPUTS[style])
     # one Evaluators for every call, as a workflow job scoring all checkpoints of a system uses it
-    args = (Evaluators(d), [files["src0"], files["src1"]], [files["out0"], files["out1"]], [0, 1])
+    ev = Evaluators(d)
+    args = ([files["src0"], files["src1"]], [files["out0"], files["out1"]], [0, 1])
     meta = score_meta("toy", "M0.seed1", "test", "ep1.0")
-    obj = score_files(*args, meta=meta, only=["gm_pg"], gm_t=DEFAULT_T, json_out=tmp_path / "s.json")
+    obj = score(
+        ScoreRequest(*args, meta=meta, only=["gm_pg"], gm_t=DEFAULT_T), ev, json_out=tmp_path / "s.json"
+    )
     # Acc: targets 1, 1, 0; "good food" -> 1 (right), "fine" -> 0 (wrong), "bad service" -> 0 (right): 2/3.
     # Sim: "bad food"/"good food" and "good service"/"bad service" have equal mean vectors (cos 1);
     # "bad" = (1, 0) vs "fine" = (3, 4): cos 3/5. Sim = 2.6 / 3. PP: uniform LM over 50 words -> 50.
@@ -386,18 +392,18 @@ def test_score_files_gm_from_acc_sim_pp(fake_evaluators, tmp_path):
     assert (obj["variant"], obj["seed"], obj["epoch"], obj["n_sentences"]) == ("M0", 1, 1.0, 3)
     # other thresholds: [66.67 - 60]+ = 20/3, [86.67 - 80]+ = 20/3, min{[90 - 50]+, [50 - 40]+} = 10
     t = (60, 80, 90, 40)
-    assert score_files(*args, meta=meta, only=["gm_pg"], gm_t=t)["metrics"]["gm_pg"][
+    assert score(ScoreRequest(*args, meta=meta, only=["gm_pg"], gm_t=t), ev)["metrics"]["gm_pg"][
         "score"
     ] == pytest.approx((20 / 3 * 20 / 3 * 10) ** (1 / 3), rel=1e-9)
     # without gm_t (the workflow): no derived metric; the report adds GM from the stored scores
-    plain = score_files(*args, meta=meta)
+    plain = score(ScoreRequest(*args, meta=meta), ev)
     assert "gm_pg" not in plain["metrics"] and "gm_pg" not in plain["skipped"]
     assert add_derived(plain["metrics"], DEFAULT_T)["gm_pg"] == m["gm_pg"]
     assert plain["skipped"]["pp_target"] == "missing evaluator file(s): lm_style0.pt, lm_style1.pt"
-    assert sorted(loads) == ["glove.kv", "lm_joint.pt", "style_cnn.pt"]  # once over three score_files calls
+    assert sorted(loads) == ["glove.kv", "lm_joint.pt", "style_cnn.pt"]  # once over three score calls
 
 
-def test_score_files_writes_the_resample_statistics_the_workflow_keeps(fake_evaluators, tmp_path):
+def test_score_writes_the_resample_statistics_the_workflow_keeps(fake_evaluators, tmp_path):
     """resample_stats (scripts/score.py sets it): the TSV gets PP's per-sentence `key:stat` columns, from
     which the leaderboard resamples PP; without it, none."""
     from tst.io import read_lines
@@ -408,10 +414,12 @@ def test_score_files_writes_the_resample_statistics_the_workflow_keeps(fake_eval
         paths.append((tmp_path / f"src.{style}.txt", tmp_path / f"out.{style}.txt"))
         write_lines(paths[-1][0], SOURCES[style])
         write_lines(paths[-1][1], OUTPUTS[style])
-    args = (Evaluators(d), [p[0] for p in paths], [p[1] for p in paths], [0, 1])
+    ev, args = Evaluators(d), ([p[0] for p in paths], [p[1] for p in paths], [0, 1])
     meta = score_meta("toy", "M0.seed1", "test", "ep1.0")
-    score_files(*args, meta=meta, only=["pp_joint"], tsv_out=tmp_path / "plain.tsv")
-    score_files(*args, meta=meta, only=["pp_joint"], tsv_out=tmp_path / "s.tsv", resample_stats=True)
+    score(ScoreRequest(*args, meta=meta, only=["pp_joint"]), ev, tsv_out=tmp_path / "plain.tsv")
+    score(
+        ScoreRequest(*args, meta=meta, only=["pp_joint"], resample_stats=True), ev, tsv_out=tmp_path / "s.tsv"
+    )
     assert read_lines(tmp_path / "plain.tsv")[0] == "i\tsource_style\tpp_joint"
     lines = [ln.split("\t") for ln in read_lines(tmp_path / "s.tsv")]
     stats = ["pp_joint:nll_sum", "pp_joint:n_tokens", "pp_joint:empty", "pp_joint:max_nll"]
@@ -452,11 +460,13 @@ def test_score_options_are_a_frozen_mapping_equal_to_their_dict():
         o["gm_t"]
 
 
-def test_score_files_resolves_the_options_once_and_passes_them_down(fake_evaluators, tmp_path, monkeypatch):
-    """One score_files call resolves its options dict once (ScoreOptions.of on a dict: one call), and the
+def test_score_resolves_the_options_once_and_passes_them_down(fake_evaluators, tmp_path, monkeypatch):
+    """One score call resolves its options dict once (ScoreOptions.of on a dict: one call), and the
     metrics' Context holds that very value."""
     d, _ = fake_evaluators
-    real, real_context, resolved, contexts = ScoreOptions.of, score_mod.Context, [], []
+    from tst.scoring import compute
+
+    real, real_context, resolved, contexts = ScoreOptions.of, compute.Context, [], []
 
     def counting(options):
         if not isinstance(options, ScoreOptions):
@@ -470,29 +480,39 @@ def test_score_files_resolves_the_options_once_and_passes_them_down(fake_evaluat
         return real_context(*args, **kwargs)
 
     monkeypatch.setattr(ScoreOptions, "of", staticmethod(counting))
-    monkeypatch.setattr(score_mod, "Context", context)
+    monkeypatch.setattr(compute, "Context", context)
     write_lines(tmp_path / "src.0.txt", SOURCES[0])
     write_lines(tmp_path / "out.0.txt", OUTPUTS[0])
     meta = score_meta("toy", "mit", "test", "final")
-    obj = score_files(
-        d, [tmp_path / "src.0.txt"], [tmp_path / "out.0.txt"], [0], meta=meta, options={"cp_seed": 5}
+    request = ScoreRequest(
+        [tmp_path / "src.0.txt"],
+        [tmp_path / "out.0.txt"],
+        [0],
+        meta=meta,
+        evaluators=d,
+        options={"cp_seed": 5},
     )
+    obj = score(request)
     assert resolved == [{"cp_seed": 5}]
     assert len(contexts) == 1 and isinstance(contexts[0], ScoreOptions) and contexts[0].cp_seed == 5
     assert "distinct" in obj["metrics"]
 
 
-def test_score_files_checks_its_inputs(fake_evaluators, tmp_path):
+def test_score_checks_its_inputs(fake_evaluators, tmp_path):
     d, _ = fake_evaluators
     write_lines(tmp_path / "src.0.txt", ["a b", "c"])
     write_lines(tmp_path / "out.0.txt", ["a b"])
     meta = score_meta("toy", "mit", "test", "final")
     with pytest.raises(InputError, match="has 1 lines but"):
-        score_files(d, [tmp_path / "src.0.txt"], [tmp_path / "out.0.txt"], [0], meta=meta)
-    with pytest.raises(InputError, match="1 source files but 2 output files"):
-        score_files(d, [tmp_path / "src.0.txt"], [tmp_path / "out.0.txt"] * 2, [0], meta=meta)
-    with pytest.raises(InputError, match="unknown metric"):
-        score_files(d, [tmp_path / "src.0.txt"], [tmp_path / "src.0.txt"], [0], meta=meta, only=["bleu"])
+        score(ScoreRequest([tmp_path / "src.0.txt"], [tmp_path / "out.0.txt"], [0], meta=meta, evaluators=d))
+    with pytest.raises(RequestError, match="1 --sources files but 2 --outputs files") as e:
+        ScoreRequest([tmp_path / "src.0.txt"], [tmp_path / "out.0.txt"] * 2, [0], meta=meta)
+    assert e.value.code == 2  # a command-line mistake: tst score exits 2
+    with pytest.raises(RequestError, match="unknown metric"):
+        ScoreRequest([tmp_path / "src.0.txt"], [tmp_path / "src.0.txt"], [0], meta=meta, only=["bleu"])
+    with pytest.raises(RequestError, match="source style of .*src.0.txt must be 0 or 1, not 2") as e:
+        ScoreRequest([tmp_path / "src.0.txt"], [tmp_path / "out.0.txt"], [2], meta=meta)
+    assert e.value.code == 1
 
 
 def test_score_json_records_the_references_sha256(fake_evaluators, tmp_path):
@@ -504,15 +524,15 @@ def test_score_json_records_the_references_sha256(fake_evaluators, tmp_path):
     write_lines(tmp_path / "out.0.txt", OUTPUTS[0])
     write_lines(tmp_path / "references.0.tsv", [f"{s}\t{o}" for s, o in zip(SOURCES[0], OUTPUTS[0])])
     meta = score_meta("toy", "M0.seed1", "test", "ep1.0")
-    obj = score_files(
-        Evaluators(d),
+    request = ScoreRequest(
         [tmp_path / "src.0.txt"],
         [tmp_path / "out.0.txt"],
         [0],
-        [tmp_path / "references.0.tsv"],
         meta=meta,
+        references=[tmp_path / "references.0.tsv"],
         only=["bleu_ref_corpus"],
     )
+    obj = score(request, Evaluators(d))
     want = hashlib.sha256((tmp_path / "references.0.tsv").read_bytes()).hexdigest()
     assert obj["references_sha256"] == {"references.0.tsv": want}
     assert "bleu_ref_corpus" in obj["metrics"]  # the references were used (two-word lines: BLEU-4 is 0)

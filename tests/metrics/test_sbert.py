@@ -8,7 +8,7 @@ import pytest
 
 from tst.human.correlation import ASPECT_OF_METRIC
 from tst.metrics.registry import METRICS
-from tst.scoring import score_system
+from tst.scoring.compute import score_system
 
 KEY = "sbert_all_minilm_l6_v2"
 PAIRS = [

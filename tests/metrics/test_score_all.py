@@ -6,12 +6,12 @@ import math
 import numpy as np
 import pytest
 
-import tst.scoring as score_mod
+import tst.scoring.evaluator_files as score_mod
 from tst.io import read_lines, sha256_of, write_json
 from tst.metrics.gm import DEFAULT_T
-from tst.metrics.registry import METRICS
-from tst.score import add_derived, score_meta, write_score_json, write_score_tsv
-from tst.scoring import score_system
+from tst.metrics.registry import METRICS, add_derived
+from tst.scoring.compute import score_system
+from tst.scoring.write import score_meta, write_score_json, write_score_tsv
 
 SOURCES = ["the food was good", "the service was bad", "great place"]
 OUTPUTS = ["the food was bad", "the service was good", "awful place"]

@@ -299,7 +299,7 @@ def test_plot_values(score_files):
 
 def test_external_only_dataset_degrades(tmp_path):
     """No trained models and no STI: the external tables and trade-off plots are still built. The files
-    name the system as `variant` (as tst.score writes them); a null seed marks them external."""
+    name the system as `variant` (as tst.scoring.write writes them); a null seed marks them external."""
     paths = []
     for system, m in EXTERNAL.items():
         m = {k: v for k, v in m.items() if k not in ("sti",)}

@@ -20,7 +20,7 @@ from tst.metrics.bleu import corpus_bleu
 from tst.metrics.gm import DEFAULT_T, gm
 from tst.metrics.perplexity import perplexity
 from tst.report import build
-from tst.score import write_score_tsv
+from tst.scoring.write import write_score_tsv
 
 N = 200  # test sentences: 100 of style 0, then 100 of style 1
 STYLES = [0] * 100 + [1] * 100

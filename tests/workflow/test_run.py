@@ -219,7 +219,7 @@ def test_the_training_splits_attribute_lists_are_made_for_the_attribute_regulari
 def test_the_word_order_tables_undamaged_rows_are_what_the_validity_checks_would_score(finished_run):
     """The validity checks score only the damaged copies; the word-order table takes each system's outputs as
     they are from its score file. That file must hold what the checks themselves would compute on those outputs
-    (tst.scoring.score_system on the same lines, the same evaluators and options), metric by metric; and the
+    (tst.scoring.compute.score_system on the same lines, the same evaluators and options), metric by metric; and the
     table's undamaged GM is that file's."""
     import pandas as pd
 
@@ -227,7 +227,8 @@ def test_the_word_order_tables_undamaged_rows_are_what_the_validity_checks_would
     from tst.io import read_json, read_lines
     from tst.metrics.registry import GM_CONTENT, add_derived
     from tst.metrics.sbert import preload_files, scoring_bf16
-    from tst.scoring import Evaluators, score_system
+    from tst.scoring.compute import score_system
+    from tst.scoring.evaluator_files import Evaluators
     from tst.validity import DAMAGE_KEYS
 
     cfg = yaml.safe_load((finished_run / "config.yaml").read_text())

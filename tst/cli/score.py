@@ -1,12 +1,11 @@
-"""`tst score`: score one system's transfers in files (tst.score.score_files) with the dataset's evaluators,
-every command-line mistake stopped before the work."""
+"""`tst score`: its command line (argparse) and exit codes; the request it makes is built and checked by
+tst.scoring.request and scored by tst.scoring.run."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from tst import layout
 from tst.cli.checks import check_files, check_writable, dataset_root, fail
@@ -40,20 +39,6 @@ SCORE_EXAMPLE = {  # a dataset's files as the workflow lays them out (tst.layout
     "sources": " ".join(layout.text("yelp", "test", s) for s in layout.STYLES),
     "references": " ".join(layout.references("yelp", s) for s in layout.STYLES),
 }
-
-
-def _style_of(path: str) -> int:
-    from tst.names import style_of_file
-
-    style = style_of_file(path)
-    if style is None:
-        fail(
-            "score",
-            f"cannot tell the source style of {path} from its name (it ends in neither .0/.1 nor "
-            ".0.txt/.1.txt nor .0.raw.txt/.1.raw.txt): pass --source-styles",
-            2,
-        )
-    return style
 
 
 def add_score(sub) -> None:
@@ -242,181 +227,18 @@ def add_score(sub) -> None:
     p.set_defaults(func=cmd_score)
 
 
-def _check_counts(args) -> None:
-    """The file lists of `tst score` that must pair up (command-line mistakes: exit 2)."""
-    n = len(args.sources)
-    if len(args.outputs) != n:
-        fail(
-            "score",
-            f"{n} --sources files but {len(args.outputs)} --outputs files: give one output per source",
-            2,
-        )
-    if args.source_styles is not None and len(args.source_styles) != n:
-        fail(
-            "score",
-            f"{len(args.source_styles)} --source-styles for {n} --sources files: give one per source",
-            2,
-        )
-    if args.lists_text and not args.lists:
-        fail("score", "--lists-text given without --lists", 2)
-    if args.lists and len(args.lists) != len(args.lists_text or args.sources):
-        against = "--lists-text" if args.lists_text else "--sources"
-        fail(
-            "score",
-            f"{len(args.lists)} --lists files for {len(args.lists_text or args.sources)} {against} files",
-            2,
-        )
-
-
-def _calibration(args, dataset_dir: Path) -> dict | None:
-    """The calibrated GM's thresholds: --gm-calibration, else the dataset's own file when it exists; a file
-    that is not JSON or not of the calibration's layout stops with exit 1, naming it."""
-    from tst.io import read_json
-    from tst.metrics.gm import check_calibration
-
-    path = Path(args.gm_calibration) if args.gm_calibration else dataset_dir / layout.CALIBRATION_FILE
-    if args.gm_calibration and not path.is_file():
-        fail("score", f"--gm-calibration {path}: no such file", 2)
-    if not path.is_file():
-        return None
-    try:
-        return check_calibration(read_json(path), path)
-    except json.JSONDecodeError as e:
-        fail("score", f"{path}, line {e.lineno}: not JSON ({e.msg}); rebuild it (rule gm_calibration)", 1)
-    except (ValueError, UnicodeDecodeError) as e:
-        fail("score", str(e), 1)
-
-
-def _references_release(args, dataset_dir: Path) -> str | None:
-    """--references-release, else the release the dataset's data/report.json records (prepare_data, from
-    datasets.<name>.references.release) when every --references file is that dataset's own references file."""
-    from tst.io import read_json
-
-    if args.references_release or not args.references:
-        return args.references_release
-    data = (dataset_dir / layout.DATA).resolve()
-    own_files = {layout.references_file(s) for s in layout.STYLES}
-    own = all(Path(p).resolve().parent == data and Path(p).name in own_files for p in args.references)
-    report = data / layout.DATA_REPORT
-    if not own or not report.is_file():
-        return None
-    return (read_json(report).get("references_release") or {}).get("release")
-
-
-def _max_words(args, dataset: str) -> int:
-    """--max-words, else the word limit of the dataset in --config (tst.stages.score_max_words)."""
-    from tst.stages import score_max_words
-
-    if args.max_words is not None:
-        if args.max_words < 1:
-            fail("score", f"--max-words {args.max_words}: must be at least 1", 2)
-        return args.max_words
-    return score_max_words(_config(args, dataset), dataset)
-
-
-def _ci(args, dataset: str) -> dict | None:
-    """The bootstrap options of --ci (None without it): --ci-resamples / --ci-seed over the config's
-    score.bootstrap (--config) over tst.bootstrap.DEFAULTS."""
-    if not args.ci:
-        return None
-    from tst.stages import bootstrap_options
-
-    try:
-        opt = bootstrap_options(_config(args, dataset))
-    except ValueError as e:
-        fail("score", f"--config: score.bootstrap: {e}", 2)
-    if args.ci_resamples is not None:
-        if args.ci_resamples < 1:
-            fail("score", f"--ci-resamples {args.ci_resamples}: must be at least 1", 2)
-        opt["n_resamples"] = args.ci_resamples
-    if args.ci_seed is not None:
-        opt["seed"] = args.ci_seed
-    return opt
-
-
-def _normalization(args, dataset_dir: Path, dataset: str) -> dict:
-    """What score_files' normalize gets: the dataset's `normalize:` block and where it was read (--config,
-    else the data/report.json prepare_data wrote, else the default: lowercase), or None with --no-normalize;
-    and the NER placeholders the corpus writes (tst.nlp.ner's default labels, the --config's ner.labels, the
-    placeholders data/report.json counts), kept as written."""
-    from tst.io import read_json
-    from tst.nlp.ner import DEFAULT_LABELS
-
-    if not args.normalize:
-        return {"normalize": None, "from": None}
-    placeholders = set(DEFAULT_LABELS.values())
-    config = _config(args, dataset)
-    if config is not None:
-        ds = config["datasets"][dataset]
-        placeholders |= set(((ds.get("ner") or {}).get("labels") or {}).values())
-        block, where = ds.get("normalize") or {}, "--config"
-    else:
-        report = dataset_dir / layout.DATA / layout.DATA_REPORT
-        report = read_json(report) if report.is_file() else {}
-        placeholders |= set((report.get("ner") or {}).get("entities") or {})
-        block, where = report.get("normalize"), f"{layout.DATA}/{layout.DATA_REPORT}"
-        if block is None:
-            block, where = {"lowercase": True, "numbers": False}, "default (lowercase)"
-    return {"normalize": block, "from": where, "placeholders": sorted(placeholders)}
-
-
-def _source_embeddings(args, options, evaluators: Path, dataset: str) -> list[Path]:
-    """The sentence embeddings of the --split's sources the workflow computed (rule embed_sources), which its
-    score jobs preload (tst.metrics.sbert.start_run): read here too, so both routes batch alike and give the
-    same numbers. Only when sbert is on, the files exist and --precision is the workflow's (--config's
-    evaluators.precision, else config.yaml's); else none (the sources are encoded here)."""
-    from tst.metrics.sbert import scoring_bf16
-    from tst.names import sbert_sources_file
-    from tst.stages import score_options
-
-    files = [evaluators / sbert_sources_file(args.split, ext) for ext in ("npy", "txt")]
-    if not options.sbert or not all(f.is_file() for f in files):
-        return []
-    config = _config(args, dataset)
-    workflow = score_options(config, dataset) if config else {}
-    return files if scoring_bf16(workflow) == scoring_bf16(options) else []
-
-
-def _config(args, dataset: str) -> dict | None:
-    """The merged --config files (None without them), checked to define `dataset`; exit 2 naming the fault."""
-    if not args.config:
-        return None
-    import yaml
-
-    from tst.apply import dataset_settings, read_configs
-
-    try:
-        config = read_configs(args.config)
-        dataset_settings(config, dataset)
-    except (ValueError, yaml.YAMLError) as e:
-        fail("score", str(e), 2)
-    return config
-
-
 def cmd_score(args) -> dict:
+    """Run `tst score`: the command line checked (files there, outputs writable), the request built and checked
+    (tst.scoring.arguments.from_command_line), scored (tst.scoring.run.score); each mistake stops with its exit
+    code (2: the command line, 1: a file's content) before the work, as far as it can be known before it."""
     from tst import signature
     from tst.io import InputError, NotUTF8Error, write_json
-    from tst.metrics.gm import DEFAULT_T
-    from tst.metrics.registry import METRICS, ScoreOptions, check_keys, files
-    from tst.score import coverage_warnings, score_files, score_meta, score_text
+    from tst.scoring.arguments import from_command_line
+    from tst.scoring.request import RequestError
+    from tst.scoring.run import score
+    from tst.scoring.write import coverage_warnings, score_text
 
     dataset_dir = dataset_root("score", args.dataset_dir)
-    dataset = args.dataset or dataset_dir.name
-    evaluators = Path(args.evaluators_dir) if args.evaluators_dir else dataset_dir / layout.EVALUATORS
-    options = ScoreOptions.of(  # resolved once: the file checks and the scorer read the same value
-        {
-            "cp_lexicon": args.cp_lexicon,
-            "cp_seed": args.cp_seed,
-            "sbert": args.sbert,
-            "pp_count_eos": args.pp_count_eos,
-            "precision": args.precision,
-            "references_release": _references_release(args, dataset_dir),
-        }
-    )
-    try:
-        keys = check_keys(args.metrics) if args.metrics else list(METRICS)
-    except ValueError as e:
-        fail("score", str(e), 2)
     check_files(
         "score",
         {
@@ -429,54 +251,12 @@ def cmd_score(args) -> dict:
         },
         stdin=False,
     )
-    _check_counts(args)
     check_writable("score", {"--tsv": args.tsv, "--json": args.json_out})
-    calibration = _calibration(args, dataset_dir)
-    max_words = _max_words(args, dataset)
-    ci = _ci(args, dataset)
-    if not evaluators.is_dir():
-        need = [k for k in keys if files(k, args.system, options)]
-        if need:
-            free = [k for k in METRICS if not files(k, args.system or "SYSTEM", options)]
-            fail(
-                "score",
-                f"no evaluators folder {evaluators} (--dataset-dir {dataset_dir}"
-                f"{' --evaluators-dir ' + args.evaluators_dir if args.evaluators_dir else ''}) but "
-                f"{', '.join(need)} need evaluators. Pass the dataset's results folder ({layout.root('<dataset>')}, "
-                f"after its evaluators were built), or --metrics with evaluator-free ones only: {' '.join(free)}",
-                2,
-            )
-    from tst.scoring import Evaluators
-
-    bpe = dataset_dir / layout.DATA / layout.BPE_MODEL  # a BPE dataset: its models read encoded text
-    sources_embedded = _source_embeddings(args, options, evaluators, dataset) if evaluators.is_dir() else []
-    if evaluators.is_dir():
-        evaluators = Evaluators(evaluators, bpe=bpe if bpe.is_file() else None)
-    if sources_embedded:
-        from tst.metrics.sbert import scoring_bf16, start_run
-
-        start_run(sources_embedded, bf16=scoring_bf16(options))  # as the workflow's score jobs
     try:
-        obj = score_files(
-            evaluators,
-            args.sources,
-            args.outputs,
-            args.source_styles or [_style_of(p) for p in args.sources],
-            args.references,
-            args.lists,
-            args.lists_text,
-            meta=score_meta(dataset, args.system or "unnamed", args.split, args.checkpoint),
-            options=options,
-            only=args.metrics or None,
-            gm_t=tuple(args.gm_t) if args.gm_t else DEFAULT_T,
-            calibration=calibration,
-            tsv_out=args.tsv,
-            encoding_errors=args.encoding_errors,
-            max_words=max_words,
-            progress=not args.verbose and sys.stderr.isatty(),
-            ci=ci,
-            normalize=_normalization(args, dataset_dir, dataset),
-        )
+        request = from_command_line(args, dataset_dir)
+        obj = score(request, tsv_out=args.tsv)
+    except RequestError as e:
+        fail("score", str(e), e.code)
     except NotUTF8Error as e:
         fail("score", f"{e}, or pass --encoding-errors replace", 1)
     except InputError as e:
@@ -487,7 +267,7 @@ def cmd_score(args) -> dict:
     if args.json_out:
         write_json(args.json_out, obj)
     if args.format == "text":
-        sys.stdout.write(score_text(obj, options))
+        sys.stdout.write(score_text(obj, request.options))
     else:
         json.dump(obj, sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -221,7 +221,7 @@ def ref_bleu(outputs, references, kind: str = "corpus") -> MetricResult:
 def read_references(paths, sources, read=read_lines) -> list[list[str] | None]:
     """References per source from `source<TAB>reference[<TAB>reference2...]` files, matched on the exact
     source text (None where a source has no line); a source listed twice gets all its references.
-    read: path -> lines (tst.score passes one that counts replaced bytes); a line without a tab is an
+    read: path -> lines (tst.scoring.read passes one that counts replaced bytes); a line without a tab is an
     InputError naming the file and the line."""
     table: dict[str, list[str]] = {}
     for path in paths:

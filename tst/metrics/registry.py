@@ -38,7 +38,7 @@ from tst.metrics.gm import GM_CONTENT  # noqa: F401 (re-exported)
 from tst.names import EVALUATOR_FILES
 
 # tst score cuts a line to its word limit (tst.stages.score_max_words) and to SCORE_CHARS_PER_WORD x that many
-# characters (tst.score.cut_words): a 1 MB token without a space is one word but 1,000,000 BPE pieces
+# characters (tst.scoring.read.cut_words): a 1 MB token without a space is one word but 1,000,000 BPE pieces
 # (sentencepiece falls back to characters) for the classifiers and LMs of a BPE dataset. A normal line never
 # comes near (Yelp's 15 words: ~80 characters; the limit there: 1,200).
 SCORE_CHARS_PER_WORD = 20

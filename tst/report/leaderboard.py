@@ -9,7 +9,7 @@ a mean over seeds has no per-sentence values to resample, so each seed's selecte
 
 The resamples come from each system's score files: the JSON's metrics and the per-sentence TSV beside it
 (`test.final.tsv` next to `test.final.json`), written with the `key:stat` columns of PP and corpus BLEU
-(tst.score.write_score_tsv(..., resample_stats=True)); tst.bootstrap.results_from_tsv rebuilds what the
+(tst.scoring.write.write_score_tsv(..., resample_stats=True)); tst.bootstrap.results_from_tsv rebuilds what the
 bootstrap needs and GM is recomputed on every resample from its resampled factors. Every system is resampled
 with the same (n, resamples, seed), so on the same sentences: paired. Systems whose TSV lists another
 sequence of source styles or another number of sentences than the most common one are on other sentences:

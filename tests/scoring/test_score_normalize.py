@@ -9,7 +9,7 @@ import pytest
 from tst.cli import main
 from tst.data.normalize import retokenize, scoring_normalizer
 from tst.io import write_json, write_lines
-from tst.score import UNK_WARN, coverage_warnings
+from tst.scoring.write import UNK_WARN, coverage_warnings
 
 
 @pytest.mark.parametrize(

@@ -17,8 +17,10 @@ from tst.data.bpe import ModelUnits, is_piece_vocab, train_bpe, word_nll
 from tst.evaluators.classifiers import load_classifier, train_classifier
 from tst.evaluators.language_model import load_lm, train_lm
 from tst.io import read_json, write_lines
-from tst.score import score_files
-from tst.scoring import Evaluators, score_system
+from tst.scoring.compute import score_system
+from tst.scoring.evaluator_files import Evaluators
+from tst.scoring.request import ScoreRequest
+from tst.scoring.run import score
 from tst.vocab import Vocab
 
 A = ["old", "young", "tall", "kind"]  # style 0 words
@@ -175,14 +177,16 @@ def test_score_script_passes_the_bpe_model(trained, tmp_path):
     assert obj["units"]["style_cnn.pt"]["unk_rate"] == 0.0 and obj["units"]["style_cnn.pt"]["units"] == "bpe"
     assert "bpe.model" in obj["evaluators"]
     # the same files scored directly give the same numbers
-    direct = score_files(
-        Evaluators(ev, bpe=models / "bpe.model"),
+    request = ScoreRequest(
         src,
         src,
         [0, 1],
         meta={"system": "source"},
+        evaluators=ev,
+        bpe=models / "bpe.model",
         only=["acc", "pp_joint"],
     )
+    direct = score(request)
     assert obj["metrics"]["pp_joint"]["score"] == direct["metrics"]["pp_joint"]["score"]
 
 

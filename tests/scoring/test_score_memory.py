@@ -18,8 +18,12 @@ from tst.evaluators.language_model import LanguageModel
 from tst.evaluators.training import capped_batches
 from tst.io import write_lines
 from tst.models.gru_lm import GRULanguageModel
-from tst.score import cut_words, score_files, score_meta
-from tst.scoring import is_out_of_memory, score_system
+from tst.scoring.compute import score_system
+from tst.scoring.memory import is_out_of_memory
+from tst.scoring.read import cut_words
+from tst.scoring.request import ScoreRequest
+from tst.scoring.run import score
+from tst.scoring.write import score_meta
 from tst.stages import LENGTH_MAX_WORDS, SCORE_MAX_WORDS_FACTOR, score_max_words
 from tst.vocab import Vocab
 
@@ -66,17 +70,18 @@ def _toy_files(tmp_path):
 
 
 def _score_toy(d, max_words=None):
-    return score_files(
-        d / "no_evaluators",
+    request = ScoreRequest(
         [d / "src.0.txt"],
         [d / "out.0.txt"],
         [0],
-        references=[d / "refs.0.tsv"],
         meta=score_meta("toy", "sys", "test", "final"),
+        evaluators=d / "no_evaluators",
+        references=[d / "refs.0.tsv"],
         options={"sbert": False},
         only=["bleu_ref_sentence"],
         max_words=max_words,
     )
+    return score(request)
 
 
 def test_long_lines_are_cut_and_counted_per_file(tmp_path):
@@ -107,7 +112,7 @@ def test_cli_cuts_a_1mb_line_to_the_default_limit(tmp_path, capsys, caplog):
     long = " ".join(["w"] * 500_000)  # 1 MB: 500,000 words
     write_lines(tmp_path / "test.0.txt", ["w w", "c d"])
     write_lines(tmp_path / "out.0.txt", [long, "c d"])
-    with caplog.at_level(logging.WARNING, logger="tst.score"):
+    with caplog.at_level(logging.WARNING, logger="tst.scoring.read"):
         _cli(tmp_path)
     captured = capsys.readouterr()
     obj = json.loads(captured.out)
@@ -129,7 +134,8 @@ def test_cli_max_words_from_the_option_and_from_the_datasets_config(tmp_path, ca
     _cli(tmp_path, "--max-words", "3")
     assert json.loads(capsys.readouterr().out)["max_words"] == 3
     cfg = tmp_path / "cfg.yaml"
-    cfg.write_text(yaml.safe_dump({"datasets": {"toy": {"length": {"max_words": 2}}}}))
+    toy = {"styles": ["neg", "pos"], "source": {"kind": "demo"}, "length": {"max_words": 2}}
+    cfg.write_text(yaml.safe_dump({"datasets": {"toy": toy}}))
     _cli(tmp_path, "--config", str(cfg))  # dataset toy: the dataset dir's name
     obj = json.loads(capsys.readouterr().out)
     assert (obj["max_words"], obj["n_truncated"]) == (8, 1)  # 4 x 2 < 9 words
@@ -137,6 +143,26 @@ def test_cli_max_words_from_the_option_and_from_the_datasets_config(tmp_path, ca
         _cli(tmp_path, "--config", str(cfg), "--dataset", "yelp")
     assert e.value.code == 2
     assert "config key datasets.yelp not found" in capsys.readouterr().err
+
+
+def test_cli_refuses_a_config_key_the_workflow_refuses_before_any_metric(tmp_path, capsys, monkeypatch):
+    """--config is checked against the workflow's schema (over config.yaml, as the Snakefile reads it): a
+    mistyped key stops tst score with exit 2 naming the file, the key and what is wrong, before any metric."""
+    import tst.scoring.run
+
+    monkeypatch.setattr(tst.scoring.run, "score", lambda *a, **k: pytest.fail("scored a refused request"))
+    write_lines(tmp_path / "test.0.txt", ["a b"])
+    write_lines(tmp_path / "out.0.txt", ["a b"])
+    cfg = tmp_path / "cfg.yaml"
+    toy = {"styles": ["neg", "pos"], "source": {"kind": "demo"}}
+    cfg.write_text(yaml.safe_dump({"datasets": {"toy": toy}, "score": {"max_wrds": 5}}))
+    with pytest.raises(SystemExit) as e:
+        _cli(tmp_path, "--config", str(cfg))
+    assert e.value.code == 2
+    assert capsys.readouterr().err == (
+        f"tst score: error: --config {cfg}: config key score: Additional properties are not allowed "
+        "('max_wrds' was unexpected); the workflow refuses it too (schemas/config.schema.yaml)\n"
+    )
 
 
 # ---- token-capped batches ----
@@ -271,7 +297,7 @@ def test_a_metric_out_of_memory_is_skipped_with_the_reason(tmp_path, monkeypatch
         allocate()
 
     monkeypatch.setattr(sbert_mod, "sbert_similarity", too_big)
-    with caplog.at_level(logging.WARNING, logger="tst.score"):
+    with caplog.at_level(logging.WARNING, logger="tst.scoring.read"):
         s = score_system(SOURCES, OUTPUTS, [1, 0], tmp_path)
     why = s.skipped["sbert_all_minilm_l6_v2"]
     assert why.startswith("out of memory (") and "the other metrics were scored" in why
@@ -293,7 +319,7 @@ def test_other_errors_still_raise(tmp_path, monkeypatch):
 
 
 def test_an_evaluator_too_big_to_load_is_out_of_memory_not_broken(tmp_path, monkeypatch):
-    import tst.scoring as score_mod
+    import tst.scoring.evaluator_files as score_mod
 
     (tmp_path / "style_cnn.pt").write_text("a classifier")
     monkeypatch.setattr(score_mod, "load_classifier", lambda path: torch.empty(10**13))
