@@ -29,7 +29,7 @@ gpus.hand_to_jobs(config["jobs_per_gpu"])
 onstart:
     # a run (not a dry run) with a download pending and its host (the mirror, when set) out of reach stops here,
     # before any job
-    settings.check_reachable(
+    check_reachable(
         {
             **{
                 data_file(DATA_DIR, p): fetch_url(u, p, MIRROR)

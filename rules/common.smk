@@ -5,9 +5,20 @@ from pathlib import Path
 from snakemake.logging import logger
 from snakemake.utils import validate
 
-from tst import config as settings, rule_inputs, stages
-from tst import afterrun, gpus, joblock, layout, names, signature, variants
+from tst import (
+    afterrun,
+    gpus,
+    joblock,
+    layout,
+    names,
+    rule_inputs,
+    signature,
+    stages,
+    variants,
+)
 from tst.codehash import code_hash
+from tst.config import check_config, check_data, without_extras
+from tst.data.downloads import check_reachable, fetch_extras
 from tst.data.prepare import expected_outputs
 from tst.data.sources import data_file, fetch_url, sha256_for
 from tst.data.sources import resolve_data_dir, resolve_mirror
@@ -18,20 +29,21 @@ from tst.resources import check_fits_node, job_resources, node_size
 
 validate(config, schema="../schemas/config.schema.yaml")
 DATA_DIR = str(resolve_data_dir(config.get("data_dir")).resolve())
-settings.check_config(config, DATA_DIR)
+check_config(config, DATA_DIR)
 # Every file a run dataset reads can be had, or the run stops here naming it; in a real run's main process the
 # optional extras (released systems, human ratings) are fetched now, and one that cannot be is left out.
 # Where downloads come from (data_mirror / $TST_MIRROR, else the public URLs); the bytes are checked by sha256.
 MIRROR = resolve_mirror(config.get("data_mirror"))
-_left_out = settings.check_data(
-    config,
-    DATA_DIR,
-    MIRROR,
-    fetch=workflow.is_main_process and not workflow.output_settings.dryrun,
-    job=not workflow.is_main_process,
-)
-for _warning in _left_out if workflow.is_main_process else []:
+_data = check_data(config, DATA_DIR, job=not workflow.is_main_process)
+if workflow.is_main_process and not workflow.output_settings.dryrun:
+    _failed = fetch_extras(_data.pending, config["datasets"], DATA_DIR, MIRROR)
+    _data = check_data(config, DATA_DIR, failed=_failed)
+for _warning in _data.warnings if workflow.is_main_process else []:
     logger.warning(_warning)
+# the workflow's config is Snakemake's own dict: replaced in place by the copy without the extras left out
+_kept = without_extras(config, _data.left_out)
+config.clear()
+config.update(_kept)
 
 DATASETS = list(config["run"])
 TRANSFER = config["transfer"]

@@ -84,7 +84,7 @@ rule build_embeddings:
 
 
 # evaluators.glove.source downloaded once into its cache_dir (needs internet; tst.rule_inputs.glove_download), in a
-# job of its own so that an offline run stops before any job (tst.config.check_reachable) rather than in
+# job of its own so that an offline run stops before any job (tst.data.downloads.check_reachable) rather than in
 # build_embeddings.
 if GLOVE_DOWNLOAD:
 

@@ -21,12 +21,12 @@ from conftest import run_script
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-from tst import config as settings
 from tst import stages
 from tst.cli import main
+from tst.config import ConfigError, check_config
+from tst.data.downloads import download
 from tst.data.prepare import MIN_SENTENCES, TooFewSentences, expected_outputs, prepare_dataset
 from tst.data.reader import read_text_lines
-from tst.data.sources import download
 from tst.evaluators.embeddings import load_glove
 from tst.io import NotUTF8Error, read_lines, read_lines_counted, write_lines
 from tst.joblock import JobLockedError, job_lock
@@ -138,7 +138,7 @@ def config():
 
 def test_default_config_passes(config):
     validate(config, str(SCHEMA))
-    settings.check_config(config)
+    check_config(config)
 
 
 @pytest.mark.parametrize("epochs", [0.5, 1.5, 0, True, "2"])
@@ -146,8 +146,8 @@ def test_epochs_one_rule_schema_config_and_trainer(config, epochs):
     config["transfer"]["epochs"] = epochs
     with pytest.raises(WorkflowError):
         validate(config, str(SCHEMA))
-    with pytest.raises(settings.ConfigError, match=r"config key transfer\.epochs: .* whole number"):
-        settings.check_config(config)
+    with pytest.raises(ConfigError, match=r"config key transfer\.epochs: .* whole number"):
+        check_config(config)
     with pytest.raises(ValueError, match=r"transfer\.epochs"):
         with_defaults({"epochs": epochs})
 
@@ -155,7 +155,7 @@ def test_epochs_one_rule_schema_config_and_trainer(config, epochs):
 def test_epochs_two_point_zero_is_two_everywhere(config):
     config["transfer"]["epochs"] = 2.0  # JSON Schema counts 2.0 as an integer; so does the rule
     validate(config, str(SCHEMA))
-    settings.check_config(config)
+    check_config(config)
     assert stages.checkpoints(config) == ["ep0.5", "ep1.0", "ep1.5", "ep2.0"]
     assert (
         with_defaults({"epochs": 2.0})["epochs"] == 2
@@ -182,24 +182,22 @@ def test_epochs_two_point_zero_is_two_everywhere(config):
 )
 def test_bad_key_is_named_at_load(config, section, value, expected):
     config[section].update(value)
-    with pytest.raises(settings.ConfigError, match=expected):
-        settings.check_config(config)
+    with pytest.raises(ConfigError, match=expected):
+        check_config(config)
 
 
 def test_transfer_datasets_not_in_run_is_refused(config):
     config["datasets"]["other"] = dict(config["datasets"]["demo"])
     config["transfer"]["datasets"] = ["other"]
-    with pytest.raises(
-        settings.ConfigError, match=r"transfer\.datasets\[0\]: 'other' is not in run \(demo\)"
-    ):
-        settings.check_config(config)
+    with pytest.raises(ConfigError, match=r"transfer\.datasets\[0\]: 'other' is not in run \(demo\)"):
+        check_config(config)
 
 
 def test_transfer_datasets_is_honoured(config):
     config["datasets"]["other"] = dict(config["datasets"]["demo"])
     config["run"] = ["demo", "other"]
     config["transfer"]["datasets"] = ["other"]
-    settings.check_config(config)
+    check_config(config)
     assert stages.trained_datasets(config) == ["other"]
     assert stages.our_models(config, "demo") == []
     assert stages.our_models(config, "other") == [(v, 1) for v in config["transfer"]["run_variants"]]
@@ -760,8 +758,8 @@ def test_styles_must_be_two_distinct_non_blank_names(config, styles):
     config["datasets"]["demo"]["styles"] = styles
     with pytest.raises(WorkflowError):  # the schema: uniqueItems, minLength, a non-space character
         validate(config, str(SCHEMA))
-    with pytest.raises(settings.ConfigError, match=r"datasets\.demo\.styles: two distinct, non-blank style"):
-        settings.check_config(config)  # and the check run without the schema (e.g. tst transfer)
+    with pytest.raises(ConfigError, match=r"datasets\.demo\.styles: two distinct, non-blank style"):
+        check_config(config)  # and the check run without the schema (e.g. tst transfer)
 
 
 def test_prepare_stops_when_the_styles_are_mostly_the_same_sentences(tmp_path):

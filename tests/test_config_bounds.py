@@ -14,7 +14,7 @@ import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-from tst import config as settings
+from tst.config import ConfigError, check_config
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = REPO / "schemas" / "config.schema.yaml"
@@ -68,10 +68,8 @@ def test_the_largest_allowed_values_pass(config):
 def test_an_empty_run_is_refused_naming_the_datasets(config):
     config["run"] = []
     validate(config, str(SCHEMA))  # a list of strings: the schema lets it through
-    with pytest.raises(
-        settings.ConfigError, match=r"config key run: no dataset to build \(run: \[\]\); .* demo"
-    ):
-        settings.check_config(config)
+    with pytest.raises(ConfigError, match=r"config key run: no dataset to build \(run: \[\]\); .* demo"):
+        check_config(config)
 
 
 @pytest.mark.parametrize("overlay", ["transfer: {epochs: 100000000}", "run: []"])

@@ -7,9 +7,9 @@ import re
 import pytest
 import yaml
 
-from tst import config as settings
 from tst import names, rule_inputs, stages, variants
 from tst.codehash import code_hash, modules_of
+from tst.config import ConfigError, check_config
 
 
 def test_names_and_labels():
@@ -94,7 +94,7 @@ def test_a_variant_may_set_its_own_warm_up():
 
 def test_settings_of_the_default_config(repo_root):
     cfg = yaml.safe_load((repo_root / "config.yaml").read_text())
-    settings.check_config(cfg)
+    check_config(cfg)
     runs = stages.our_runs(cfg)
     epochs = cfg["transfer"]["epochs"]
     assert (
@@ -430,10 +430,8 @@ def test_one_list_of_model_families(repo_root):
     assert tuple(FAMILIES) == variants.MODELS == ("cross_aligned", "multi_decoder", "style_embedding")
     schema = (repo_root / "schemas" / "config.schema.yaml").read_text()
     assert "style_embedding" not in schema
-    with pytest.raises(
-        settings.ConfigError, match=re.escape("cross_aligned | multi_decoder | style_embedding")
-    ):
-        settings.check_config({"transfer": {"model": "x"}})
+    with pytest.raises(ConfigError, match=re.escape("cross_aligned | multi_decoder | style_embedding")):
+        check_config({"transfer": {"model": "x"}})
     assert "model 'gpt' is not one of cross_aligned, multi_decoder, style_embedding" in variants.problems(
         {"model": "gpt"}
     )

@@ -1,14 +1,18 @@
 """The workflow config beyond its JSON schema: checks with messages that name the key and the fix, run before any
 job (rules/common.smk): the config's own keys (check_config), the data every run dataset reads (check_data), the
-download hosts (check_reachable), the paraphrase pairs (check_paraphrases). The settings each stage reads:
-tst.stages; the files each rule reads: tst.rule_inputs."""
+paraphrase pairs (check_paraphrases). A check reads the config and looks at data_dir: it never reaches the network
+and never changes the config it is given (the downloads and the host probe: tst.data.downloads; the config
+without the extras left out: without_extras, a copy). The settings each stage reads: tst.stages; the files each
+rule reads: tst.rule_inputs."""
 
 from __future__ import annotations
 
+import copy
+from dataclasses import dataclass
 from pathlib import Path
 
 from tst import baselines, names, variants
-from tst.data.sources import download, extracted_files, fetch_url, sha256_for, url_for
+from tst.data.sources import extracted_files, url_for
 from tst.rule_inputs import data_needs
 from tst.stages import (
     checkpoints_per_epoch,
@@ -146,32 +150,54 @@ SYSTEM_TABLES = "leaderboard, pang_gimpel, bleu_ref, metrics_all, validity and t
 RATINGS_TABLES = "metric_vs_human and aggregation (and the GM thresholds learned from human preferences)"
 
 
-def check_data(
-    config: dict, data_dir, mirror: str | None = None, fetch: bool = False, job: bool = False
-) -> list[str]:
+@dataclass(frozen=True)
+class DataCheck:
+    """What check_data found for the optional extras (an extra: `systems.<name>` or `human_ratings` of a run
+    dataset): those left out, {(dataset, extra): why}, and the missing files of the others that have a URL,
+    {(dataset, extra): [relative path]}, for the main process to fetch (tst.data.downloads.fetch_extras) or the
+    download rule to make."""
+
+    data_dir: str
+    left_out: dict[tuple[str, str], str]
+    pending: dict[tuple[str, str], list[str]]
+
+    @property
+    def warnings(self) -> list[str]:
+        """One warning per extra left out: its key, why, the tables that no longer show it and the fix."""
+        out = []
+        for (name, extra), why in self.left_out.items():
+            lost = RATINGS_TABLES if extra == "human_ratings" else SYSTEM_TABLES
+            out.append(
+                f"datasets.{name}.{extra} is left out: {why}. The {name} report's {lost} do not show it; "
+                f"place the file under {self.data_dir} (or let its download succeed) and rerun to add it back."
+            )
+        return out
+
+
+def check_data(config: dict, data_dir, failed: dict[str, str] | None = None, job: bool = False) -> DataCheck:
     """Before any job: every file a run dataset reads is present under data_dir, or can be downloaded (a URL),
     or is made from a released original that can. A corpus file that cannot stops the run (ConfigError: the
-    files, why, what to do); an optional extra (a released system, human ratings) that cannot is left out of
-    `config`, with a warning that names it and the tables that lose it. fetch=True (the main process of a
-    real run) downloads the extras' missing files now, from `mirror` when one is set, so that a failed
-    download leaves the extra out rather than failing the workflow; fetch=False (a dry run) plans them.
-    job=True (a job's own process, after the main process fetched what it could): a missing extra file is
-    one whose download failed, so the extra is left out there too. Returns the warnings."""
+    files, why, what to do); an optional extra (a released system, human ratings) that cannot is left out
+    (DataCheck.left_out; without_extras drops it from a copy of the config). A missing extra file with a URL
+    is pending (planned for download), unless `failed` ({relative path: why}, from
+    tst.data.downloads.fetch_extras) says its download failed, or job=True (a job's own process, after the
+    main process fetched what it could: a missing extra file is one whose download failed). Reads the config
+    and looks at data_dir; never downloads and never changes `config`."""
     datasets = config.get("datasets") or {}
     derived = extracted_files(datasets)
+    failed = failed or {}
 
     def obtainable(rel: str) -> bool:
         if (Path(data_dir) / rel).exists() or url_for(datasets, rel):
             return True
         return rel in derived and obtainable(derived[rel][0])
 
-    warnings = []
+    left_out, to_fetch = {}, {}
     for name in config.get("run") or []:
         ds = datasets[name]
         if (ds.get("source") or {}).get("kind") != "files":
             continue
         corpus, extras = data_needs(config, name)
-        dropped = set()
         missing = [rel for rel in corpus if not obtainable(rel)]
         if missing:
             why = (ds["source"].get("unavailable") or "").strip() or (
@@ -183,71 +209,50 @@ def check_data(
                 f"folder {data_dir} and cannot be downloaded: {why} Place the files there, or point data_dir "
                 f"(config) / $TST_DATA_DIR at a folder that has them, or leave {name} out of `run`."
             )
+        dropped = set()
         for extra, files in extras.items():
-            why = _unavailable(datasets, data_dir, files, mirror, fetch, job)
+            why, pending = _unavailable(datasets, data_dir, files, failed, job)
             if extra == "human_ratings" and not why:  # the analysis scores the rated systems
                 gone = [s for s in human_systems(config, name) if s in dropped]
                 why = f"the rated systems {', '.join(gone)} are left out" if gone else None
-            if not why:
-                continue
-            if extra == "human_ratings":
-                del ds["human_ratings"]
-                lost = RATINGS_TABLES
-            else:
-                dropped.add(extra.split(".", 1)[1])
-                del ds["systems"][extra.split(".", 1)[1]]
-                lost = SYSTEM_TABLES
-            warnings.append(
-                f"datasets.{name}.{extra} is left out: {why}. The {name} report's {lost} do not show it; "
-                f"place the file under {data_dir} (or let its download succeed) and rerun to add it back."
-            )
-    return warnings
+            if why:
+                left_out[(name, extra)] = why
+                if extra != "human_ratings":
+                    dropped.add(extra.split(".", 1)[1])
+            elif pending:
+                to_fetch[(name, extra)] = pending
+    return DataCheck(str(data_dir), left_out, to_fetch)
 
 
 def _unavailable(
-    datasets: dict, data_dir, files: list[str], mirror: str | None, fetch: bool, job: bool
-) -> str | None:
-    """Why an optional extra's files cannot be had (None: each is present, or downloaded now with fetch=True,
-    or planned for the download rule with fetch=False and job=False)."""
+    datasets: dict, data_dir, files: list[str], failed: dict[str, str], job: bool
+) -> tuple[str | None, list[str]]:
+    """(why an optional extra's files cannot be had, None when each is present or pending; its pending files:
+    missing, with a URL)."""
+    pending = []
     for rel in files:
-        path = Path(data_dir) / rel
-        if path.exists():
+        if (Path(data_dir) / rel).exists():
             continue
         url = url_for(datasets, rel)
         if not url or job:
-            return f"{rel} is missing from {data_dir}" + ("" if url else " and has no download URL")
-        if fetch:
-            source = fetch_url(url, rel, mirror)
-            try:
-                download(source, path, sha256=sha256_for(datasets, rel))
-            except (OSError, ValueError) as e:
-                return f"{rel} could not be downloaded from {source} ({e})"
-    return None
+            return f"{rel} is missing from {data_dir}" + ("" if url else " and has no download URL"), []
+        if rel in failed:
+            return failed[rel], []
+        pending.append(rel)
+    return None, pending
 
 
-def check_reachable(downloads: dict[str, str], timeout: float = 10.0, connect=None) -> None:
-    """Before any job: the host of every pending download ({file: url}) accepts a connection; else one
-    ConfigError naming each file, its URL and the fix (internet, or the file placed there by hand).
-    connect(address, timeout=...) defaults to socket.create_connection."""
-    import socket
-    from urllib.parse import urlsplit
-
-    connect = connect or socket.create_connection
-    unreachable = []
-    for path, url in downloads.items():
-        parts = urlsplit(url)
-        try:
-            connect(
-                (parts.hostname, parts.port or (443 if parts.scheme == "https" else 80)), timeout=timeout
-            ).close()
-        except OSError as e:
-            unreachable.append(f"{path} <- {url} ({e})")
-    if unreachable:
-        raise ConfigError(
-            "these files are not in place and their download host cannot be reached (no internet?), so "
-            "nothing was run:\n  " + "\n  ".join(unreachable) + "\nRun with internet, or place each file "
-            "at its path by hand (the corpus files under data_dir), then run again."
-        )
+def without_extras(config: dict, left_out) -> dict:
+    """A copy of `config` without the optional extras left out (DataCheck.left_out's (dataset, extra) keys);
+    `config` itself is unchanged."""
+    kept = copy.deepcopy(config)
+    for name, extra in left_out:
+        ds = kept["datasets"][name]
+        if extra == "human_ratings":
+            del ds["human_ratings"]
+        else:
+            del ds["systems"][extra.split(".", 1)[1]]
+    return kept
 
 
 def check_paraphrases(config: dict, data_dir) -> None:

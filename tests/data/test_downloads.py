@@ -2,6 +2,7 @@
 real from 127.0.0.1 (checksum, corruption, a connection cut mid-file), the system files cut out of their
 released originals, and what a dry run says for each config when the data folder is empty."""
 
+import copy
 import hashlib
 import http.server
 import re
@@ -13,13 +14,11 @@ import pytest
 import yaml
 from conftest import planned_jobs, snakemake
 
-from tst import config as settings
 from tst import rule_inputs
 from tst.apply import merge_configs
+from tst.config import ConfigError, check_config, check_data, without_extras
+from tst.data.downloads import IncompleteDownload, Progress, download, fetch_extras
 from tst.data.sources import (
-    IncompleteDownload,
-    Progress,
-    download,
     extracted_files,
     fetch_url,
     resolve_mirror,
@@ -182,7 +181,7 @@ def test_progress_logs_bytes_total_and_rate_at_steady_intervals(caplog):
     (2,000,000 bytes in 10 s = 0.2 MB/s); on a terminal a tqdm bar counts the same bytes."""
     now = [0.0]
     progress = Progress("glove.zip", 4_000_000, every=10, clock=lambda: now[0], terminal=False)
-    with caplog.at_level("INFO", logger="tst.data.sources"):
+    with caplog.at_level("INFO", logger="tst.data.downloads"):
         for t in (5, 10, 15, 20):
             now[0] = t
             progress.update(1_000_000)
@@ -200,7 +199,7 @@ def test_progress_logs_bytes_total_and_rate_at_steady_intervals(caplog):
 def test_download_logs_the_sha256_it_got_with_or_without_a_pin(shared_data, tmp_path, caplog):
     rel = "yelp/li/sentiment.test.0"
     digest = sha256(shared_data / rel)
-    with Server(shared_data) as server, caplog.at_level("INFO", logger="tst.data.sources"):
+    with Server(shared_data) as server, caplog.at_level("INFO", logger="tst.data.downloads"):
         download(f"{server.url}/{rel}", tmp_path / "a")
         download(f"{server.url}/{rel}", tmp_path / "b", sha256=digest.upper())
     size = (shared_data / rel).stat().st_size
@@ -217,31 +216,114 @@ def test_missing_files_stop_the_run_or_leave_an_extra_out(tmp_path):
     """An empty data folder: a corpus file without URL stops with the config's reason; a released system or the
     ratings without URL is left out, with a warning naming it and the tables that lose it."""
     config = load_config("literature.yaml")
-    with pytest.raises(settings.ConfigError) as stop:
-        settings.check_data(config, tmp_path)
+    with pytest.raises(ConfigError) as stop:
+        check_data(config, tmp_path)
     message = str(stop.value)
     assert "literature/dickens.txt, literature/austen.txt are missing" in message
     assert "shentianxiao/language-style-transfer" in message and "unreleased" in message
     config = load_config("yelp.yaml")
     ds = config["datasets"]["yelp"]
     del ds["systems"]["natst"]["url"], ds["source"]["urls"]["yelp/li/human_ratings/ratings-yelp.csv"]
-    warnings = settings.check_data(config, tmp_path)
+    found = check_data(config, tmp_path)
+    warnings = found.warnings
     assert [w.split(" is left out")[0] for w in warnings] == [
         "datasets.yelp.systems.natst",
         "datasets.yelp.human_ratings",
     ]
     assert "yelp/released/natst.0 is missing" in warnings[0] and "leaderboard" in warnings[0]
     assert "metric_vs_human and aggregation" in warnings[1]
-    assert "natst" not in ds["systems"] and "human_ratings" not in ds and "imat" in ds["systems"]
+    kept = without_extras(config, found.left_out)["datasets"]["yelp"]
+    assert "natst" not in kept["systems"] and "human_ratings" not in kept and "imat" in kept["systems"]
+    assert "natst" in ds["systems"] and "human_ratings" in ds  # the caller's config as it was
+    # the other systems' files are pending: each has a URL (a dry run plans them for the download rule)
+    assert found.pending[("yelp", "systems.cbd")] == ["yelp/released/cbd.0", "yelp/released/cbd.1"]
+    assert len(found.pending) == 7 + 6 - 1  # Li's seven systems, six released ones, less natst
     # in a job's own process (the main process fetched what it could), a missing extra is one that failed
-    in_job = load_config("yelp.yaml")
-    left_out = settings.check_data(in_job, tmp_path, job=True)
-    assert len(left_out) == 7 + 6 + 1  # Li's seven systems, six released ones, the ratings
-    assert list(in_job["datasets"]["yelp"]["systems"]) == ["human"]  # the references: a corpus file
-    assert settings.check_data(load_config("yelp.yaml"), tmp_path) == []  # a dry run plans every download
+    in_job = check_data(load_config("yelp.yaml"), tmp_path, job=True)
+    assert len(in_job.left_out) == 7 + 6 + 1 and not in_job.pending  # Li's 7, the 6 released, the ratings
+    kept = without_extras(load_config("yelp.yaml"), in_job.left_out)
+    assert list(kept["datasets"]["yelp"]["systems"]) == ["human"]  # the references: a corpus file
+    assert check_data(load_config("yelp.yaml"), tmp_path).warnings == []  # a dry run plans every download
     ds["source"]["urls"].pop("yelp/li/sentiment.test.{style}")
-    with pytest.raises(settings.ConfigError, match=r"yelp/li/sentiment.test.0, yelp/li/sentiment.test.1 are"):
-        settings.check_data(config, tmp_path)
+    with pytest.raises(ConfigError, match=r"yelp/li/sentiment.test.0, yelp/li/sentiment.test.1 are"):
+        check_data(config, tmp_path)
+
+
+def test_checking_a_config_opens_no_connection_and_leaves_the_config_as_it_was(monkeypatch, tmp_path):
+    """check_config and check_data on configs/yelp.yaml with an empty data folder (every file to download): no
+    socket is opened and no URL fetched, nothing is written, and the caller's dict is unchanged, nested keys
+    included; the downloads are only planned."""
+    import socket
+    import urllib.request
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"a check reached for the network: {args}")
+
+    for target, name in (
+        (socket, "create_connection"),
+        (socket.socket, "connect"),
+        (socket.socket, "connect_ex"),
+        (urllib.request, "urlopen"),
+    ):
+        monkeypatch.setattr(target, name, refuse)
+    config = load_config("yelp.yaml")
+    ds = config["datasets"]["yelp"]
+    del ds["systems"]["natst"]["url"]  # one extra left out, the others pending
+    before = copy.deepcopy(config)
+    check_config(config, tmp_path)
+    found = check_data(config, tmp_path)
+    assert list(found.left_out) == [("yelp", "systems.natst")] and len(found.pending) == 7 + 6 - 1 + 1
+    assert check_data(config, tmp_path, job=True).left_out  # the job's view: every missing extra left out
+    kept = without_extras(config, found.left_out)
+    assert config == before and "natst" in config["datasets"]["yelp"]["systems"]
+    assert "natst" not in kept["datasets"]["yelp"]["systems"] and kept["datasets"]["yelp"]["human_ratings"]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_fetch_extras_downloads_the_pending_files_and_names_each_failure(shared_data, tmp_path):
+    """The main process's fetch, from a mirror on 127.0.0.1: the pending files of two systems, one corrupted.
+    The good system's files arrive byte-identical; the bad one stops at its corrupted file (its second file is
+    never asked for) and check_data with the failure leaves it out, the other kept."""
+    config = load_config("yelp.yaml")
+    datasets = config["datasets"]
+    pending = {
+        ("yelp", "systems.cbd"): ["yelp/released/cbd.0", "yelp/released/cbd.1"],
+        ("yelp", "systems.natst"): ["yelp/released/natst.0", "yelp/released/natst.1"],
+    }
+    assert {k: v for k, v in check_data(config, tmp_path).pending.items() if k in pending} == pending
+    with Server(shared_data) as server:
+        server.corrupt.add("yelp/released/natst.0")
+        failed = fetch_extras(pending, datasets, tmp_path, server.url)
+    assert server.requests == ["yelp/released/cbd.0", "yelp/released/cbd.1", "yelp/released/natst.0"]
+    assert list(failed) == ["yelp/released/natst.0"]
+    assert failed["yelp/released/natst.0"].startswith(
+        f"yelp/released/natst.0 could not be downloaded from {server.url}/yelp/released/natst.0 (download from "
+    )
+    for rel in pending[("yelp", "systems.cbd")]:
+        assert (tmp_path / rel).read_bytes() == (shared_data / rel).read_bytes()
+    assert not (tmp_path / "yelp/released/natst.0").exists()
+    found = check_data(config, tmp_path, failed=failed)
+    assert found.left_out[("yelp", "systems.natst")] == failed["yelp/released/natst.0"]
+    assert ("yelp", "systems.cbd") not in found.left_out and ("yelp", "systems.cbd") not in found.pending
+
+
+def test_a_left_out_rated_system_leaves_the_ratings_out(tmp_path):
+    """The human analysis scores the rated systems (human_systems): one left out takes the ratings with it,
+    even when the rated outputs (here a folder of their own) are all there to read."""
+    config = load_config("yelp.yaml")
+    config["datasets"]["yelp"]["human_outputs"] = "yelp/rated"
+    for rel in rule_inputs.rated_files(config, "yelp"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x\n")
+    assert "yelp/rated/sentiment.test.0.mit" in rule_inputs.rated_files(config, "yelp")
+    failed = {"yelp/li/outputs/sentiment.test.0.mit": "yelp/li/outputs/sentiment.test.0.mit could not be had"}
+    found = check_data(config, tmp_path, failed=failed)
+    assert found.left_out == {
+        ("yelp", "systems.mit"): "yelp/li/outputs/sentiment.test.0.mit could not be had",
+        ("yelp", "human_ratings"): "the rated systems mit are left out",
+    }
+    assert "metric_vs_human and aggregation" in found.warnings[1]
+    assert ("yelp", "human_ratings") not in check_data(config, tmp_path).left_out  # nothing failed: kept
 
 
 # ---- the workflow ----

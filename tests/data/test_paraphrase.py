@@ -14,9 +14,9 @@ import torch
 import yaml
 from conftest import planned_jobs
 
-from tst import config as settings
 from tst import rule_inputs
 from tst.apply import merge_configs
+from tst.config import ConfigError, check_paraphrases
 from tst.data.normalize import normalizer
 from tst.data.paraphrase import filter_and_sample, pair_lines, select_pairs
 from tst.data.prepare import prepare_dataset
@@ -143,26 +143,26 @@ def test_check_paraphrases_names_the_variants_the_dataset_and_the_fix(repo_root,
         repo_root / "configs" / "paper_dimensions.yaml",
     ]
     cfg = yelp_config(*c)
-    with pytest.raises(settings.ConfigError) as e:
-        settings.check_paraphrases(cfg, tmp_path)
+    with pytest.raises(ConfigError) as e:
+        check_paraphrases(cfg, tmp_path)
     msg = str(e.value)
     assert "transfer variants M1, M4, M5, M7" in msg and "on dataset yelp" in msg
     assert "datasets.yelp.paraphrase is not set" in msg and "configs/paranmt.yaml" in msg
     # an empty file, a missing file without url: named; a missing file with a url: the download rule's job
     (tmp_path / "empty.tsv").write_text("")
     cfg["datasets"]["yelp"]["paraphrase"] = {"file": "empty.tsv"}
-    with pytest.raises(settings.ConfigError, match="empty.tsv is empty"):
-        settings.check_paraphrases(cfg, tmp_path)
+    with pytest.raises(ConfigError, match="empty.tsv is empty"):
+        check_paraphrases(cfg, tmp_path)
     cfg["datasets"]["yelp"]["paraphrase"] = {"file": "nowhere.tsv"}
-    with pytest.raises(settings.ConfigError, match="does not exist and has no url"):
-        settings.check_paraphrases(cfg, tmp_path)
-    settings.check_paraphrases(yelp_config(*c, repo_root / "configs" / "paranmt.yaml"), tmp_path)
+    with pytest.raises(ConfigError, match="does not exist and has no url"):
+        check_paraphrases(cfg, tmp_path)
+    check_paraphrases(yelp_config(*c, repo_root / "configs" / "paranmt.yaml"), tmp_path)
     assert "paranmt/para-nmt-5m-processed.zip" in rule_inputs.downloads(
         yelp_config(*c, repo_root / "configs" / "paranmt.yaml"), tmp_path
     )
     # without a paraphrase variant nothing is asked for
     cfg["transfer"]["run_variants"] = ["M0", "M2", "M3", "M6"]
-    settings.check_paraphrases(cfg, tmp_path)
+    check_paraphrases(cfg, tmp_path)
 
 
 def dry_run(repo_root, workdir, *configfiles):

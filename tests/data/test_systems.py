@@ -4,7 +4,7 @@ import pytest
 import yaml
 from conftest import run_script
 
-from tst.data.sources import download
+from tst.data.downloads import download
 from tst.data.systems import import_system
 from tst.io import read_lines
 

@@ -8,9 +8,10 @@ import pytest
 import yaml
 from conftest import planned_jobs, snakemake
 
-from tst import config as settings
 from tst import rule_inputs, stages
 from tst.apply import merge_configs
+from tst.config import ConfigError
+from tst.data.downloads import check_reachable
 
 OVERLAYS = ("yelp.yaml", "paper_dimensions.yaml", "paranmt.yaml", "pg_table2.yaml")
 VARIANTS = [f"M{i}" for i in range(8)]
@@ -136,15 +137,15 @@ def test_check_reachable_names_each_file_url_and_fix():
         raise ConnectionRefusedError("refused")
 
     pending = {"/d/yelp/x.0": "https://example.org/x.0", "g/glove.zip": "http://example.net:8080/glove.zip"}
-    with pytest.raises(settings.ConfigError) as e:
-        settings.check_reachable(pending, connect=refuse)
+    with pytest.raises(ConfigError) as e:
+        check_reachable(pending, connect=refuse)
     msg = str(e.value)
     assert (
         "/d/yelp/x.0 <- https://example.org/x.0 (refused)" in msg and "g/glove.zip <- http://example" in msg
     )
     assert "nothing was run" in msg and "place each file" in msg
     assert tried == [("example.org", 443), ("example.net", 8080)]
-    settings.check_reachable({}, connect=refuse)  # nothing pending: no connection tried
+    check_reachable({}, connect=refuse)  # nothing pending: no connection tried
     assert len(tried) == 2
 
 

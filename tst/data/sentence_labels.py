@@ -73,7 +73,7 @@ def download_sst2(
     import tempfile
     import zipfile
 
-    from tst.data.sources import download
+    from tst.data.downloads import download
 
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tst.data.sources import download
+from tst.data.downloads import download
 
 log = logging.getLogger(__name__)
 
@@ -193,7 +193,7 @@ def load_glove(
             dest.unlink()
         if (
             not dest.exists()
-        ):  # written as <dest>.part, size-checked, then renamed (tst.data.sources.download)
+        ):  # written as <dest>.part, size-checked, then renamed (tst.data.downloads.download)
             download(source, dest, opener=opener)
         source = str(dest)
     if source.endswith(".zip"):
