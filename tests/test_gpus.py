@@ -14,7 +14,7 @@ import torch
 
 from tst import gpus
 from tst.device import pick_device
-from tst.gpus import acquire_slot, gpu_ids, job_gpu, jobs_per_gpu, release_slot, slot_order, under_slurm
+from tst.gpus import acquire_slot, gpu_ids, job_gpu, jobs_per_gpu, slot_order, under_slurm
 
 HOLD = textwrap.dedent(
     """
@@ -53,7 +53,7 @@ def fresh_pool(monkeypatch):
     monkeypatch.setattr(gpus, "_HELD", {})
     yield
     for *_, fd in gpus._HELD.values():
-        release_slot(fd)
+        os.close(fd)
 
 
 def test_concurrent_jobs_get_different_gpus_and_a_released_one_is_reused(tmp_path):
@@ -62,11 +62,11 @@ def test_concurrent_jobs_get_different_gpus_and_a_released_one_is_reused(tmp_pat
     assert (a[0], b[0]) == (0, 1)  # each takes the first free GPU
     c = acquire_slot(ids, tmp_path)
     assert c[0] == 2 and acquire_slot(ids, tmp_path) is None  # three GPUs, three jobs: none left
-    release_slot(b[2])
+    os.close(b[2])
     d = acquire_slot(ids, tmp_path)
     assert d[:2] == (1, 0)  # the released GPU
     for fd in (a[2], c[2], d[2]):
-        release_slot(fd)
+        os.close(fd)
 
 
 def test_jobs_in_other_processes_get_other_gpus_and_a_dead_jobs_gpu_is_taken_again(tmp_path):
@@ -79,7 +79,7 @@ def test_jobs_in_other_processes_get_other_gpus_and_a_dead_jobs_gpu_is_taken_aga
         assert (tmp_path / "gpu-0.lock").exists() or (tmp_path / "gpu-1.lock").exists()  # the file stays
         got = acquire_slot(["0", "1", "2"], tmp_path)
         assert got[0] == g1  # the dead job's GPU, before the never-used third one
-        release_slot(got[2])
+        os.close(got[2])
     finally:
         for p in (p1, p2):
             p.kill()
@@ -96,7 +96,7 @@ def test_a_job_keeps_its_gpu_and_shares_one_when_all_are_taken(tmp_path, monkeyp
     gpus._HELD.clear()  # as a third process: both GPUs held
     assert job_gpu(2, env={}, lock_dir=tmp_path) == os.getpid() % 2
     gpus._HELD.update(mine)
-    release_slot(other[2])
+    os.close(other[2])
 
 
 def test_slurm_and_a_single_gpu_need_no_slot(tmp_path):
@@ -201,4 +201,4 @@ def test_one_job_per_gpu_and_several_agree_on_the_first_slot(tmp_path):
     assert three[:2] == (0, 1)
     assert acquire_slot(["0", "1"], tmp_path, 1) is None  # one job per GPU: both GPUs' first slots held
     for got in (one, two, three):
-        release_slot(got[2])
+        os.close(got[2])

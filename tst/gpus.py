@@ -88,7 +88,7 @@ def acquire_slot(
 ) -> tuple[int, int, int] | None:
     """The first free slot of the `per_gpu` slots of each GPU of `ids` (in slot_order) whose lock file in
     lock_dir nobody holds, locked: (its GPU index, its slot, the open descriptor that holds the lock; close
-    it, or release_slot, to free it). None when every one is held."""
+    it to free it). None when every one is held."""
     lock_dir = Path(lock_dir)
     if not lock_dir.exists():
         lock_dir.mkdir(parents=True, exist_ok=True)
@@ -112,11 +112,6 @@ def acquire_slot(
             continue
         return i, k, fd
     return None
-
-
-def release_slot(fd: int) -> None:
-    """Free a slot acquire_slot returned (closing its descriptor releases the lock)."""
-    os.close(fd)
 
 
 def job_gpu(count: int, env=None, lock_dir: str | Path = SLOT_DIR) -> int:

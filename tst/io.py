@@ -85,10 +85,6 @@ def write_lines(path: str | Path, lines) -> None:
         f.writelines(line + "\n" for line in lines)
 
 
-def write_sentences(path: str | Path, sentences) -> None:
-    write_lines(path, (" ".join(s) for s in sentences))
-
-
 def parse_jsonl(lines, path: str | Path = "<jsonl>") -> list:
     """One JSON value per non-empty line; InputError naming the file and the line of a line that is not JSON."""
     out = []

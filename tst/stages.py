@@ -183,12 +183,6 @@ def system_import_spec(config: dict, dataset: str, system: str) -> dict:
     return {k: spec[k] for k in SYSTEM_IMPORT_KEYS if k in spec}
 
 
-def system_papers(config: dict, dataset: str) -> dict[str, str]:
-    """Configured system -> its paper (datasets.<name>.systems.<system>.paper), for tables that list systems."""
-    systems = config["datasets"][dataset].get("systems") or {}
-    return {s: spec["paper"] for s, spec in systems.items() if spec.get("paper")}
-
-
 def naturalness_source(config: dict, system: str) -> tuple[str, str]:
     """(split, checkpoint) of the outputs a system's naturalness classifier learns from: by default `dev` for
     our models (so test outputs stay unseen) at their last checkpoint, and `test` `final` for external

@@ -110,7 +110,7 @@ def tiny_run(tmp_path_factory):
         "root": root,
         "data": data,
         "config": config,
-        "ckpt": checkpoint.latest(root / "run" / "checkpoints"),
+        "ckpt": checkpoint.checkpoints(root / "run" / "checkpoints")[-1][1],
     }
 
 

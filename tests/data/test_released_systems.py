@@ -144,4 +144,3 @@ def test_import_params_and_inputs():
     assert rule_inputs.system_inputs(config, "yelp", "orgin", 0, "/data") == [
         "/data/yelp/li/outputs/sentiment.test.0.orgin"
     ]
-    assert stages.system_papers(config, "yelp")["cbd"].startswith("Ma et al. 2021")

@@ -76,14 +76,14 @@ def test_li_references_cased_and_detokenized_come_back_as_tokenized(shared_data)
     as a person writes (NLTK's Treebank detokenizer) -> the scoring route: the same tokens on every line."""
     from nltk.tokenize.treebank import TreebankWordDetokenizer
 
-    from tst.data.normalize import normalize_line
+    from tst.data.normalize import normalize_tokens
 
     detok = TreebankWordDetokenizer()
     norm = scoring_normalizer({"lowercase": True})
     same = same_curly = total = 0
     for style in (0, 1):
         for line in (shared_data / "yelp" / "li" / f"reference.{style}").read_text().splitlines():
-            tokenized = normalize_line(line.split("\t")[1], lowercase=True, tokenize=True)
+            tokenized = " ".join(normalize_tokens(line.split("\t")[1], lowercase=True, tokenize=True))
             written = detok.detokenize(tokenized.split())
             written = written[:1].upper() + written[1:]
             same += norm(written) == tokenized

@@ -41,10 +41,6 @@ def normalize_tokens(
     return tokens
 
 
-def normalize_line(text: str, **cfg) -> str:
-    return " ".join(normalize_tokens(text, **cfg))
-
-
 # Tokens protected when text is tokenized again: the quotes the PTB tokenizer itself writes (NLTK's Treebank
 # tokenizer reads a closing '' after a space as an opening quote: `` ... `` instead of `` ... '') and placeholder
 # tokens such as <unk>, <num> or a system's <UNK> (it would split them into < unk >). With them protected,

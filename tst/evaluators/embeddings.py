@@ -70,12 +70,6 @@ class Embeddings:
         i = self.index.get(word)
         return None if i is None else self.vectors[i]
 
-    def restrict(self, vocab) -> Embeddings:
-        """Keep only the words of `vocab` (an iterable of words), in this object's order."""
-        keep = set(vocab)
-        idx = [i for i, w in enumerate(self.words) if w in keep]
-        return Embeddings([self.words[i] for i in idx], self.vectors[idx], self.source)
-
     def to_keyed_vectors(self):
         from gensim.models import KeyedVectors
 

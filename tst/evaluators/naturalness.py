@@ -36,9 +36,6 @@ def split_data(
     return tr, tr_y, dv, dv_y
 
 
-CONTRAST = "the system's inputs (human, 1) vs its outputs (0)"
-
-
 class LRNaturalness:
     """P(human) = sigmoid(b + sum of weights of the distinct known words of the sentence)."""
 

@@ -31,7 +31,6 @@ from torch import nn
 from tst.metrics.gm import DEFAULT_T, gm_array, gm_torch
 from tst.optim import Adam
 
-FEATURES = ("acc", "sim", "pp")
 MAX_TIE_RATE = 0.5  # a fit that cannot order more than half of its training pairs is degenerate
 
 

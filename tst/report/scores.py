@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from pathlib import Path
 
 import pandas as pd
 
@@ -131,8 +130,3 @@ def variant_order(frame: pd.DataFrame, variants: list[str] | None = None) -> lis
     found = sorted(set(ours(frame)["variant"]))
     given = [v for v in (variants or []) if v in found]
     return given + [v for v in found if v not in given]
-
-
-def score_paths_under(folder: str | Path) -> list[Path]:
-    """Every score JSON under results/{dataset}/scores/ (for scripts run by hand)."""
-    return sorted(Path(folder).glob("*/*.json"))

@@ -52,11 +52,6 @@ def checkpoints(ckpt_dir) -> list[tuple[float, Path]]:
     return sorted((e, p) for e, p in found if e is not None)
 
 
-def latest(ckpt_dir) -> Path | None:
-    found = checkpoints(ckpt_dir)
-    return found[-1][1] if found else None
-
-
 def rng_state() -> dict:
     state = {"cpu": torch.get_rng_state()}
     if torch.cuda.is_available():
