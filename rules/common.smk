@@ -5,17 +5,8 @@ from pathlib import Path
 from snakemake.logging import logger
 from snakemake.utils import validate
 
-from tst import (
-    afterrun,
-    gpus,
-    joblock,
-    layout,
-    names,
-    rule_inputs,
-    signature,
-    stages,
-    variants,
-)
+from tst import rule_inputs, stages
+from tst import afterrun, gpus, joblock, layout, names, signature, variants
 from tst.codehash import code_hash
 from tst.config import check_config, check_data, without_extras
 from tst.data.downloads import check_reachable, fetch_extras
