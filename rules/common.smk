@@ -31,10 +31,7 @@ if workflow.is_main_process and not workflow.output_settings.dryrun:
     _data = check_data(config, DATA_DIR, failed=_failed)
 for _warning in _data.warnings if workflow.is_main_process else []:
     logger.warning(_warning)
-# the workflow's config is Snakemake's own dict: replaced in place by the copy without the extras left out
-_kept = without_extras(config, _data.left_out)
-config.clear()
-config.update(_kept)
+config.update(without_extras(config, _data.left_out))  # in place: the extras left out
 
 DATASETS = list(config["run"])
 TRANSFER = config["transfer"]

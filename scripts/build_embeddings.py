@@ -4,6 +4,7 @@ text, plain (word2vec) or with the style-lexicon words masked as in Mir et al. 2
 import json
 import logging
 
+from tst.defaults import default
 from tst.evaluators.embeddings import load_glove, train_word2vec
 from tst.evaluators.style_lexicon import mask_style_words
 from tst.io import read_json, read_sentences
@@ -19,7 +20,7 @@ with log_to(sm.log[0]):
             cfg.get("source"),
             vocab=words,
             member=cfg.get("member"),
-            cache_dir=cfg.get("cache_dir", "resources/glove"),
+            cache_dir=cfg.get("cache_dir", default("evaluators", "glove", "cache_dir")),
         )
     else:
         if kind == "word2vec_masked":

@@ -7,6 +7,7 @@ by the classifier trained on the other fold."""
 import json
 import logging
 
+from tst.defaults import default
 from tst.evaluators.naturalness import (
     cross_fit_folds,
     save_naturalness,
@@ -36,7 +37,7 @@ def inputs_of(path, n_outputs):
 
 
 def train(kind, human, generated, cfg, seed):
-    dev_fraction = cfg.get("dev_fraction", 0.1)
+    dev_fraction = cfg.get("dev_fraction", default("evaluators", "naturalness", "dev_fraction"))
     if kind == "lr":
         model = train_naturalness_lr(
             human,
@@ -71,7 +72,7 @@ with log_to(sm.log[0]):
         import torch
 
         torch.set_num_threads(sm.threads)
-    seed = cfg.get("seed", 1)
+    seed = cfg.get("seed", default("evaluators", "naturalness", "seed"))
     human, generated = [], []  # the system's inputs and its outputs on them, both source styles
     for src_style in (0, 1):
         outs = outputs_of(sm.input.outputs[src_style])

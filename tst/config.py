@@ -13,6 +13,7 @@ from pathlib import Path
 
 from tst import baselines, names, variants
 from tst.data.sources import extracted_files, url_for
+from tst.defaults import schema_default
 from tst.rule_inputs import data_needs
 from tst.stages import (
     checkpoints_per_epoch,
@@ -56,7 +57,9 @@ def check_config(config: dict, data_dir=None) -> None:
                 f"config key datasets.{name}.styles: two distinct, non-blank style names are needed, got {styles}"
             )
         length = ds.get("length", {})
-        if length.get("min_words", 1) > length.get("max_words", 10**9):
+        if length.get("min_words", schema_default("datasets", name, "length", "min_words")) > length.get(
+            "max_words", 10**9
+        ):
             raise ConfigError(
                 f"config key datasets.{name}.length: min_words {length['min_words']} > max_words {length['max_words']}"
             )

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from tst import layout, stages
 from tst.data.sources import file_specs, style_path
+from tst.data.splits import SPLIT_DEFAULTS
 from tst.layout import STYLES
 from tst.train.batching import steps_per_epoch
 from tst.variants import resolve
@@ -55,9 +56,8 @@ def train_sizes(config: dict, dataset: str, root: str | Path = ".", data_dir=Non
     if source.get("kind") == "demo":
         n = int(source["sentences_per_style"])
         sc = ds.get("splits") or {}
-        train = (
-            n - round(n * float(sc.get("test_fraction", 0.1))) - round(n * float(sc.get("dev_fraction", 0.1)))
-        )
+        fractions = [float(sc.get(k, SPLIT_DEFAULTS[k])) for k in ("test_fraction", "dev_fraction")]
+        train = n - sum(round(n * f) for f in fractions)
         return [train, train], "demo size, at most"
     specs = file_specs(ds, "train")
     if data_dir is not None and specs and all(isinstance(s, str) for s in specs):

@@ -11,11 +11,12 @@ the queue forever), so `check_fits_node` stops the run first, naming the setting
 from __future__ import annotations
 
 from tst.config import ConfigError
+from tst.defaults import default
 
-# Per-job defaults of the training rules where the config leaves a key out. No GPU unless the config asks.
+# Per-job defaults of the training rules where the config leaves a key out: config.yaml's (no GPU).
 DEFAULTS = {
-    "evaluators": {"threads": 1, "gpu": 0, "mem_mb": 4000, "runtime": 120},
-    "transfer": {"threads": 1, "gpu": 0, "mem_mb": 8000, "runtime": 240},
+    "evaluators": {"threads": default("evaluators", "threads"), **default("evaluators", "resources")},
+    "transfer": dict(default("transfer", "resources")),
 }
 # limit -> (what a job asks for, unit, the profile key and the command-line flag that set the limit)
 NODE_SETTINGS = {

@@ -8,7 +8,7 @@ from pathlib import Path, PurePosixPath
 
 from tst import baselines, layout, names
 from tst.data.sources import corpus_files, data_file, extracted_files, missing_downloads, style_path, url_for
-from tst.data.systems import source_templates
+from tst.data.systems import source_templates, system_setting
 from tst.defaults import default
 from tst.stages import (
     calibration_baselines,
@@ -44,7 +44,7 @@ def acceptability_files(config: dict, dataset: str) -> dict:
     files = {sp: [layout.text(dataset, sp, s, raw=words) for s in layout.STYLES] for sp in ("train", "dev")}
     if not words:
         files["vocab"] = layout.data(dataset, layout.VOCAB)
-    if cfg.get("lm_share", 0):
+    if cfg.get("lm_share", default("evaluators", "acceptability", "lm_share")):
         files["lm"] = layout.evaluators(dataset, names.LANGUAGE_MODELS["joint"])
     return files
 
@@ -146,7 +146,7 @@ def system_inputs(config: dict, dataset: str, system: str, style: int, data_dir)
     the sources it is aligned with (`sources`, default the dataset's test files)."""
     ds = config["datasets"][dataset]
     spec = ds["systems"][system]
-    extra = source_templates(spec, ds) if spec.get("format", "tsv") == "lines" else []
+    extra = source_templates(spec, ds) if system_setting(spec, "format") == "lines" else []
     return [system_path(config, dataset, system, style, data_dir)] + [
         data_file(data_dir, style_path(t, style, ds["styles"])) for t in extra
     ]
@@ -239,7 +239,7 @@ def glove_download(config: dict, mirror: str | None = None) -> dict[str, str]:
     if not str(url).startswith(("http://", "https://")):
         return {}
     name = url.rsplit("/", 1)[-1]
-    zip_path = Path(glove.get("cache_dir") or "resources/glove") / name
+    zip_path = Path(glove.get("cache_dir") or default("evaluators", "glove", "cache_dir")) / name
     return (
         {} if zip_path.exists() else {str(zip_path): fetch_url(url, f"{GLOVE_MIRROR_FOLDER}/{name}", mirror)}
     )
@@ -272,7 +272,7 @@ def score_inputs(config: dict, dataset: str, system: str, runs, external: bool) 
     }
     if has_references(config, dataset):
         inputs["references"] = [layout.references(dataset, s) for s in layout.STYLES]
-    if config["score"].get("attribute_hit", True):
+    if config["score"].get("attribute_hit", default("score", "attribute_hit")):
         inputs["lists"] = [layout.attribute_lists(dataset, sp, s) for sp, _, s in each]
         if external:
             inputs["lists_text"] = [layout.text(dataset, sp, s, raw=True) for sp, _, s in each]

@@ -64,7 +64,7 @@ def test_checkpoints(config: dict) -> list[str]:
 
 def beam_width(config: dict) -> int:
     """Beam width of the test transfers and of `tst transfer` (transfer.beam_width; 1 = greedy)."""
-    return int((config.get("transfer") or {}).get("beam_width", 1))
+    return int((config.get("transfer") or {}).get("beam_width", default("transfer", "beam_width")))
 
 
 def trained_datasets(config: dict) -> list[str]:
@@ -90,7 +90,7 @@ def evaluator_settings(config: dict, section: str, dataset: str) -> dict:
     )
     out = {
         "min_count": vocab_min_count(config, dataset),
-        "precision": ev.get("precision", "auto"),
+        "precision": ev.get("precision", default("evaluators", "precision")),
         **(ev.get(section) or {}),
         **(own or {}),
     }
@@ -129,7 +129,7 @@ def baseline_systems(config: dict) -> list[str]:
 
 
 def baseline_seed(config: dict) -> int:
-    return int((config.get("baselines") or {}).get("seed", 0))
+    return int((config.get("baselines") or {}).get("seed", default("baselines", "seed")))
 
 
 def external_systems(config: dict, dataset: str) -> list[str]:
@@ -200,7 +200,7 @@ def naturalness_settings(config: dict, kind: str) -> dict:
     out = {k: v for k, v in nat.items() if k not in (*names.NATURALNESS_KINDS, "split", "checkpoint")}
     out.update(nat.get(kind) or {})
     if kind == "nn":
-        out["precision"] = ev.get("precision", "auto")
+        out["precision"] = ev.get("precision", default("evaluators", "precision"))
         if ev.get("device"):
             out["device"] = ev["device"]
     return out

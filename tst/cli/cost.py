@@ -76,11 +76,12 @@ def run_cost(args) -> None:
     from tst.apply import read_configs
     from tst.cost import Rates, report, transfer_costs
     from tst.data.sources import resolve_data_dir
+    from tst.defaults import default
 
     check_files("cost", {"--config": args.config, "--rates": [args.rates]}, stdin=False)
     try:
         config = read_configs(args.config)
-        jobs = args.jobs_per_gpu or int(config.get("jobs_per_gpu", 1))
+        jobs = args.jobs_per_gpu or int(config.get("jobs_per_gpu", default("jobs_per_gpu")))
         if jobs < 1:
             raise ValueError(f"--jobs-per-gpu {jobs}: at least 1")
         rates = Rates.load(args.rates, jobs, args.mps)

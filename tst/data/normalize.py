@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from tst.defaults import schema_default
+
 NUM = "<num>"
 _NUMBER = re.compile(r"^[+-]?(\d+([.,:/]\d+)*|\d*[.,]\d+)(st|nd|rd|th|s|%)?$")
 
@@ -17,6 +19,13 @@ def _treebank():
     from nltk.tokenize import TreebankWordTokenizer
 
     return TreebankWordTokenizer()
+
+
+def normalize_settings(block: dict | None) -> dict[str, bool]:
+    """A dataset's `normalize:` block (lowercase, numbers, tokenize), the schema's default for a key it leaves
+    out."""
+    keys = ("lowercase", "numbers", "tokenize")
+    return {k: bool((block or {}).get(k, schema_default("datasets", "any", "normalize", k))) for k in keys}
 
 
 def is_number(token: str) -> bool:
@@ -107,8 +116,8 @@ def scoring_normalizer(cfg: dict | None, placeholders=()):
     kept exactly as the corpus writes them, in whatever case they come (-person- -> -PERSON-): lowercased, the
     evaluators would read them as unknown words. A function line -> normalized line (a references line: each
     TAB-separated column)."""
-    c = cfg or {}
-    lowercase, numbers = bool(c.get("lowercase", True)), bool(c.get("numbers", False))
+    c = normalize_settings(cfg)
+    lowercase, numbers = c["lowercase"], c["numbers"]
     keep = {p.lower(): p for p in placeholders}
 
     def token(t: str) -> str:
@@ -132,8 +141,8 @@ def normalization_record(normalize: dict) -> dict:
     return {
         "applied": True,
         "tokenize": "PTB (NLTK Treebank; tokenized text is left as it is; curly quotes read as ' and \")",
-        "lowercase": bool(block.get("lowercase", True)),
-        "numbers": bool(block.get("numbers", False)),
+        "lowercase": normalize_settings(block)["lowercase"],
+        "numbers": normalize_settings(block)["numbers"],
         "placeholders": sorted(normalize.get("placeholders") or ()),
         "from": normalize.get("from"),
     }
@@ -141,12 +150,8 @@ def normalization_record(normalize: dict) -> dict:
 
 def normalizer(cfg: dict | None):
     """A function line -> tokens from a dataset's `normalize:` block (lowercase, numbers, tokenize)."""
-    c = cfg or {}
-    lowercase, numbers, tokenize = (
-        bool(c.get("lowercase", True)),
-        bool(c.get("numbers", False)),
-        bool(c.get("tokenize", False)),
-    )
+    c = normalize_settings(cfg)
+    lowercase, numbers, tokenize = c["lowercase"], c["numbers"], c["tokenize"]
     return lambda text: normalize_tokens(text, lowercase=lowercase, numbers=numbers, tokenize=tokenize)
 
 

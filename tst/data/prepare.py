@@ -16,7 +16,8 @@ from tst.data.normalize import NUM, length_ok, normalizer
 from tst.data.paraphrase import pair_lines, select_pairs
 from tst.data.reader import read_text_lines
 from tst.data.sources import as_list, file_specs, resolve_data_dir, style_path
-from tst.data.splits import SPLITS, remove_leakage, sample_train, split_pool
+from tst.data.splits import SPLIT_DEFAULTS, SPLITS, remove_leakage, sample_train, split_pool
+from tst.defaults import default, schema_default
 from tst.io import InputError, sha256_of, write_json, write_jsonl, write_lines
 from tst.vocab import Vocab
 
@@ -105,7 +106,11 @@ def expected_outputs(cfg: dict) -> list[str]:
     Every dataset gets the same files (entities.jsonl holds [] lines without NER, raw.txt equals .txt
     without BPE, references/paraphrase files may be empty), so rules can name them; bpe.model only with BPE.
     """
-    bpe = [layout.BPE_MODEL] if cfg.get("bpe", {}).get("enabled", False) else []
+    bpe = (
+        [layout.BPE_MODEL]
+        if cfg.get("bpe", {}).get("enabled", schema_default("datasets", "any", "bpe", "enabled"))
+        else []
+    )
     out = [layout.VOCAB, layout.DATA_REPORT, *bpe]
     for style in range(len(cfg["styles"])):
         for split in SPLITS:
@@ -138,12 +143,21 @@ def read_spec(
 def load_parts(cfg: dict, name: str, data_dir: Path | None) -> tuple[dict, dict]:
     """Raw lines per part (train/dev/test/pool) and style, and the demo extras (references, paraphrases)."""
     styles, src = cfg["styles"], cfg["source"]
-    max_chars = int((cfg.get("length") or {}).get("max_chars", 2000))  # longer lines are dropped
+    max_chars = int(
+        (cfg.get("length") or {}).get("max_chars", schema_default("datasets", "any", "length", "max_chars"))
+    )  # longer lines are dropped
     parts: dict[str, dict[int, list[str]]] = {}
     counts: dict[str, dict[int, Counter]] = {}
     extras: dict = {}
     if src["kind"] == "demo":
-        demo = generate_demo(int(src.get("sentences_per_style", 3000)), int(src.get("seed", 13)))
+        demo = generate_demo(
+            int(
+                src.get(
+                    "sentences_per_style", schema_default("datasets", "any", "source", "sentences_per_style")
+                )
+            ),
+            int(src.get("seed", schema_default("datasets", "any", "source", "seed"))),
+        )
         parts["pool"] = {s: demo["sentences"][s] for s in range(len(styles))}
         counts["pool"] = {s: Counter(read=len(parts["pool"][s])) for s in range(len(styles))}
         extras = demo
@@ -181,7 +195,10 @@ def prepare_dataset(
     styles = cfg["styles"]
     norm = normalizer(cfg.get("normalize"))
     length = cfg.get("length", {})
-    lo, hi = int(length.get("min_words", 1)), length.get("max_words")
+    lo, hi = (
+        int(length.get("min_words", schema_default("datasets", "any", "length", "min_words"))),
+        length.get("max_words"),
+    )
     loaded, extras = load_parts(cfg, name, data_dir)
     report: dict = {"dataset": name, "inputs": {}, "splits": {}}
     # what `tst score` applies to text it is given, so that it is scored as this corpus was normalized
@@ -200,7 +217,10 @@ def prepare_dataset(
                 tokens = norm(line)
                 if not tokens:
                     c["empty"] += 1
-                elif (part != "test" or length.get("filter_test", False)) and not length_ok(tokens, lo, hi):
+                elif (
+                    part != "test"
+                    or length.get("filter_test", schema_default("datasets", "any", "length", "filter_test"))
+                ) and not length_ok(tokens, lo, hi):
                     c["length"] += 1
                 else:
                     s = " ".join(tokens)
@@ -224,9 +244,9 @@ def prepare_dataset(
         for style, lines in normed["pool"].items():
             parts = split_pool(
                 lines,
-                float(sc.get("dev_fraction", 0.1)),
-                float(sc.get("test_fraction", 0.1)),
-                int(sc.get("seed", 0)) + style,
+                float(sc.get("dev_fraction", SPLIT_DEFAULTS["dev_fraction"])),
+                float(sc.get("test_fraction", SPLIT_DEFAULTS["test_fraction"])),
+                int(sc.get("seed", SPLIT_DEFAULTS["seed"])) + style,
             )
             for split in SPLITS:
                 splits[split][style] += parts[split]
@@ -241,7 +261,7 @@ def prepare_dataset(
         for st in range(len(styles)):
             full = len(splits["train"][st])
             splits["train"][st] = sample_train(
-                splits["train"][st], int(sc["max_train"]), int(sc.get("seed", 0)) + st
+                splits["train"][st], int(sc["max_train"]), int(sc.get("seed", SPLIT_DEFAULTS["seed"])) + st
             )
             report["train_subset"][str(st)] = {"of": full, "kept": len(splits["train"][st])}
     check_min_sentences(cfg, name, splits, report)
@@ -251,7 +271,7 @@ def prepare_dataset(
     entities: dict[str, dict[int, list]] = {}
     masked_of: dict[str, str] = {}  # sentence -> masked sentence
     words = {sp: {st: [s.split() for s in lines] for st, lines in by.items()} for sp, by in splits.items()}
-    if ner_cfg.get("enabled", False):
+    if ner_cfg.get("enabled", schema_default("datasets", "any", "ner", "enabled")):
         from tst.nlp.backend import backend_from_config
         from tst.nlp.ner import mask
 
@@ -276,7 +296,7 @@ def prepare_dataset(
             "sentences": len(flat),
             "sentences_with_entities": sum(1 for e in ents if e),
             "entities": dict(sorted(per_label.items())),
-            "backend": (nlp_cfg or {}).get("backend", "spacy"),
+            "backend": (nlp_cfg or {}).get("backend", default("nlp", "backend")),
         }
 
     for sp in SPLITS:
@@ -295,14 +315,19 @@ def prepare_dataset(
     # BPE on train only; word-level copies stay in raw.txt
     bpe_cfg = cfg.get("bpe", {})
     final = words
-    if bpe_cfg.get("enabled", False):
+    if bpe_cfg.get("enabled", schema_default("datasets", "any", "bpe", "enabled")):
         from tst.data.bpe import train_bpe
 
         train_text = [" ".join(w) for st in range(len(styles)) for w in words["train"][st]]
         symbols = (
             sorted(set((ner_cfg.get("labels") or {}).values())) + [NUM] if ner_cfg.get("enabled") else [NUM]
         )
-        bpe = train_bpe(train_text, out_dir / layout.BPE_MODEL, int(bpe_cfg.get("vocab_size", 8000)), symbols)
+        bpe = train_bpe(
+            train_text,
+            out_dir / layout.BPE_MODEL,
+            int(bpe_cfg.get("vocab_size", schema_default("datasets", "any", "bpe", "vocab_size"))),
+            symbols,
+        )
         final = {
             sp: {st: bpe.encode_many([" ".join(w) for w in by[st]]) for st in by} for sp, by in words.items()
         }
@@ -321,7 +346,7 @@ def prepare_dataset(
     if not extras and cfg.get("paraphrase"):
         released, report["paraphrase_source"] = released_pairs(cfg, name, data_dir, norm)
         released = _mask_rows(released, backend, ner_cfg, masked_of)
-        if bpe_cfg.get("enabled", False):
+        if bpe_cfg.get("enabled", schema_default("datasets", "any", "bpe", "enabled")):
             released = [tuple(" ".join(p) for p in bpe.encode_many(list(pair))) for pair in released]
     for st in range(len(styles)):
         write_lines(out_dir / layout.references_file(st), ("\t".join(r) for r in refs.get(st, [])))
@@ -363,7 +388,7 @@ def released_pairs(cfg: dict, name: str, data_dir, norm) -> tuple[list[tuple[str
         lambda: pair_lines(path, member),
         norm,
         spec.get("pairs"),
-        int((cfg.get("splits") or {}).get("seed", 0)),
+        int((cfg.get("splits") or {}).get("seed", SPLIT_DEFAULTS["seed"])),
     )
     if not pairs:
         raise InputError(
@@ -380,7 +405,7 @@ def _mask_rows(
 ) -> list[tuple[str, ...]]:
     """Mask every column of TSV rows with the corpus' NER settings (no-op when NER is off); `cache` maps
     already-masked sentences to their masked form so they are not annotated twice."""
-    if not ner_cfg.get("enabled", False) or not rows:
+    if not ner_cfg.get("enabled", schema_default("datasets", "any", "ner", "enabled")) or not rows:
         return [tuple(r) for r in rows]
     from tst.nlp.ner import mask
 
@@ -430,7 +455,14 @@ def _references(cfg, name, data_dir, extras, splits, norm, raw_of, backend, ner_
             ]
     elif cfg.get("references"):
         rc = cfg["references"]
-        ref_norm = normalizer({**(cfg.get("normalize") or {}), "tokenize": bool(rc.get("tokenize", True))})
+        ref_norm = normalizer(
+            {
+                **(cfg.get("normalize") or {}),
+                "tokenize": bool(
+                    rc.get("tokenize", schema_default("datasets", "any", "references", "tokenize"))
+                ),
+            }
+        )
         data_dir = resolve_data_dir(data_dir)
         for st in range(len(styles)):
             columns: list[list[str]] = []
@@ -443,7 +475,7 @@ def _references(cfg, name, data_dir, extras, splits, norm, raw_of, backend, ner_
                     columns.append([" ".join(norm(c[0])) for c in cells])
                 columns.append([" ".join(ref_norm(c[-1])) for c in cells])
             rows[st] = list(zip(*columns))
-    if rows and ner_cfg.get("enabled", False):
+    if rows and ner_cfg.get("enabled", schema_default("datasets", "any", "ner", "enabled")):
         if backend is None:
             from tst.nlp.backend import backend_from_config
 

@@ -12,6 +12,9 @@ import random
 from tst.names import SPLITS
 
 PRIORITY = ("test", "dev", "train")  # who keeps a sentence that occurs in several splits
+# datasets.<name>.splits keys a dataset leaves out: the pool's dev and test shares, the seed (the schema's
+# descriptions name them)
+SPLIT_DEFAULTS = {"dev_fraction": 0.1, "test_fraction": 0.1, "seed": 0}
 
 
 def unique(lines: list[str]) -> list[str]:

@@ -16,6 +16,7 @@ from pathlib import Path
 from tst.data.normalize import normalizer, scoring_normalizer
 from tst.data.reader import check_file
 from tst.data.sources import as_list, style_path
+from tst.defaults import schema_default
 from tst.io import BOM
 
 
@@ -29,6 +30,11 @@ def read_all_lines(path: str | Path, config_key: str = "") -> list[str]:
         ]
 
 
+def system_setting(spec: dict, key: str):
+    """A system's `key` (datasets.<name>.systems.<system>.<key>), else the schema's default."""
+    return spec.get(key, schema_default("datasets", "any", "systems", "any", key))
+
+
 def import_system(
     spec: dict, cfg: dict, data_dir: Path, style: int, name: str = "dataset", system: str = "system"
 ) -> tuple[list[str], list[str], dict]:
@@ -40,9 +46,9 @@ def import_system(
     # splits on whitespace only
     scoring = scoring_normalizer(cfg.get("normalize"))
     plain = normalizer({**(cfg.get("normalize") or {}), "tokenize": False})
-    out_norm = (lambda o: scoring(o).split()) if spec.get("tokenize", True) else plain
+    out_norm = (lambda o: scoring(o).split()) if system_setting(spec, "tokenize") else plain
     lines = read_all_lines(Path(data_dir) / style_path(spec["file"], style, styles), key)
-    fmt = spec.get("format", "tsv")
+    fmt = system_setting(spec, "format")
     if fmt == "tsv":
         cells = [line.split("\t") for line in lines]
         bad = [i for i, c in enumerate(cells) if len(c) < 2]
@@ -107,7 +113,7 @@ def alignment_problems(
     test = sources_of_test_set(cfg, data_dir, style)
     if len(outputs) != len(test):
         return [f"{key} (style {style}): {len(outputs)} lines, the test set has {len(test)}"]
-    if spec.get("format", "tsv") != "tsv":
+    if system_setting(spec, "format") != "tsv":
         return []
     return [
         f"{key} (style {style}) line {i + 1}: source {s!r} is not the test sentence {t!r}"

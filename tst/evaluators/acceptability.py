@@ -20,6 +20,7 @@ import numpy as np
 import torch
 
 from tst.data.splits import sample_train
+from tst.defaults import default
 from tst.evaluators.classifiers import (
     KIND_ALIASES,
     MODEL_KEYS,
@@ -204,10 +205,16 @@ def acceptability_settings(cfg: dict) -> dict:
             "kinds": list(cfg.get("corruptions", DEFAULT_CORRUPTION["kinds"])),
             "max_ops": int(cfg.get("max_ops", DEFAULT_CORRUPTION["max_ops"])),
             "seed": int(cfg.get("corruption_seed", DEFAULT_CORRUPTION["seed"])),
-            "lm_share": float(cfg.get("lm_share", 0.0)),
-            "temperature": float(cfg.get("temperature", 1.0)),
+            "lm_share": float(cfg.get("lm_share", default("evaluators", "acceptability", "lm_share"))),
+            "temperature": float(
+                cfg.get("temperature", default("evaluators", "acceptability", "temperature"))
+            ),
         },
-        "strip_final": bool(cfg.get("strip_final_punctuation", True)),
+        "strip_final": bool(
+            cfg.get(
+                "strip_final_punctuation", default("evaluators", "acceptability", "strip_final_punctuation")
+            )
+        ),
         "min_count": cfg["min_count"],  # tst.stages.evaluator_settings sets it
         "max_vocab": cfg.get("max_vocab"),
         "max_train": cfg.get("max_train"),

@@ -22,8 +22,15 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from tst.defaults import default
+
 KINDS = ("shuffle", "drop", "repeat", "swap", "replace", "splice")
-DEFAULT_CORRUPTION = {"kinds": list(KINDS), "max_ops": 2, "seed": 1}
+# evaluators.acceptability's corruptions, max_ops and corruption_seed where a call leaves them out (config.yaml's)
+DEFAULT_CORRUPTION = {
+    "kinds": list(default("evaluators", "acceptability", "corruptions")),
+    "max_ops": default("evaluators", "acceptability", "max_ops"),
+    "seed": default("evaluators", "acceptability", "corruption_seed"),
+}
 
 
 def _shuffle(tokens: list, rng: np.random.Generator, pool) -> list | None:
@@ -216,7 +223,7 @@ def negatives(sentences, corruption: dict, pool: Pool | None, lm=None) -> tuple[
     0..n-1 words and continued by the LM (lm_continuations, seed + 1), the others get the edit corruptions
     (corrupt_corpus). A copy equal to its sentence is left out and counted."""
     c = {**DEFAULT_CORRUPTION, **corruption}
-    share = float(c.get("lm_share", 0.0))
+    share = float(c.get("lm_share", default("evaluators", "acceptability", "lm_share")))
     if share > 0 and lm is None:
         raise ValueError("lm_share > 0 needs the language model (lm_joint.pt) to continue the sentences")
     rng = np.random.default_rng(c["seed"])
@@ -234,7 +241,7 @@ def negatives(sentences, corruption: dict, pool: Pool | None, lm=None) -> tuple[
             [sentences[i][: cuts[i]] for i in lm_idx],
             max_words,
             int(c["seed"]) + 1,
-            c.get("temperature", 1.0),
+            c.get("temperature", default("evaluators", "acceptability", "temperature")),
         )
         kept = [x for x, i in zip(cont, lm_idx) if x != list(sentences[i])]
         n_lm = len(kept)

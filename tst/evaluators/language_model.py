@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from tst.defaults import default
 from tst.device import pick_device
 from tst.evaluators.content_mask import mask_content_words
 from tst.evaluators.training import capped_batches, cpu_state_dict, fit, set_seed
@@ -47,8 +48,8 @@ def output_layer(model_cfg: dict, vocab_size: int) -> dict:
     kept = [c for c in asked if 0 < c < vocab_size]
     if not kept:
         return {**cfg, "softmax": "full", "adaptive_cutoffs_dropped": asked}
-    div = float(model_cfg.get("div_value", 4.0))
-    hidden = int(cfg.get("hidden_dim", 256))
+    div = float(model_cfg.get("div_value", default("evaluators", "lm", "div_value")))
+    hidden = int(cfg.get("hidden_dim", default("evaluators", "lm", "hidden_dim")))
     if hidden // div ** len(kept) < 1:  # torch's width for cluster i: hidden_dim // div_value^i
         raise ValueError(
             f"evaluators.lm: hidden_dim {hidden} with div_value {div:g} leaves cluster {len(kept)} of cutoffs "
@@ -116,9 +117,10 @@ def train_lm(
     (same vocabulary, same model config) whose weights training starts from, e.g. a style LM fine-tuned from the
     joint LM; its dev perplexity on this dev set is the score to beat, and the checkpoint records it."""
     model_cfg = {k: v for k, v in (model_cfg or {}).items() if k in MODEL_KEYS}
-    model_cfg = output_layer({"emb_dim": 128, "hidden_dim": 256, **model_cfg}, len(vocab))
+    sizes = {k: default("evaluators", "lm", k) for k in ("emb_dim", "hidden_dim")}
+    model_cfg = output_layer({**sizes, **model_cfg}, len(vocab))
     train_cfg = dict(train_cfg or {})
-    set_seed(train_cfg.get("seed", 1))
+    set_seed(train_cfg.get("seed", default("evaluators", "lm", "seed")))
     device = pick_device(train_cfg.get("device"))
     model = GRULanguageModel(len(vocab), **ctor_kwargs(model_cfg)).to(device)
     if init is not None:

