@@ -270,8 +270,9 @@ def train_evaluators(tmp_path, folder):
 
 
 def test_two_runs_save_identical_evaluators_and_score_files(tmp_path):
+    from tst.io import write_json
     from tst.scoring.compute import score_system
-    from tst.scoring.write import score_meta, write_score_json
+    from tst.scoring.write import score_json, score_meta
 
     a, b = train_evaluators(tmp_path, "a"), train_evaluators(tmp_path, "b")
     assert all_files(a) == all_files(b) and len(all_files(a)) == 2
@@ -283,7 +284,9 @@ def test_two_runs_save_identical_evaluators_and_score_files(tmp_path):
     for folder in (a, b):
         scores = score_system(sources, outputs, [0, 0, 0], folder, only={"acc", "pp_joint"})
         assert set(scores) == {"acc", "pp_joint"}
-        write_score_json(folder / "score.json", scores, score_meta("toy", "M0.seed1", "test", "ep1.0"), 3)
+        write_json(
+            folder / "score.json", score_json(scores, score_meta("toy", "M0.seed1", "test", "ep1.0"), 3)
+        )
     assert (a / "score.json").read_bytes() == (b / "score.json").read_bytes()
 
 

@@ -19,7 +19,6 @@ from tst.metrics.registry import (
     ScoreOptions,
     add_derived,
     evaluator_files,
-    resolve_options,
     scored_keys,
 )
 from tst.scoring.compute import score_system
@@ -181,7 +180,7 @@ def test_evaluator_files():
 
 
 def test_options_are_checked():
-    assert resolve_options(None) == {
+    assert ScoreOptions.of(None) == {
         "cp_lexicon": "vader",
         "cp_seed": 0,
         "sbert": True,
@@ -190,17 +189,17 @@ def test_options_are_checked():
         "extra_metrics": (),
         "precision": "auto",  # config.yaml's evaluators.precision
     }
-    assert resolve_options({"extra_metrics": ["distinct"]})["extra_metrics"] == ("distinct",)
+    assert ScoreOptions.of({"extra_metrics": ["distinct"]})["extra_metrics"] == ("distinct",)
     with pytest.raises(TypeError, match="extra_metrics"):
-        resolve_options({"extra_metrics": "distinct"})
+        ScoreOptions.of({"extra_metrics": "distinct"})
     with pytest.raises(ValueError, match="unknown metric keys"):
         scored_keys({"extra_metrics": ["chrf3"]})
     with pytest.raises(ValueError, match="references_release"):
-        resolve_options({"references_release": 14})
+        ScoreOptions.of({"references_release": 14})
     with pytest.raises(ValueError, match="cp_lexicon"):
-        resolve_options({"cp_lexicon": "afinn"})
+        ScoreOptions.of({"cp_lexicon": "afinn"})
     with pytest.raises(ValueError, match="unknown scoring options"):
-        resolve_options({"gm_t": [1, 2, 3, 4]})
+        ScoreOptions.of({"gm_t": [1, 2, 3, 4]})
 
 
 def test_registry_import_is_cheap():
@@ -437,7 +436,7 @@ def test_score_options_are_a_frozen_mapping_equal_to_their_dict():
     import dataclasses
 
     o = ScoreOptions.of({"cp_seed": "3", "extra_metrics": ["distinct"], "sbert": 0})
-    assert ScoreOptions.of(o) is o and resolve_options(o) is o
+    assert ScoreOptions.of(o) is o
     assert (o.cp_seed, o["cp_seed"], o.sbert, o["extra_metrics"]) == (3, 3, False, ("distinct",))
     assert list(o) == [
         "cp_lexicon",
@@ -451,7 +450,7 @@ def test_score_options_are_a_frozen_mapping_equal_to_their_dict():
     assert (
         o
         == dict(o)
-        == {**resolve_options(None), "cp_seed": 3, "sbert": False, "extra_metrics": ("distinct",)}
+        == {**ScoreOptions.of(None), "cp_seed": 3, "sbert": False, "extra_metrics": ("distinct",)}
     )
     assert hash(o) == hash(ScoreOptions.of(dict(o))) and o.get("gm_t") is None
     with pytest.raises(dataclasses.FrozenInstanceError):

@@ -11,7 +11,7 @@ from tst.io import read_lines, sha256_of, write_json
 from tst.metrics.gm import DEFAULT_T
 from tst.metrics.registry import METRICS, add_derived
 from tst.scoring.compute import score_system
-from tst.scoring.write import score_meta, write_score_json, write_score_tsv
+from tst.scoring.write import score_json, score_meta, write_score_tsv
 
 SOURCES = ["the food was good", "the service was bad", "great place"]
 OUTPUTS = ["the food was bad", "the service was good", "awful place"]
@@ -177,7 +177,7 @@ def test_score_json_and_tsv(evaluators, tmp_path):
         "split": "dev",
     }
     assert score_meta("yelp", "mit", "test", "final")["seed"] is None
-    write_score_json(tmp_path / "s.json", s, meta, 3)
+    write_json(tmp_path / "s.json", score_json(s, meta, 3))
     obj = json.loads((tmp_path / "s.json").read_text())
     assert obj["n_sentences"] == 3 and obj["metrics"]["acc"]["score"] == 1.0
     assert obj["metrics"]["pp_joint"]["higher_is_better"] is False

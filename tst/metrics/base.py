@@ -180,11 +180,6 @@ class ScoreOptions(Mapping):
         return hash(tuple(self.items()))
 
 
-def resolve_options(options: Mapping | ScoreOptions | None) -> ScoreOptions:
-    """DEFAULT_OPTIONS updated with `options`; unknown keys and values are errors (ScoreOptions.of)."""
-    return ScoreOptions.of(options)
-
-
 @dataclass
 class Context:
     """What a compute function sees: the aligned corpus, the inputs, the options and `load(file)`, which

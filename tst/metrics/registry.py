@@ -32,7 +32,6 @@ from tst.metrics.base import (  # noqa: F401 (re-exported: the registry's public
     OncePerInput,
     ScoreOptions,
     Skip,
-    resolve_options,
 )
 from tst.metrics.gm import GM_CONTENT  # noqa: F401 (re-exported)
 from tst.names import EVALUATOR_FILES

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from tst.io import sha256_of, write_json, write_lines
+from tst.io import sha256_of, write_lines
 from tst.metrics.registry import METRICS, SCORE_CHARS_PER_WORD, files
 from tst.names import parse_checkpoint, parse_system
 from tst.scoring.compute import Scores
@@ -146,14 +146,6 @@ def score_json(scores: Scores, meta: dict, n_sentences: int, truncation: dict | 
         "units": dict(sorted(scores.units.items())),
         "skipped": dict(scores.skipped),
     }
-
-
-def write_score_json(
-    path, scores: Scores, meta: dict, n_sentences: int, truncation: dict | None = None
-) -> dict:
-    obj = score_json(scores, meta, n_sentences, truncation)
-    write_json(path, obj)
-    return obj
 
 
 def _cell(v) -> str:
