@@ -14,6 +14,7 @@ from pathlib import Path
 from tst import baselines, names, variants
 from tst.data.sources import extracted_files, url_for
 from tst.defaults import schema_default
+from tst.io import ConfigError  # raised by the checks here; tests and rules import it from tst.config too
 from tst.rule_inputs import data_needs
 from tst.stages import (
     checkpoints_per_epoch,
@@ -26,10 +27,6 @@ from tst.stages import (
 
 # Systems every dataset gets without training (scripts/derived_systems.py, the sanity baselines of tst.baselines).
 DERIVED_SYSTEMS = ("source", "reference", *baselines.BUILT)
-
-
-class ConfigError(ValueError):
-    pass
 
 
 def _name(value, key: str) -> str:

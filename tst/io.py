@@ -23,6 +23,11 @@ class InputError(ValueError):
     """An input file that cannot be used as it is; the message names the file (and line) and the fix."""
 
 
+class ConfigError(ValueError):
+    """A config the workflow cannot run (tst.config's checks, the download hosts, the resources); the message
+    names the key and the fix."""
+
+
 class NotUTF8Error(InputError):
     """A text file with bytes that are not UTF-8; the message names the file, the line and the byte."""
 

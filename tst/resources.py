@@ -10,8 +10,8 @@ the queue forever), so `check_fits_node` stops the run first, naming the setting
 
 from __future__ import annotations
 
-from tst.config import ConfigError
 from tst.defaults import default
+from tst.io import ConfigError
 
 # Per-job defaults of the training rules where the config leaves a key out: config.yaml's (no GPU).
 DEFAULTS = {

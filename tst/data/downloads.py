@@ -172,7 +172,7 @@ def check_reachable(downloads: dict[str, str], timeout: float = 10.0, connect=No
     import socket
     from urllib.parse import urlsplit
 
-    from tst.config import ConfigError  # (numpy, through tst.baselines: not for a download job)
+    from tst.io import ConfigError
 
     connect = connect or socket.create_connection
     unreachable = []
