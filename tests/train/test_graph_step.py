@@ -15,6 +15,7 @@ from test_trainer import CFG, M7, TinyLM, attribute_lists, run, setup
 
 from tst.models.registry import build_model
 from tst.optim import Adam, adam_options, apply_adam_options
+from tst.train import graph_step
 from tst.train.batching import epoch_plan, pad_batch
 from tst.train.graph_step import GraphedStep, graph_safe, unsupported, use_cuda_graph
 from tst.train.step import NonFiniteLoss, train_step
@@ -175,6 +176,71 @@ def test_the_graph_safe_model_computes_what_the_plain_one_does():
     assert ids_safe.shape == (8, 12) and ids.shape[1] <= 12
     assert torch.equal(ids_safe[:, : ids.shape[1]], ids) and (ids_safe[:, ids.shape[1] :] == 0).all()
     assert model.graph_safe is False
+
+
+HOST_READS = ("item", "__float__", "__bool__", "__int__", "tolist", "cpu", "numpy")
+
+
+@pytest.mark.parametrize("scope", ["all", "shen"])
+def test_the_graphed_step_reads_nothing_back_to_the_host(monkeypatch, scope):
+    # what a CUDA graph cannot hold: a tensor read back to Python (.item(), float(), bool(), .tolist(), .cpu(),
+    # ...). M7 with every term on, Shen et al.'s gating and both clipping scopes, dropout on; only the CPU's own
+    # Adam kernel reads its step count (the capturable CUDA kernel keeps it on the GPU), so it is let through.
+    vocab, train_s, _, para = setup()
+    cfg = {**DEFAULTS, **CFG, "dropout": 0.3, "grad_clip_scope": scope, "grad_clip": 1.0}
+    lam = resolve(M7)
+    ids = [[vocab.encode(s) for s in train_s[t]] for t in (0, 1)]
+    para_ids = [[(vocab.encode(u), vocab.encode(v)) for u, v in para[t]] for t in (0, 1)]
+    torch.manual_seed(0)
+    model = build_model(cfg, len(vocab), lam)
+    opt_g, opt_d = make_optimizers(model, cfg, "cpu")
+    lms = [TinyLM(len(vocab)) for _ in (0, 1)]
+    step_fn = GraphedStep(model, opt_g, opt_d, lam, cfg, "cpu", False, para_ids, lms)
+    reads, allowed = [], [False]
+
+    def refuse(name):
+        original = getattr(torch.Tensor, name)
+
+        def read(self, *a, **k):
+            if not allowed[0]:
+                reads.append(name)
+            return original(self, *a, **k)
+
+        return read
+
+    def host_ok(step):
+        def run(*a, **k):
+            allowed[0] = True
+            try:
+                return step(*a, **k)
+            finally:
+                allowed[0] = False
+
+        return run
+
+    for opt in (opt_g, opt_d):
+        opt.step = host_ok(opt.step)
+    core_calls = []
+    real_core = graph_step.graph_core
+
+    def watched_core(*a, **k):
+        core_calls.append(1)
+        with pytest.MonkeyPatch.context() as mp:
+            for name in HOST_READS:
+                mp.setattr(torch.Tensor, name, refuse(name))
+            return real_core(*a, **k)
+
+    monkeypatch.setattr(graph_step, "graph_core", watched_core)
+    for k, (epoch, b0, b1) in enumerate(plan(cfg, ids, 6)):
+        terms = step_fn(b0, b1, epoch, k + 1, 3)
+    assert len(core_calls) == 6 and {"cyc", "para", "lm", "adv", "adv2"} <= terms.keys()
+    assert reads == []
+    # the watch works: the plain step reads values back (the gate, the finite check, the packed lengths)
+    with pytest.MonkeyPatch.context() as mp:
+        for name in HOST_READS:
+            mp.setattr(torch.Tensor, name, refuse(name))
+        train_step(model, opt_g, opt_d, b0, b1, lam, cfg, 0, 7, 3, para_ids, lms, torch.device("cpu"))
+    assert {"__float__", "cpu"} <= set(reads)
 
 
 def test_the_shen_clipping_scope_follows_the_gate():

@@ -17,9 +17,10 @@ encoder/generator's), and replays them with one launch. A graph replays fixed ke
   is built the first time the key repeats, and replayed from then on. At most `max_graphs` (MAX_GRAPHS) are
   kept; a batch of a new shape beyond them takes the plain step, logged once.
 - Warm-up on a side stream. The first WARMUP occurrences of a shape run the same arithmetic eagerly, on a side
-  stream as torch's CUDA-graph recipe has it (cuBLAS and cuDNN set up their workspaces and choose their
-  kernels, Adam creates its state outside the graph's memory). These are real training steps: nothing is run
-  twice or undone.
+  stream as torch's CUDA-graph recipe has it (cuBLAS and cuDNN set up their handles and workspaces for that
+  stream and choose their kernels, Adam creates its state outside the graph's memory); the captures run on the
+  same stream, so nothing is set up while capturing. These are real training steps: nothing is run twice or
+  undone.
 - Capturable Adam. The optimizers are fused Adam with capturable=True (tst.optim.adam_options): the step count
   lives on the GPU and is incremented inside the graph. The state_dict is the plain Adam's: a checkpoint of
   this path resumes on the plain path and on a CPU (tst.optim.apply_adam_options).
@@ -261,6 +262,7 @@ class GraphedStep:
         self.graphs: dict = {}  # key -> (torch.cuda.CUDAGraph, names, stacked outputs)
         self.seen: Counter = Counter()  # eager runs per key
         self.pool = None
+        self.stream = None  # the side stream of the warm-ups and the captures
         self.plain_steps = 0  # steps that took the plain path (shapes beyond max_graphs)
         self._warned = False
 
@@ -332,11 +334,12 @@ class GraphedStep:
             graph.replay()
         elif self.seen[key] < WARMUP:
             self.seen[key] += 1
-            side = torch.cuda.Stream(self.device)
-            side.wait_stream(torch.cuda.current_stream(self.device))
-            with torch.cuda.stream(side):
+            if self.stream is None:
+                self.stream = torch.cuda.Stream(self.device)
+            self.stream.wait_stream(torch.cuda.current_stream(self.device))
+            with torch.cuda.stream(self.stream):
                 names, out = graph_core(self.model, self.opt_g, self.opt_d, x, s, self.amp)
-            torch.cuda.current_stream(self.device).wait_stream(side)
+            torch.cuda.current_stream(self.device).wait_stream(self.stream)
         else:
             names, out = self._capture(key, x, s)
         values = dict(zip(names, out.tolist()))  # the step's one read back to the host
@@ -350,7 +353,7 @@ class GraphedStep:
         self.opt_g.zero_grad(set_to_none=True)
         self.opt_d.zero_grad(set_to_none=True)
         graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph, pool=self.pool):
+        with torch.cuda.graph(graph, pool=self.pool, stream=self.stream):
             names, out = graph_core(self.model, self.opt_g, self.opt_d, x, s, self.amp)
         if self.pool is None:
             self.pool = graph.pool()
