@@ -123,7 +123,9 @@ def test_the_static_step_is_the_plain_steps_arithmetic(name):
     assert len(plain) == len(graphed) == STEPS
     assert plain == graphed
     # one static buffer (a graph on CUDA) per (length, batch size, terms on): counted here from the plan itself
-    on = {(max(map(len, b0 + b1)), len(b0), "cyc" in row) for (_, b0, b1), row in zip(batches, plain)}
+    on = {
+        (max(map(len, b0 + b1)), len(b0), len(b1), "cyc" in row) for (_, b0, b1), row in zip(batches, plain)
+    }
     assert len(step_fn.inputs) == len(on) and step_fn.plain_steps == 0
     if name == "M0":
         assert {r["total"] == r["rec"] for r in plain} == {True, False}  # the gate was off and on
@@ -261,11 +263,11 @@ def test_beyond_the_cap_a_shape_takes_the_plain_step():
     plain, graphed, step_fn, batches = two_runs(VARIANTS["M0"], cfg, steps=40, max_graphs=2)
     keys = []
     for _, b0, b1 in batches:
-        key = (max(map(len, b0 + b1)), len(b0))
+        key = (max(map(len, b0 + b1)), len(b0), len(b1))
         if key not in keys:
             keys.append(key)
     assert len(keys) > 2  # the tiny corpus has more shapes than the cap
-    beyond = sum((max(map(len, b0 + b1)), len(b0)) not in keys[:2] for _, b0, b1 in batches)
+    beyond = sum((max(map(len, b0 + b1)), len(b0), len(b1)) not in keys[:2] for _, b0, b1 in batches)
     assert len(step_fn.inputs) == 2 and step_fn.plain_steps == beyond > 0
     assert plain[0] == graphed[0]
     assert_close(plain, graphed)

@@ -11,11 +11,12 @@ encoder/generator's), and replays them with one launch. A graph replays fixed ke
   lambda_cyc warm-up). A step copies its batch into them and replays; a Python number read while capturing
   would be frozen into the graph, so none of these is one. The graph's outputs (the loss terms, stacked) are
   read back once per step, after the replay.
-- One graph per bucket. The shapes are the batch's padded length L and size B (tst.train.batching.epoch_plan
-  buckets the batches by length: Yelp's lengths give about 15 sizes of L, and the last batch of an epoch has
-  another B) and the set of terms that are on (lambda_cyc is 0 until its warm-up starts): the graph of a key
-  is built the first time the key repeats, and replayed from then on. At most `max_graphs` (MAX_GRAPHS) are
-  kept; a batch of a new shape beyond them takes the plain step, logged once.
+- One graph per bucket. A graph's key is the batch's padded length L, its sizes per style (tst.train.batching.
+  epoch_plan buckets the batches by length: Yelp's lengths give about 15 values of L, and the last batch of an
+  epoch is smaller) and the set of terms that are on (lambda_cyc is 0 until its warm-up starts). The graph of
+  a key is captured at the key's third batch (after WARMUP eager ones) and replayed from then on. At most
+  `max_graphs` (MAX_GRAPHS) keys get buffers and graphs; a batch of a new key beyond them takes the plain step,
+  logged once.
 - Warm-up on a side stream. The first WARMUP occurrences of a shape run the same arithmetic eagerly, on a side
   stream as torch's CUDA-graph recipe has it (cuBLAS and cuDNN set up their handles and workspaces for that
   stream and choose their kernels, Adam creates its state outside the graph's memory); the captures run on the
@@ -125,7 +126,7 @@ class StaticInputs:
     paraphrase batch (u tokens [P, Lp], u lengths [P], v targets [P, Lp+1]) when eq. 5 is on; and `scalars`, the
     values of SCALARS (gamma, each term's weight)."""
 
-    def __init__(self, batch: int, length: int, para: tuple[int, int] | None, device):
+    def __init__(self, sizes: tuple[int, int], length: int, para: tuple[int, int] | None, device):
         def seqs(n, m):
             return (
                 torch.zeros(n, m, dtype=torch.long, device=device),
@@ -133,7 +134,7 @@ class StaticInputs:
                 torch.zeros(n, m + 1, dtype=torch.long, device=device),
             )
 
-        self.batch = [seqs(batch, length) for _ in (0, 1)]
+        self.batch = [seqs(n, length) for n in sizes]
         self.para = [seqs(*para) for _ in (0, 1)] if para else None
         self.scalars = torch.zeros(len(SCALARS), device=device)
         self.value = {name: self.scalars[i] for i, name in enumerate(SCALARS)}  # 0-dim views
@@ -274,15 +275,16 @@ class GraphedStep:
             self.model, None, self.lam, cfg, epoch, step, seed, self.device, None, self.lms, None, cyc_scale
         )
         on = tuple(name for name in ("rec", *G_TERMS) if probe.weight(name) > 0)
-        key = (length, len(b0), on)
+        key = (length, (len(b0), len(b1)), on)
         if key not in self.inputs and len(self.inputs) >= self.max_graphs:
             if not self._warned:
                 log.warning(
                     "%d batch shapes have graphs (transfer.cuda_graph's limit): a batch of another shape "
-                    "(length %d, %d sentences) takes the plain step",
+                    "(length %d, %d + %d sentences) takes the plain step",
                     self.max_graphs,
                     length,
                     len(b0),
+                    len(b1),
                 )
                 self._warned = True
             self.plain_steps += 1
@@ -306,7 +308,7 @@ class GraphedStep:
             )
         if key not in self.inputs:
             para_shape = (cfg["para_batch_size"], self.para_len) if "para" in on else None
-            self.inputs[key] = StaticInputs(len(b0), length, para_shape, self.device)
+            self.inputs[key] = StaticInputs(key[1], length, para_shape, self.device)
         x = self.inputs[key]
         para = None
         if "para" in on:
@@ -359,11 +361,11 @@ class GraphedStep:
             self.pool = graph.pool()
         self.graphs[key] = (graph, names, out)
         log.info(
-            "CUDA graph %d of at most %d: length %d, %d sentences per style, terms %s",
+            "CUDA graph %d of at most %d: length %d, %d + %d sentences, terms %s",
             len(self.graphs),
             self.max_graphs,
             key[0],
-            key[1],
+            *key[1],
             "+".join(key[2]),
         )
         graph.replay()
