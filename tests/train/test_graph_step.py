@@ -364,9 +364,13 @@ def test_the_attribute_variant_is_left_to_the_plain_step():
 def test_the_cuda_graphs_give_the_plain_losses_over_200_steps(name):
     # the captured graphs (fused capturable Adam, graph-safe random numbers) against the plain step (fused Adam),
     # both in strict fp32: each term's mean over the last 50 steps within GPU_MEAN_RTOL, every step finite
+    tf32 = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
     torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
-    cfg = {**DEFAULTS, **CFG}
-    plain, graphed, step_fn, _ = two_runs(VARIANTS[name], cfg, device="cuda", capture=True)
+    try:
+        cfg = {**DEFAULTS, **CFG}
+        plain, graphed, step_fn, _ = two_runs(VARIANTS[name], cfg, device="cuda", capture=True)
+    finally:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = tf32
     assert step_fn.graphs and step_fn.plain_steps == 0  # the steps replayed graphs
     assert_means_close(plain, graphed, GPU_MEAN_RTOL)
 
