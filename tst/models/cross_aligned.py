@@ -291,9 +291,8 @@ class CrossAligned(GRUDecoding):
             dim=1,
         )
         emb = self.drop(self.embed(tokens))
-        if (
-            self.graph_safe
-        ):  # the GRU is causal: its state at a row's last word is what the packed run ends in
+        if self.graph_safe:
+            # the GRU is causal: its state at a row's last word is the state the packed run ends in
             out, _ = self.encoder(emb, h0.unsqueeze(0).to(emb.dtype))
             last = (lengths.clamp(min=1) - 1).to(out.device).view(-1, 1, 1).expand(-1, 1, out.size(2))
             return out.gather(1, last)[:, 0, self.style_dim :]
