@@ -7,18 +7,21 @@ python bench/gpu_check.py [--device cuda|cpu] [--data DIR] [--dims paper|demo] [
 Needs torch, numpy and pyyaml (no Snakemake). Prints, as readable lines and one JSON line each:
 - the device (torch, CUDA, GPU name and count, TF32);
 - per variant and precision, ms per training step at --dims (paper: configs/paper_dimensions.yaml, batch 64)
-  of the plain path (per-parameter Adam, eager soft decoding) and of the fast path (what the trainer runs on
-  this device: fused Adam and TF32 for fp32 on CUDA), and the Shen-size Yelp epoch (4,184 steps) they give
-  (--compile true: with compiled soft decoding);
+  of the plain path (per-parameter Adam, eager soft decoding), of the fast path (what the trainer runs on
+  this device: fused Adam and TF32 for fp32 on CUDA) and of the graphed step (transfer.cuda_graph: the fast
+  path's step as one CUDA graph, tst.train.graph_step; "needs CUDA" elsewhere), and the Shen-size Yelp epoch
+  (4,184 steps) they give (--compile true: the fast path with compiled soft decoding);
 - evaluator training throughput in fp32 and bf16 (bench/bench_evaluators.py: CNN, LSTM, GRU LM);
-- the losses of --compare-steps steps of M2 from one initialization on the plain fp32 path and on the fast path;
+- the losses of --compare-steps steps of M2 from one initialization on the plain fp32 path, on the fast path and
+  (on CUDA) on the graphed step;
 - per variant, the aggregate updates/s of 1, 2, 4 and 8 (--concurrency) trainings at once on the one device,
   and each training's (bench/gpu_share.py; fast path, fp32, --concurrent-steps timed steps each), also with
   CUDA MPS where `nvidia-cuda-mps-control -d` starts (--mps auto); a table, and the JSON `tst cost` reads
   (--rates; docs/gpu.md).
-Steps are timed on batches of one sentence length (the data's commonest), so that the compiled path is timed
-after its graphs are built, not while it builds them (one graph per length and style); the epoch estimate is
-that step time x 4,184. Data: the first sentences of each style of Shen et al.'s Yelp files in --data
+Steps are timed on batches of one sentence length (the data's commonest), so that the compiled path and the
+graphed step are timed after their graphs are built, not while they build them (compiled: one graph per length
+and style; graphed: one per batch shape, captured at its third step); the epoch estimate is that step time x
+4,184. Data: the first sentences of each style of Shen et al.'s Yelp files in --data
 (sentiment.dev.{0,1}, as bench/bench_transfer.py), else the project's demo corpus (tst.data.demo).
 """
 
@@ -44,6 +47,7 @@ from tst.layout import GPU_RATES
 from tst.models.gru_lm import GRULanguageModel
 from tst.models.registry import build_model
 from tst.optim import Adam
+from tst.train.graph_step import GraphedStep
 from tst.train.step import train_step
 from tst.train.trainer import compile_soft_decode, compiles, make_optimizers
 from tst.variants import resolve
@@ -86,15 +90,21 @@ def one_length(ids, batch: int, n: int):
     return length, out
 
 
-class Run:
-    """One model + its optimizers on the plain path or the fast path, from seed 0."""
+PATHS = ("plain", "fast", "graphed")
 
-    def __init__(self, variant, cfg, vocab, device, fast: bool, precision: str, compile_setting="auto"):
+
+class Run:
+    """One model + its optimizers on the plain path, the fast path or the graphed step (CUDA only), from seed 0."""
+
+    def __init__(self, variant, cfg, vocab, device, path: str, precision: str, compile_setting="auto"):
         self.lam = resolve(VARIANTS[variant])
         self.cfg, self.device, self.amp = cfg, device, precision == "bf16"
+        self.graphed = None
         torch.manual_seed(0)
         self.model = build_model(cfg, len(vocab), self.lam).to(device)
-        if fast:
+        if path == "graphed":
+            self.opt = make_optimizers(self.model, cfg, device, graphed=True)
+        elif path == "fast":
             self.opt = make_optimizers(self.model, cfg, device)
             if compiles(compile_setting):
                 compile_soft_decode(self.model)
@@ -113,6 +123,14 @@ class Run:
             torch.cuda.set_rng_state(self.rng[1])
         # TF32 belongs to the fast path only: the plain path is strict fp32 (the flags are process-wide)
         torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = self.tf32
+        if self.path == "graphed":
+            if self.graphed is None:
+                self.graphed = GraphedStep(
+                    self.model, *self.opt, self.lam, self.cfg, self.device, self.amp, para, self.lms
+                )
+            terms = self.graphed(b[0], b[1], 0, k + 1, 0)
+            self.rng = torch.get_rng_state(), torch.cuda.get_rng_state()
+            return terms
         terms = train_step(
             self.model,
             *self.opt,
@@ -132,10 +150,18 @@ class Run:
         return terms
 
 
-def make_run(variant, cfg, vocab, device, fast, precision, compile_setting="auto") -> Run:
-    r = Run(variant, cfg, vocab, device, fast, precision, compile_setting)
-    r.tf32 = fast and device.type == "cuda" and precision == "fp32"
+def make_run(variant, cfg, vocab, device, path, precision, compile_setting="auto") -> Run:
+    """path: plain, fast or graphed (a bool: fast or plain)."""
+    path = {True: "fast", False: "plain"}.get(path, path)
+    r = Run(variant, cfg, vocab, device, path, precision, compile_setting)
+    r.path = path
+    r.tf32 = path != "plain" and device.type == "cuda" and precision == "fp32"
     return r
+
+
+def paths(device) -> list:
+    """The paths measured on `device`: the graphed step needs CUDA."""
+    return list(PATHS) if device.type == "cuda" else ["plain", "fast"]
 
 
 def step_times(args, device, cfg, vocab, ids, para) -> None:
@@ -143,8 +169,8 @@ def step_times(args, device, cfg, vocab, ids, para) -> None:
     for variant in args.variants:
         for precision in args.precision:
             runs = {
-                path: make_run(variant, cfg, vocab, device, path == "fast", precision, args.compile)
-                for path in ("plain", "fast")
+                path: make_run(variant, cfg, vocab, device, path, precision, args.compile)
+                for path in paths(device)
             }
             times = {path: [] for path in runs}
             for k, b in enumerate(batches):  # interleaved, paired; the first 3 warm up (and compile)
@@ -161,33 +187,41 @@ def step_times(args, device, cfg, vocab, ids, para) -> None:
                 rec[f"{path}_ms_per_step"] = round(ms, 2)
                 rec[f"{path}_epoch_min"] = round(ms * YELP_STEPS / 60_000, 2)
             rec["speedup"] = round(rec["plain_ms_per_step"] / rec["fast_ms_per_step"], 2)
+            if "graphed" in runs:
+                rec["graphed_speedup"] = round(rec["plain_ms_per_step"] / rec["graphed_ms_per_step"], 2)
+                rec["graphed_vs_fast"] = round(rec["fast_ms_per_step"] / rec["graphed_ms_per_step"], 2)
+                rec["graphs"] = len(runs["graphed"].graphed.graphs)
+            else:
+                rec["graphed_ms_per_step"] = "needs CUDA"
             say(f"step {variant} {precision}", rec)
 
 
 def compare_losses(args, device, cfg, vocab, ids, para) -> bool:
     _, batches = one_length(ids, cfg["batch_size"], args.compare_steps)
-    runs = {
-        path: make_run("M2", cfg, vocab, device, path == "fast", "fp32", args.compile)
-        for path in ("plain", "fast")
-    }
+    runs = {path: make_run("M2", cfg, vocab, device, path, "fp32", args.compile) for path in paths(device)}
     losses = {path: [] for path in runs}
     for k, b in enumerate(batches):
         for path, r in runs.items():
             losses[path].append(r.step(k, b, para))
     ok = True
-    rec = {"steps": len(batches), "variant": "M2"}
-    for term in ("rec", "cyc", "d0", "total"):
-        a = np.array([t[term] for t in losses["plain"]])
-        f = np.array([t[term] for t in losses["fast"]])
-        tail = min(50, len(a))
-        ma, mf = float(a[-tail:].mean()), float(f[-tail:].mean())
-        rel = abs(mf - ma) / max(abs(ma), 1e-6)
-        ok &= bool(np.isfinite(f).all()) and rel <= MEAN_RTOL
-        rec[term] = (
-            f"plain {ma:.4f} fast {mf:.4f} (last {tail}; rel {rel:.1e}; step 1 {a[0]:.6f} / {f[0]:.6f})"
-        )
-    rec["within"] = f"{MEAN_RTOL:g}: {'PASS' if ok else 'FAIL'}"
-    say("losses fp32 plain vs fast path", rec)
+    for other in [p for p in runs if p != "plain"]:
+        rec = {"steps": len(batches), "variant": "M2"}
+        within = True
+        for term in ("rec", "cyc", "d0", "total"):
+            a = np.array([t[term] for t in losses["plain"]])
+            f = np.array([t[term] for t in losses[other]])
+            tail = min(50, len(a))
+            ma, mf = float(a[-tail:].mean()), float(f[-tail:].mean())
+            rel = abs(mf - ma) / max(abs(ma), 1e-6)
+            within &= bool(np.isfinite(f).all()) and rel <= MEAN_RTOL
+            rec[term] = (
+                f"plain {ma:.4f} {other} {mf:.4f} (last {tail}; rel {rel:.1e}; step 1 {a[0]:.6f} / {f[0]:.6f})"
+            )
+        rec["within"] = f"{MEAN_RTOL:g}: {'PASS' if within else 'FAIL'}"
+        say(f"losses fp32 plain vs {other} path", rec)
+        ok &= within
+    if "graphed" not in runs:
+        say("losses fp32 plain vs graphed path", {"graphed": "needs CUDA"})
     return ok
 
 

@@ -7,12 +7,14 @@
 # Brings its own data: the demo corpus (tst.data.demo), or Shen et al.'s Yelp sentences with
 # --data DIR (a folder holding sentiment.dev.0 and sentiment.dev.1, e.g. $TST_DATA_DIR/yelp/shen).
 # Prints the device, per variant (M0, M2, M7) and precision (fp32, bf16) the ms per training step at paper size
-# on the plain and the fast path with the Shen-size Yelp epoch (4,184 steps) they give, the evaluators' training
-# throughput, a 200-step comparison of the plain fp32 and the fast path's losses, the aggregate and each
+# on the plain and the fast path and of the graphed step (transfer.cuda_graph; "needs CUDA" on a CPU) with the
+# Shen-size Yelp epoch (4,184 steps) they give, the evaluators' training throughput, a 200-step comparison of
+# the plain fp32 path's losses with the fast path's and the graphed step's, the aggregate and each
 # training's updates/s of 1, 2, 4 and 8 concurrent M0, M2 and M7 trainings on the one GPU (also under CUDA MPS
 # where nvidia-cuda-mps-control -d starts; a table, and results/gpu_check/rates.json for `tst cost`), then runs
 # tests/models, tests/train, tests/test_device.py, tests/test_gpus.py and tests/test_gpu_share.py with CUDA
-# visible (among them resume = uninterrupted training on CUDA). Under 8 minutes on one GPU; on a CPU use small
+# visible (among them resume = uninterrupted training on CUDA, and the captured graphs' 200-step losses against
+# the plain path's, tests/train/test_graph_step.py). Under 8 minutes on one GPU; on a CPU use small
 # sizes, e.g.
 #   bench/gpu_check.sh --device cpu --dims demo --steps 3 --compare-steps 20 --threads 1 --concurrency 1 2
 # Its output is what docs/gpu.md's GPU table is made from. Exit status: non-zero when a check or test failed.

@@ -43,17 +43,26 @@ class Adam(torch.optim.Adam):
         _RAW["load_state_dict"](self, state_dict)
 
 
-def adam_options(device) -> dict:
+def adam_options(device, graphed: bool = False) -> dict:
     """Adam's implementation on `device` (the update's arithmetic is the same): on CUDA the fused kernel, one
     launch for every parameter's update instead of several per parameter (11% of a transfer model's step on an
     H100, docs/gpu.md); elsewhere torch's default, the per-parameter loop, whose results the CPU runs and their
-    checkpoints are. Also applied to the param groups of a resumed optimizer (apply_adam_options)."""
+    checkpoints are. graphed: the update runs inside a CUDA graph (tst.train.graph_step), so on CUDA the fused
+    kernel is capturable: it reads its step count and writes its state on the GPU, with no host value that a
+    graph would freeze. Also applied to the param groups of a resumed optimizer (apply_adam_options)."""
     if torch.device(device).type == "cuda":
-        return {"foreach": False, "fused": True}
-    return {"foreach": None, "fused": None}
+        return {"foreach": False, "fused": True, "capturable": graphed}
+    return {"foreach": None, "fused": None, "capturable": False}
 
 
-def apply_adam_options(opt: torch.optim.Optimizer, device) -> None:
-    """Set adam_options(device) on every param group (after load_state_dict, which brings the saving device's)."""
+def apply_adam_options(opt: torch.optim.Optimizer, device, graphed: bool = False) -> None:
+    """Set adam_options(device, graphed) on every param group (after load_state_dict, which brings the saving
+    device's and path's: a checkpoint of the graphed path resumes on the plain one and on a CPU, and back)."""
+    opts = adam_options(device, graphed)
     for group in opt.param_groups:
-        group.update(adam_options(device))
+        group.update(opts)
+        if opts["fused"] or opts["capturable"]:  # these kernels read the step count on the parameter's device
+            for p in group["params"]:
+                state = opt.state.get(p, {})
+                if "step" in state:
+                    state["step"] = state["step"].to(p.device, torch.float32)

@@ -138,8 +138,9 @@ def test_inductor_compiled_soft_decoding_gives_the_plain_losses():
 
 
 def test_the_fast_path_is_chosen_for_cuda_only():
-    assert adam_options("cpu") == {"foreach": None, "fused": None}  # torch's default: the CPU runs' numerics
-    assert adam_options("cuda") == {"foreach": False, "fused": True}
+    # torch's default: the CPU runs' numerics
+    assert adam_options("cpu") == {"foreach": None, "fused": None, "capturable": False}
+    assert adam_options("cuda") == {"foreach": False, "fused": True, "capturable": False}
     assert adam_options(torch.device("cuda:1"))["fused"] is True
     # auto: the plain soft decoding, measured faster than the compiled one on an H200 (docs/gpu.md)
     assert compiles(True) and not compiles("auto") and not compiles(False)

@@ -85,6 +85,12 @@ class GRUDecoding(nn.Module):
     init_state(z, style), decoder(style) -> (nn.GRU, output nn.Linear) and discriminator_parameters(). Shared
     by Fu et al.'s models."""
 
+    # False: the plain path. True (set by tst.train.graph_step while it runs or captures the step): no tensor is
+    # read back to the host, as a CUDA graph needs: greedy decodes all max_len steps instead of stopping when
+    # every row has ended (the rows that ended hold <pad>, as they do), and CrossAligned.encode reads z at each
+    # row's last word of the GRU run over the padded batch instead of packing by lengths on the host.
+    graph_safe = False
+
     def generator_parameters(self):
         """E and G: every parameter that is not the adversary's."""
         d = {id(p) for p in self.discriminator_parameters()}
@@ -133,7 +139,7 @@ class GRUDecoding(nn.Module):
             out_ids.append(nxt)
             done = done | (nxt == Vocab.eos_id)
             inp = nxt
-            if bool(done.all()):
+            if not self.graph_safe and bool(done.all()):
                 break
         return torch.stack(out_ids, 1)
 
@@ -285,6 +291,11 @@ class CrossAligned(GRUDecoding):
             dim=1,
         )
         emb = self.drop(self.embed(tokens))
+        if self.graph_safe:
+            # the GRU is causal: its state at a row's last word is the state the packed run ends in
+            out, _ = self.encoder(emb, h0.unsqueeze(0).to(emb.dtype))
+            last = (lengths.clamp(min=1) - 1).to(out.device).view(-1, 1, 1).expand(-1, 1, out.size(2))
+            return out.gather(1, last)[:, 0, self.style_dim :]
         packed = nn.utils.rnn.pack_padded_sequence(
             emb, lengths.clamp(min=1).cpu(), batch_first=True, enforce_sorted=False
         )

@@ -96,7 +96,7 @@ def strip_eos(ids: torch.Tensor):
     tokens = ids.masked_fill(after, Vocab.pad_id)
     lengths = (~after & (ids != Vocab.pad_id)).sum(1)
     empty = lengths == 0  # an immediate <eos>: encode a single <unk> rather than nothing
-    tokens[empty, 0] = Vocab.unk_id
+    tokens[:, 0] = torch.where(empty, Vocab.unk_id, tokens[:, 0])  # no host read of `empty` (CUDA graphs)
     return tokens, lengths.clamp(min=1)
 
 

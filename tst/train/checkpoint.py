@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 
 # Settings a rerun may change and still resume: the length of training, how dev sets are decoded and whether soft
 # decoding runs compiled (the same arithmetic).
-RESUMABLE_CHANGES = ("epochs", "dev_batch_size", "decode_extra", "compile")
+RESUMABLE_CHANGES = ("epochs", "dev_batch_size", "decode_extra", "compile", "cuda_graph")
 
 
 def run_signature(settings: dict, variant, vocab: Vocab, ids, seed: int, code: str = "") -> str:

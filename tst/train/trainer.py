@@ -34,6 +34,7 @@ from tst.optim import Adam, adam_options, apply_adam_options
 from tst.progress import Progress
 from tst.train import checkpoint
 from tst.train.batching import epoch_plan, pad_batch, steps_per_epoch
+from tst.train.graph_step import GraphedStep, use_cuda_graph
 from tst.train.step import TERMS, train_step
 from tst.train.transfer import per_style, transfer_sentences, unmasked_path, write_transfers
 from tst.variants import NEEDS, Variant, needs, problems
@@ -81,6 +82,7 @@ SETTINGS = [
     "decode_extra",
     "precision",
     "compile",
+    "cuda_graph",
 ]
 DEFAULTS = {key: default("transfer", key) for key in SETTINGS}
 # The training code (this module and every tst module it imports, tst.codehash): part of the run signature, so
@@ -164,10 +166,10 @@ def compile_soft_decode(model, backend: str = "inductor") -> None:
     model.soft_decode = torch.compile(model.soft_decode, backend=backend, dynamic=False)
 
 
-def make_optimizers(model, cfg: dict, device) -> tuple:
+def make_optimizers(model, cfg: dict, device, graphed: bool = False) -> tuple:
     """Adam for E/G and for the adversaries (§4.6), in the implementation for `device` (tst.optim.adam_options:
-    fused on CUDA)."""
-    opts = adam_options(device)
+    fused on CUDA; graphed: capturable, for the graphed step of tst.train.graph_step)."""
+    opts = adam_options(device, graphed)
     opt_g = Adam(model.generator_parameters(), lr=cfg["lr"], betas=tuple(cfg["betas"]), **opts)
     opt_d = Adam(model.discriminator_parameters(), lr=cfg["lr"], betas=tuple(cfg["betas"]), **opts)
     return opt_g, opt_d
@@ -211,8 +213,13 @@ def train(
 
     torch.manual_seed(seed)
     model = build_model(lam.settings, len(vocab), lam).to(device)
-    opt_g, opt_d = make_optimizers(model, cfg, device)
-    if compiles(cfg["compile"]):
+    graphed = use_cuda_graph(cfg["cuda_graph"], device, model, lam)
+    opt_g, opt_d = make_optimizers(model, cfg, device, graphed)
+    if compiles(cfg["compile"]) and graphed:
+        log.warning(
+            "transfer.compile is not applied under transfer.cuda_graph: the graph holds the whole step"
+        )
+    elif compiles(cfg["compile"]):
         compile_soft_decode(model)
     if lms:
         for lm in lms:
@@ -236,12 +243,14 @@ def train(
             if len(attr_ids[t]) != len(ids[t]):
                 raise ValueError(f"attribute lists of style {t} are not aligned with its training sentences")
     spe = steps_per_epoch(len(ids[0]), len(ids[1]), cfg["batch_size"])
+    # the graphed step (transfer.cuda_graph on CUDA), else the plain one
+    step_fn = GraphedStep(model, opt_g, opt_d, lam, cfg, device, amp, para_ids, lms) if graphed else None
     total_steps = cfg["epochs"] * spe
 
     signature = checkpoint.run_signature(cfg, lam, vocab, ids, seed, TRAINING_CODE)
     step = checkpoint.resume(ckpt_dir, signature, model, opt_g, opt_d, device)
     for opt in (opt_g, opt_d):  # a checkpoint saved on another device brings that device's Adam kernel
-        apply_adam_options(opt, device)
+        apply_adam_options(opt, device, graphed)
     _backfill_dev_transfers(ckpt_dir, tr_dir, vocab, dev_sents, dev_entities, cfg, device)
     csv_path = out / "losses.csv"
     rows = []
@@ -280,24 +289,28 @@ def train(
             i0, i1 = plan[local]
             attrs = [[attr_ids[0][i] for i in i0], [attr_ids[1][i] for i in i1]] if attr_ids else None
             scale = cyc_factor(step + 1, spe, cfg["cyc_start"], cfg["cyc_ramp"])
-            terms = train_step(
-                model,
-                opt_g,
-                opt_d,
-                [ids[0][i] for i in i0],
-                [ids[1][i] for i in i1],
-                lam,
-                cfg,
-                epoch,
-                step + 1,
-                seed,
-                para_ids,
-                lms,
-                device,
-                amp,
-                attrs,
-                scale,
-            )
+            b0, b1 = [ids[0][i] for i in i0], [ids[1][i] for i in i1]
+            if step_fn is not None:
+                terms = step_fn(b0, b1, epoch, step + 1, seed, attrs, scale)
+            else:
+                terms = train_step(
+                    model,
+                    opt_g,
+                    opt_d,
+                    b0,
+                    b1,
+                    lam,
+                    cfg,
+                    epoch,
+                    step + 1,
+                    seed,
+                    para_ids,
+                    lms,
+                    device,
+                    amp,
+                    attrs,
+                    scale,
+                )
             step += 1
             gamma = max(cfg["gamma_min"], cfg["gamma_init"] * cfg["gamma_decay"] ** epoch)
             row = {
