@@ -81,7 +81,7 @@ def test_the_command_line_request_resolves_every_default_once(tmp_path):
     request = from_command_line(_args(tmp_path), tmp_path / "toy")
     assert request.max_words == 4 * 15
     assert dict(request.ci) == DEFAULTS
-    assert dict(request.normalize)["normalize"] == {"lowercase": True, "numbers": False}
+    assert dict(request.normalize)["normalize"] == {"lowercase": True, "numbers": False, "tokenize": False}
     assert request.gm_t == tuple(float(t) for t in default("score", "gm_t"))
     assert request.only == {"bleu_self_corpus"} and request.meta["system"] == "unnamed"
     assert request.evaluators == tmp_path / "toy" / "evaluators" and request.bpe is None

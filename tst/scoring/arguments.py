@@ -168,7 +168,7 @@ def _normalization(normalize: bool, config: dict | None, dataset_dir: Path, data
     data/report.json prepare_data wrote, else the schema's default), or None with --no-normalize; and the NER
     placeholders the corpus writes (tst.nlp.ner's default labels, the --config's ner.labels, the placeholders
     data/report.json counts), kept as written."""
-    from tst.defaults import schema_default
+    from tst.data.normalize import normalize_settings
     from tst.io import read_json
     from tst.nlp.ner import DEFAULT_LABELS
 
@@ -185,8 +185,7 @@ def _normalization(normalize: bool, config: dict | None, dataset_dir: Path, data
         placeholders |= set((report.get("ner") or {}).get("entities") or {})
         block, where = report.get("normalize"), f"{layout.DATA}/{layout.DATA_REPORT}"
         if block is None:  # the schema's defaults: lowercase, numbers kept
-            block = {k: schema_default("datasets", dataset, "normalize", k) for k in ("lowercase", "numbers")}
-            where = "default (lowercase)"
+            block, where = normalize_settings(None), "default (lowercase)"
     return {"normalize": block, "from": where, "placeholders": sorted(placeholders)}
 
 
