@@ -26,7 +26,7 @@ import numpy as np
 import torch
 import yaml
 
-from tst.apply import merge_configs
+from tst.config_files import merge_configs
 from tst.data.demo import generate_demo
 from tst.io import read_sentences
 from tst.names import epoch_label

@@ -111,7 +111,7 @@ def tiny_config(repo_root: Path) -> dict:
     """config.yaml with configs/tiny.yaml over it, merged as Snakemake merges --configfile overlays: 400 sentences
     per style, 2 epochs for the evaluators, M0 and M2 for 1 epoch at small dimensions. Every rule of the demo still
     runs (tests/workflow/test_run.py, test_slurm_demo.py)."""
-    from tst.apply import merge_configs
+    from tst.config_files import merge_configs
 
     return merge_configs(
         [yaml.safe_load((repo_root / name).read_text()) for name in ("config.yaml", "configs/tiny.yaml")]

@@ -6,8 +6,8 @@ import pytest
 import yaml
 from conftest import REPO
 
-from tst.apply import merge_configs
 from tst.cli import main
+from tst.config_files import merge_configs
 from tst.cost import Rates, train_sizes, transfer_costs
 
 M0 = {"model": "cross_aligned", "lambda_rec": 1, "lambda_adv": 1}

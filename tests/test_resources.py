@@ -5,8 +5,8 @@ from types import SimpleNamespace
 import pytest
 import yaml
 
-from tst.apply import merge_configs
 from tst.config import ConfigError
+from tst.config_files import merge_configs
 from tst.resources import check_fits_node, job_resources, node_size, oversized
 
 MEM_32000_ON_16000 = (

@@ -86,7 +86,7 @@ def tiny_config() -> dict:
     """config.yaml with configs/tiny.yaml over it, merged as Snakemake merges --configfile overlays."""
     import yaml
 
-    from tst.apply import merge_configs
+    from tst.config_files import merge_configs
 
     return merge_configs([yaml.safe_load((REPO / name).read_text(encoding="utf-8")) for name in TINY])
 

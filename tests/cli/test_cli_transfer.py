@@ -12,8 +12,9 @@ import pytest
 import torch
 import yaml
 
-from tst.apply import merge_configs, prepare_lines, style_index
+from tst.apply import prepare_lines, style_index
 from tst.cli import main
+from tst.config_files import merge_configs
 from tst.data.bpe import BPE, train_bpe
 from tst.data.normalize import detokenize
 from tst.io import read_lines, write_lines

@@ -15,8 +15,8 @@ import yaml
 from conftest import planned_jobs, snakemake
 
 from tst import rule_inputs
-from tst.apply import merge_configs
 from tst.config import ConfigError, check_config, check_data, without_extras
+from tst.config_files import merge_configs
 from tst.data.downloads import IncompleteDownload, Progress, download, fetch_extras
 from tst.data.sources import (
     extracted_files,

@@ -15,8 +15,8 @@ import yaml
 from conftest import planned_jobs
 
 from tst import rule_inputs
-from tst.apply import merge_configs
 from tst.config import ConfigError, check_paraphrases
+from tst.config_files import merge_configs
 from tst.data.normalize import normalizer
 from tst.data.paraphrase import filter_and_sample, pair_lines, select_pairs
 from tst.data.prepare import prepare_dataset

@@ -403,7 +403,7 @@ def test_lstm_overlay_gives_the_classifier_of_before_stop_34(repo_root):
     joint-LM continuations, every training sentence)."""
     import yaml
 
-    from tst.apply import merge_configs
+    from tst.config_files import merge_configs
     from tst.rule_inputs import acceptability_files
 
     configs = [

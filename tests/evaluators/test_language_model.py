@@ -210,7 +210,7 @@ def test_full_softmax_overlay_gives_pang_and_gimpels_lms(repo_root):
     style LMs from scratch."""
     import yaml
 
-    from tst.apply import merge_configs
+    from tst.config_files import merge_configs
     from tst.evaluators.language_model import lm_settings, output_layer
     from tst.rule_inputs import lm_init
 

@@ -91,7 +91,7 @@ def test_the_command_line_request_reads_its_config_files_once(tmp_path, monkeypa
     """--config is read (and checked against the schema) once per request, however many defaults it gives."""
     import yaml
 
-    import tst.apply
+    import tst.config_files
     from tst.scoring.arguments import from_command_line
 
     write_lines(tmp_path / "test.0.txt", ["a b"])
@@ -99,8 +99,8 @@ def test_the_command_line_request_reads_its_config_files_once(tmp_path, monkeypa
     cfg = tmp_path / "cfg.yaml"
     toy = {"styles": ["neg", "pos"], "source": {"kind": "demo"}, "length": {"max_words": 3}}
     cfg.write_text(yaml.safe_dump({"datasets": {"toy": toy}, "score": {"bootstrap": {"seed": 9}}}))
-    reads, real = [], tst.apply.read_configs
-    monkeypatch.setattr(tst.apply, "read_configs", lambda paths: reads.append(paths) or real(paths))
+    reads, real = [], tst.config_files.read_configs
+    monkeypatch.setattr(tst.config_files, "read_configs", lambda paths: reads.append(paths) or real(paths))
     request = from_command_line(_args(tmp_path, config=[str(cfg)]), tmp_path / "toy")
     assert len(reads) == 1
     # each default the config gives reached the request: 4 x length.max_words, score.bootstrap.seed, --config

@@ -21,7 +21,7 @@ from conftest import snakemake
 from test_downloads import REPO, Server, load_config, sha256
 
 from tst import rule_inputs
-from tst.apply import merge_configs
+from tst.config_files import merge_configs
 from tst.data.sources import extracted_files
 
 pytestmark = [pytest.mark.slow, pytest.mark.shared_data]

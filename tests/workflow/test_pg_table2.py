@@ -9,8 +9,8 @@ import yaml
 from conftest import planned_jobs, snakemake
 
 from tst import rule_inputs, stages
-from tst.apply import merge_configs
 from tst.config import ConfigError
+from tst.config_files import merge_configs
 from tst.data.downloads import check_reachable
 
 OVERLAYS = ("yelp.yaml", "paper_dimensions.yaml", "paranmt.yaml", "pg_table2.yaml")

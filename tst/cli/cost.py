@@ -73,7 +73,7 @@ def parse_sizes(items) -> dict:
 def run_cost(args) -> None:
     import yaml
 
-    from tst.apply import read_configs
+    from tst.config_files import read_configs
     from tst.cost import Rates, report, transfer_costs
     from tst.data.sources import resolve_data_dir
     from tst.defaults import default

@@ -91,7 +91,8 @@ def add_transfer(sub) -> None:
 def cmd_transfer(args) -> list[str]:
     import yaml
 
-    from tst.apply import dataset_settings, read_configs, style_index, transfer_lines
+    from tst.apply import style_index, transfer_lines
+    from tst.config_files import dataset_settings, read_configs
     from tst.io import InputError, NotUTF8Error, decode_lines, read_lines, write_lines
     from tst.stages import beam_width
 

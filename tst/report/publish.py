@@ -22,7 +22,7 @@ from pathlib import Path
 import yaml
 
 from tst import layout, names, signature
-from tst.apply import merge_configs
+from tst.config_files import merge_configs
 from tst.io import InputError
 
 

@@ -214,7 +214,7 @@ def _config(paths, dataset: str) -> dict | None:
         return None
     import yaml
 
-    from tst.apply import dataset_settings, read_configs
+    from tst.config_files import dataset_settings, read_configs
 
     try:
         config = read_configs(paths)
