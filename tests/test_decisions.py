@@ -387,7 +387,8 @@ def test_training_defaults_are_config_yamls(repo_root):
 
     transfer = yaml.safe_load((repo_root / "config.yaml").read_text())["transfer"]
     paper = yaml.safe_load((repo_root / "configs" / "paper_dimensions.yaml").read_text())["transfer"]
-    assert len(DEFAULTS) == 36 and DEFAULTS == {k: transfer[k] for k in DEFAULTS}
+    assert len(DEFAULTS) == 37 and DEFAULTS == {k: transfer[k] for k in DEFAULTS}
+    assert DEFAULTS["cuda_graph"] is False  # the graphed step is asked for, never a default
     assert DEFAULTS["epochs"] == 4 and DEFAULTS["lr"] == 6.0e-3  # the demo's, not the paper's 20 and 1e-4
     assert variants.CYC_WARMUP_DEFAULTS == {"cyc_start": 1.5, "cyc_ramp": 1.5}
     assert {k: transfer[k] for k in variants.CYC_WARMUP_DEFAULTS} == variants.CYC_WARMUP_DEFAULTS
