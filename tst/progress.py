@@ -12,6 +12,8 @@ import time
 log = logging.getLogger(__name__)
 
 EVERY_S = 30.0  # seconds between two progress lines
+# Units whose rate reads better scaled: unit -> (divisor, the rate's unit): a download's bytes as MB/s.
+SCALED = {"byte": (1e6, "MB")}
 
 
 def duration(seconds: float) -> str:
@@ -24,15 +26,19 @@ def duration(seconds: float) -> str:
     return f"{s // 3600}h {s % 3600 // 60:02d}m"
 
 
-def line(what: str, done: int, total: int, unit: str, rate: float | None) -> str:
+def line(what: str, done: int, total: int | None, unit: str, rate: float | None) -> str:
     """'train M0 seed 1: 1,200/8,368 steps (14.3%), 12.50 steps/s, ETA 9m 33s'; the rate in units per second
-    (None or 0: not known yet), the ETA the steps left at that rate."""
-    share = f" ({100 * done / total:.1f}%)" if total else ""
+    (None or 0: not known yet; a unit of SCALED in its scaled unit, e.g. MB/s), the ETA the steps left at that
+    rate; total None (not known, e.g. a download without a Content-Length): the steps done and the rate only."""
+    of = f"/{total:,} {unit}s ({100 * done / total:.1f}%)" if total else f" {unit}s"
     if rate:
-        speed = f"{rate:.2f} {unit}s/s, ETA {duration(max(total - done, 0) / rate)}"
+        divisor, per = SCALED.get(unit, (1, f"{unit}s"))
+        speed = f"{rate / divisor:.2f} {per}/s"
+        if total:
+            speed += f", ETA {duration(max(total - done, 0) / rate)}"
     else:
         speed = "rate not known yet"
-    return f"{what}: {done:,}/{total:,} {unit}s{share}, {speed}"
+    return f"{what}: {done:,}{of}, {speed}"
 
 
 class Progress:
@@ -42,7 +48,7 @@ class Progress:
 
     def __init__(
         self,
-        total: int,
+        total: int | None,
         what: str,
         unit: str = "step",
         initial: int = 0,
@@ -59,7 +65,9 @@ class Progress:
         if bar and sys.stderr.isatty():
             from tqdm import tqdm
 
-            self.bar = tqdm(total=total, initial=initial, desc=what, unit=unit, file=sys.stderr)
+            self.bar = tqdm(
+                total=total, initial=initial, desc=what, unit=unit, unit_scale=unit in SCALED, file=sys.stderr
+            )
 
     def rate(self, now: float) -> float | None:
         elapsed = now - self.start

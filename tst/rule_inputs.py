@@ -217,9 +217,8 @@ def data_needs(config: dict, dataset: str) -> tuple[list[str], dict[str, list[st
     return corpus, extras
 
 
-GLOVE_MIRROR_FOLDER = (
-    "glove"  # a mirror (data_mirror / $TST_MIRROR) serves the GloVe zips as <mirror>/glove/<zip>
-)
+# a mirror (data_mirror / $TST_MIRROR) serves the GloVe zips as <mirror>/glove/<zip>
+GLOVE_MIRROR_FOLDER = "glove"
 
 
 def glove_download(config: dict, mirror: str | None = None) -> dict[str, str]:

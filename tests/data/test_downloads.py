@@ -17,7 +17,7 @@ from conftest import planned_jobs, snakemake
 from tst import rule_inputs
 from tst.config import ConfigError, check_config, check_data, without_extras
 from tst.config_files import merge_configs
-from tst.data.downloads import IncompleteDownload, Progress, download, fetch_extras
+from tst.data.downloads import IncompleteDownload, download, fetch_extras
 from tst.data.sources import (
     extracted_files,
     fetch_url,
@@ -176,21 +176,34 @@ def test_download_verifies_restarts_a_cut_transfer_and_rejects_corruption(shared
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a"]
 
 
-def test_progress_logs_bytes_total_and_rate_at_steady_intervals(caplog):
-    """Off a terminal: one line per `every` seconds of the clock, the bytes so far, the total and the mean rate
-    (2,000,000 bytes in 10 s = 0.2 MB/s); on a terminal a tqdm bar counts the same bytes."""
+def test_progress_logs_bytes_total_and_rate_at_steady_intervals(caplog, monkeypatch):
+    """A download's progress (tst.progress.Progress in bytes) off a terminal: one line per `every_s` seconds of
+    the clock and one at the last byte, with the bytes so far, the total and the mean rate (2,000,000 bytes in
+    10 s = 0.20 MB/s; 2,000,000 bytes left at that rate: 10 s); without a Content-Length, the bytes and the rate
+    only; on a terminal a tqdm bar counts the same bytes."""
+    import io
+
+    from tst.progress import Progress, line
+
     now = [0.0]
-    progress = Progress("glove.zip", 4_000_000, every=10, clock=lambda: now[0], terminal=False)
-    with caplog.at_level("INFO", logger="tst.data.downloads"):
+    progress = Progress(4_000_000, "glove.zip", unit="byte", every_s=10, clock=lambda: now[0])
+    with caplog.at_level("INFO", logger="tst.progress"):
         for t in (5, 10, 15, 20):
             now[0] = t
             progress.update(1_000_000)
     assert [r.getMessage() for r in caplog.records] == [
-        "glove.zip: 2,000,000 of 4,000,000 bytes (50%), 0.2 MB/s",
-        "glove.zip: 4,000,000 of 4,000,000 bytes (100%), 0.2 MB/s",
+        "glove.zip: 2,000,000/4,000,000 bytes (50.0%), 0.20 MB/s, ETA 10s",
+        "glove.zip: 4,000,000/4,000,000 bytes (100.0%), 0.20 MB/s, ETA 0s",
     ]
-    assert Progress("x", None, clock=lambda: 0.0, terminal=False).describe(4.0) == "0 bytes, 0.0 MB/s"
-    bar = Progress("x", 10, terminal=True)
+    assert line("x", 0, None, "byte", None) == "x: 0 bytes, rate not known yet"
+    assert line("x", 4_000_000, None, "byte", 1e6) == "x: 4,000,000 bytes, 1.00 MB/s"
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setattr("sys.stderr", Terminal())
+    bar = Progress(10, "x", unit="byte")
     bar.update(4), bar.update(6)
     assert bar.bar.n == 10 and bar.done == 10
     bar.close()

@@ -8,6 +8,7 @@ import logging
 from pathlib import Path
 
 from tst.data.sources import fetch_url, sha256_for, url_for
+from tst.progress import Progress
 
 log = logging.getLogger(__name__)
 
@@ -49,54 +50,6 @@ def download(
     raise AssertionError("unreachable")
 
 
-PROGRESS_SECONDS = 30.0  # a log line this often during a download (a tqdm bar instead on a terminal)
-
-
-class Progress:
-    """Progress of one download: a tqdm bar when stderr is a terminal, otherwise a log line (bytes done /
-    total, rate) every `every` seconds, so that a long download in a job's log shows that it moves."""
-
-    def __init__(
-        self,
-        name: str,
-        total: int | None,
-        every: float = PROGRESS_SECONDS,
-        clock=None,
-        terminal: bool | None = None,
-    ):
-        import sys
-        import time
-
-        self.name, self.total, self.every = name, total, every
-        self.clock = clock or time.monotonic
-        self.start = self.last = self.clock()
-        self.done, self.bar = 0, None
-        if sys.stderr.isatty() if terminal is None else terminal:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, desc=name, unit="B", unit_scale=True, unit_divisor=1024, leave=False)
-
-    def update(self, n: int) -> None:
-        self.done += n
-        if self.bar is not None:
-            self.bar.update(n)
-            return
-        now = self.clock()
-        if now - self.last >= self.every:
-            self.last = now
-            log.info("%s: %s", self.name, self.describe(now))
-
-    def describe(self, now: float) -> str:
-        """'<done> of <total> bytes (<percent>), <rate>/s' (no total and percent when the size is unknown)."""
-        rate = self.done / max(now - self.start, 1e-9)
-        of = f" of {self.total:,} bytes ({100 * self.done / self.total:.0f}%)" if self.total else " bytes"
-        return f"{self.done:,}{of}, {rate / 1e6:.1f} MB/s"
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
 def _download_once(url: str, out: Path, timeout: float, sha256: str | None, opener) -> int:
     import hashlib
     import urllib.request
@@ -107,7 +60,7 @@ def _download_once(url: str, out: Path, timeout: float, sha256: str | None, open
     try:
         with (opener or urllib.request.urlopen)(url, timeout=timeout) as r, open(tmp, "wb") as f:
             expected = r.headers.get("Content-Length") if getattr(r, "headers", None) else None
-            progress = Progress(out.name, int(expected) if expected else None)
+            progress = Progress(int(expected) if expected else None, out.name, unit="byte")
             try:
                 for block in iter(lambda: r.read(1 << 20), b""):
                     f.write(block)

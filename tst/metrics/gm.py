@@ -107,11 +107,8 @@ def gm_torch(
 # (learned for their evaluators) stays as gm_pg. Chosen on Li et al.'s Yelp ratings by the rule declared in
 # docs/style_and_gm.md.
 GM_INPUT = "joint"
-GM_FACTORS = (
-    "style",
-    "content",
-    "acceptability",
-)  # J's three factors (tst.metrics.joint), the leaderboard's too
+# J's three factors (tst.metrics.joint), the leaderboard's too
+GM_FACTORS = ("style", "content", "acceptability")
 GM_PARTS = (GM_INPUT, *GM_FACTORS)  # the metrics whose variants make the default GM's form (tst.signature)
 CALIBRATION_BASELINES = ("source", "shuffled", "random_target", "fixed_target", "empty")
 CALIBRATION_NEEDS_ONE_OF = ("random_target", "fixed_target")  # a fluent, on-style sentence with no content

@@ -67,7 +67,8 @@ from tst.train.step import (
     clip_generator,
     clip_gradients,
     needs_transfer,
-    train_step,
+    plain_step,
+    update_discriminators,
 )
 from tst.variants import Variant
 
@@ -186,11 +187,7 @@ def graph_core(model, opt_g, opt_d, x: StaticInputs, s: Step, amp: bool) -> tupl
             for d_term in D_TERMS:
                 s.d_terms.update(d_term(s))
         if s.d_terms:
-            opt_d.zero_grad(set_to_none=True)
-            sum(s.d_terms.values()).backward()
-            if cfg["grad_clip_scope"] == "all":
-                clip_gradients(opt_d.param_groups[0]["params"], cfg["grad_clip"])
-            opt_d.step()
+            update_discriminators(opt_d, s.d_terms, cfg)
         terms.update(s.d_terms)
 
         gate = None  # Shen et al.'s gating of the adversarial term, 1 or 0
@@ -256,6 +253,8 @@ class GraphedStep:
         self.paraphrase, self.lms = paraphrase, lms
         self.capture = self.device.type == "cuda" if capture is None else capture
         self.max_graphs = max_graphs
+        # the plain step, for the shapes beyond max_graphs
+        self.plain = plain_step(model, opt_g, opt_d, variant, cfg, self.device, amp, paraphrase, lms)
         self.para_len = None
         if paraphrase and self.lam["lambda_para"] > 0:
             self.para_len = max(max(len(u), len(v), 1) for t in (0, 1) for u, v in paraphrase[t])
@@ -288,24 +287,7 @@ class GraphedStep:
                 )
                 self._warned = True
             self.plain_steps += 1
-            return train_step(
-                self.model,
-                self.opt_g,
-                self.opt_d,
-                b0,
-                b1,
-                self.lam,
-                cfg,
-                epoch,
-                step,
-                seed,
-                self.paraphrase,
-                self.lms,
-                self.device,
-                self.amp,
-                attrs,
-                cyc_scale,
-            )
+            return self.plain(b0, b1, epoch, step, seed, attrs, cyc_scale)
         if key not in self.inputs:
             para_shape = (cfg["para_batch_size"], self.para_len) if "para" in on else None
             self.inputs[key] = StaticInputs(key[1], length, para_shape, self.device)

@@ -285,11 +285,7 @@ def train_step(
             s.d_terms.update(d_term(s))
     if s.d_terms:
         _check_finite(step, {**terms, **s.d_terms})
-        opt_d.zero_grad(set_to_none=True)
-        sum(s.d_terms.values()).backward()
-        if cfg["grad_clip_scope"] == "all":
-            clip_gradients(opt_d.param_groups[0]["params"], cfg["grad_clip"])
-        opt_d.step()
+        update_discriminators(opt_d, s.d_terms, cfg)
     terms.update(s.d_terms)
 
     # (2) encoder + generator on L_total = sum of lambda x term, against the just-updated discriminators
@@ -312,6 +308,44 @@ def train_step(
         clip_gradients(opt_g.param_groups[0]["params"], cfg["grad_clip"])
     opt_g.step()
     return {k: float(v.detach()) if torch.is_tensor(v) else float(v) for k, v in terms.items()}
+
+
+def plain_step(model, opt_g, opt_d, lam, cfg: dict, device, amp: bool, paraphrase=None, lms=None):
+    """train_step for one training, as a function of what changes from step to step:
+    (b0, b1, epoch, step, seed, attrs, cyc_scale) -> the loss terms (tst.train.trainer; the graphed step's
+    fallback, tst.train.graph_step.GraphedStep, is called the same way)."""
+
+    def step_fn(b0, b1, epoch: int, step: int, seed: int, attrs=None, cyc_scale: float = 1.0) -> dict:
+        return train_step(
+            model,
+            opt_g,
+            opt_d,
+            b0,
+            b1,
+            lam,
+            cfg,
+            epoch,
+            step,
+            seed,
+            paraphrase,
+            lms,
+            device,
+            amp,
+            attrs,
+            cyc_scale,
+        )
+
+    return step_fn
+
+
+def update_discriminators(opt_d, d_terms: dict, cfg: dict) -> None:
+    """(1) of the step: one Adam update of the discriminators on the sum of their terms, clipped with
+    grad_clip_scope all (train_step, and tst.train.graph_step inside its graph)."""
+    opt_d.zero_grad(set_to_none=True)
+    sum(d_terms.values()).backward()
+    if cfg["grad_clip_scope"] == "all":
+        clip_gradients(opt_d.param_groups[0]["params"], cfg["grad_clip"])
+    opt_d.step()
 
 
 def attribute_term(embedding: torch.Tensor, probs: torch.Tensor, attrs) -> torch.Tensor:

@@ -35,7 +35,7 @@ from tst.progress import Progress
 from tst.train import checkpoint
 from tst.train.batching import epoch_plan, pad_batch, steps_per_epoch
 from tst.train.graph_step import GraphedStep, use_cuda_graph
-from tst.train.step import TERMS, train_step
+from tst.train.step import TERMS, plain_step
 from tst.train.transfer import per_style, transfer_sentences, unmasked_path, write_transfers
 from tst.variants import NEEDS, Variant, needs, problems
 from tst.vocab import Vocab
@@ -244,7 +244,8 @@ def train(
                 raise ValueError(f"attribute lists of style {t} are not aligned with its training sentences")
     spe = steps_per_epoch(len(ids[0]), len(ids[1]), cfg["batch_size"])
     # the graphed step (transfer.cuda_graph on CUDA), else the plain one
-    step_fn = GraphedStep(model, opt_g, opt_d, lam, cfg, device, amp, para_ids, lms) if graphed else None
+    make_step = GraphedStep if graphed else plain_step
+    step_fn = make_step(model, opt_g, opt_d, lam, cfg, device, amp, para_ids, lms)
     total_steps = cfg["epochs"] * spe
 
     signature = checkpoint.run_signature(cfg, lam, vocab, ids, seed, TRAINING_CODE)
@@ -290,27 +291,7 @@ def train(
             attrs = [[attr_ids[0][i] for i in i0], [attr_ids[1][i] for i in i1]] if attr_ids else None
             scale = cyc_factor(step + 1, spe, cfg["cyc_start"], cfg["cyc_ramp"])
             b0, b1 = [ids[0][i] for i in i0], [ids[1][i] for i in i1]
-            if step_fn is not None:
-                terms = step_fn(b0, b1, epoch, step + 1, seed, attrs, scale)
-            else:
-                terms = train_step(
-                    model,
-                    opt_g,
-                    opt_d,
-                    b0,
-                    b1,
-                    lam,
-                    cfg,
-                    epoch,
-                    step + 1,
-                    seed,
-                    para_ids,
-                    lms,
-                    device,
-                    amp,
-                    attrs,
-                    scale,
-                )
+            terms = step_fn(b0, b1, epoch, step + 1, seed, attrs, scale)
             step += 1
             gamma = max(cfg["gamma_min"], cfg["gamma_init"] * cfg["gamma_decay"] ** epoch)
             row = {
