@@ -1,19 +1,25 @@
 """The one home of every tunable's default: config.yaml (the demo run, which Snakemake loads under every
 --configfile overlay) and, for keys config.yaml leaves out, the schema's `default:` (which Snakemake's
 validate fills in). Code that runs without a config (tst score, library calls) reads its defaults here,
-never a literal of its own. Torch-free and import-light: only yaml."""
+never a literal of its own. Torch-free and import-light: only yaml.
+
+The three files are the package's data (tst/files, read through importlib.resources), so an installed wheel
+carries them: in a clone tst/files/config.yaml, config.schema.yaml and paper_dimensions.yaml are links to
+config.yaml, schemas/config.schema.yaml and configs/paper_dimensions.yaml, the one copy of each to edit, which
+the workflow reads; a wheel holds the files themselves (tests/test_wheel.py)."""
 
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent  # the clone (scripts/tst links to ../tst)
-CONFIG = ROOT / "config.yaml"
-SCHEMA = ROOT / "schemas" / "config.schema.yaml"
-PAPER = ROOT / "configs" / "paper_dimensions.yaml"
+FILES = files("tst") / "files"
+CONFIG = FILES / "config.yaml"  # config.yaml of the clone
+SCHEMA = FILES / "config.schema.yaml"  # schemas/config.schema.yaml
+PAPER = FILES / "paper_dimensions.yaml"  # configs/paper_dimensions.yaml
 
 
 # libyaml's parser when PyYAML was built with it (the wheels are): the same documents as yaml.safe_load, 8x faster.
@@ -23,14 +29,24 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @cache
-def _load(path: Path) -> dict:
-    with open(path, encoding="utf-8") as f:
+def _load(path: Traversable) -> dict:
+    with path.open(encoding="utf-8") as f:
         return yaml.load(f, Loader=_LOADER)  # a safe loader: plain data only
+
+
+def config() -> dict:
+    """config.yaml, parsed once per process (the caller must not change it: copy.deepcopy it first)."""
+    return _load(CONFIG)
+
+
+def schema() -> dict:
+    """schemas/config.schema.yaml, parsed once per process (not to be changed either)."""
+    return _load(SCHEMA)
 
 
 def default(*keys: str):
     """config.yaml's value at the path `keys`, e.g. default("score", "gm_t"); KeyError when it has none."""
-    node = _load(CONFIG)
+    node = config()
     for k in keys:
         node = node[k]
     return node
@@ -45,10 +61,10 @@ def paper_transfer() -> dict:
 def schema_default(*keys: str):
     """The schema's `default:` of the key at the path `keys`; a dataset's keys are under ("datasets", any
     name), e.g. schema_default("datasets", "demo", "vocab", "min_count"). KeyError when it has none."""
-    schema = _load(SCHEMA)
-    node = schema
+    top = schema()
+    node = top
     for k in keys:
         node = node["properties"][k] if k in node.get("properties", {}) else node["additionalProperties"]
         if "$ref" in node:
-            node = schema["$defs"][node["$ref"].removeprefix("#/$defs/")]
+            node = top["$defs"][node["$ref"].removeprefix("#/$defs/")]
     return node["default"]

@@ -6,17 +6,25 @@ import os
 import re
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+
+def _clone() -> Path | None:
+    """The clone the package runs from (the folder above it holds the Snakefile), None for an installed wheel."""
+    above = Path(__file__).resolve().parents[2]
+    return above if (above / "Snakefile").is_file() else None
 
 
-def resolve_data_dir(config_value: str | Path | None = None, repo: Path = REPO) -> Path:
-    """Config key data_dir, else $TST_DATA_DIR, else <repo>/data (git-ignored; the download rules fill it)."""
+REPO = _clone()
+
+
+def resolve_data_dir(config_value: str | Path | None = None, repo: Path | None = REPO) -> Path:
+    """Config key data_dir, else $TST_DATA_DIR, else <repo>/data (git-ignored; the download rules fill it), or
+    data/ in the current folder where the package runs from no clone (an installed wheel)."""
     if config_value:
         return Path(config_value)
     env = os.environ.get("TST_DATA_DIR")
     if env:
         return Path(env)
-    return repo / "data"
+    return (repo if repo is not None else Path()) / "data"
 
 
 MIRROR_SCHEMES = ("http://", "https://", "file://")

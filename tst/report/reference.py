@@ -20,11 +20,9 @@ from pathlib import Path
 import yaml
 
 from tst import layout
+from tst.defaults import CONFIG, SCHEMA
 from tst.metrics.registry import METRICS
 
-REPO = Path(__file__).resolve().parents[2]
-SCHEMA = REPO / "schemas" / "config.schema.yaml"
-CONFIG = REPO / "config.yaml"
 # the score file whose variant strings fill docs/reference.md
 DEMO_SCORE = layout.score("demo", "nearest_target", "test", "final")
 
@@ -137,8 +135,8 @@ def config_rows(schema: dict, config: dict) -> list[str]:
 
 
 def reference(variants: dict[str, str] | None = None) -> str:
-    schema = yaml.safe_load(SCHEMA.read_text())
-    config = yaml.safe_load(CONFIG.read_text())
+    schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
+    config = yaml.safe_load(CONFIG.read_text(encoding="utf-8"))
     parts = [
         "# Reference",
         "",
