@@ -15,15 +15,23 @@ SNAKEMAKE_ARGS ?=
 
 LAST_RUN_ARGS := results/.make_run_args
 PYTHON ?= python3
+# torch's CPU build (~200 MB where PyPI's default Linux wheel is the CUDA build, GBs with its nvidia-* wheels) on a
+# machine without an NVIDIA driver (no nvidia-smi); with one, PyPI's CUDA build. An index that cannot be reached
+# makes pip warn and go on with the indexes it can reach.
+TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
+TORCH_INDEX := $(if $(shell command -v nvidia-smi 2>/dev/null),,--extra-index-url $(TORCH_CPU_INDEX))
 
 .PHONY: run report test test-quick test-slurm install lint format
 
 install: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml
+# The tested versions (requirements.lock, as constraints), the workflow and the test tools. torch first, alone
+# (--no-deps: its dependencies come with the rest), so that the CPU index is asked for torch only
+$(VENV)/.installed: pyproject.toml requirements.lock
 	"$(PYTHON)" -m venv "$(VENV)"
 	"$(PY)" -m pip install --quiet --upgrade pip
-	"$(PY)" -m pip install --quiet -e ".[test]"
+	"$(PY)" -m pip install --quiet -c requirements.lock --no-deps $(TORCH_INDEX) torch
+	"$(PY)" -m pip install --quiet -c requirements.lock -e ".[workflow,test]"
 	touch "$@"
 
 run: install

@@ -7,7 +7,7 @@ import tomllib
 import yaml
 from packaging.specifiers import SpecifierSet
 
-# Pythons on which every pin of pyproject.toml was checked to have a wheel: pip install --dry-run --no-deps
+# Pythons on which every pin of requirements.lock was checked to have a wheel: pip install --dry-run --no-deps
 # --only-binary=:all: per pin with the real 3.12.1 and 3.13.0 interpreters, then the whole tree (161
 # packages, all wheels but the pure-Python sdist connection_pool) resolved; 3.11 is the venv's own.
 # 3.10: 10 pins have no release for it (snakemake, numpy, pandas, scipy, scikit-learn, pyarrow, matplotlib,

@@ -1,9 +1,15 @@
-"""pyproject.toml pins every dependency exactly, and every envs/*.yaml carries the same pins."""
+"""requirements.lock pins every package of the tested environment exactly; pyproject.toml's dependencies are
+compatible ranges that hold the lock's versions (snakemake and its SLURM plugin an extra, [workflow]); every
+envs/*.yaml carries the lock's pins; the venv running the suite is the lock's."""
 
 import re
 import tomllib
+from importlib.metadata import PackageNotFoundError, version
 
+import pytest
 import yaml
+from packaging.requirements import Requirement
+from packaging.version import Version
 
 PIN = re.compile(r"^([A-Za-z0-9_.\-]+)==([^\s;]+)$")
 
@@ -12,25 +18,76 @@ def canonical(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def pyproject_pins(repo_root):
-    project = tomllib.loads((repo_root / "pyproject.toml").read_text())["project"]
-    deps = list(project["dependencies"])
-    for extra in project.get("optional-dependencies", {}).values():
-        deps += extra
+def lock_pins(repo_root) -> dict[str, str]:
     pins = {}
-    for dep in deps:
-        match = PIN.match(dep)
-        assert match, f"pyproject.toml: {dep!r} is not an exact pin (name==version)"
-        pins[canonical(match.group(1))] = match.group(2)
+    for n, line in enumerate((repo_root / "requirements.lock").read_text().splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        match = PIN.match(line)
+        assert match, f"requirements.lock, line {n}: {line!r} is not an exact pin (name==version)"
+        name = canonical(match.group(1))
+        assert name not in pins, f"requirements.lock, line {n}: {name} pinned twice"
+        pins[name] = match.group(2)
     return pins
 
 
-def test_torch_is_pinned_to_the_local_cpu_build(repo_root):
-    assert pyproject_pins(repo_root)["torch"] == "2.13.0"
+def project(repo_root) -> dict:
+    return tomllib.loads((repo_root / "pyproject.toml").read_text())["project"]
 
 
-def test_every_env_file_uses_the_pyproject_pins(repo_root):
-    pins = pyproject_pins(repo_root)
+def requirements(repo_root) -> dict[str, list[Requirement]]:
+    """ "dependencies" and each extra -> its requirements (the extras' own package, tst-pipeline[...], left out)."""
+    p = project(repo_root)
+    groups = {"dependencies": [Requirement(d) for d in p["dependencies"]]}
+    for extra, deps in p.get("optional-dependencies", {}).items():
+        groups[extra] = [
+            Requirement(d) for d in deps if canonical(Requirement(d).name) != canonical(p["name"])
+        ]
+    return groups
+
+
+def test_the_lock_pins_every_package_once_and_not_the_project(repo_root):
+    pins = lock_pins(repo_root)
+    assert len(pins) > 100  # the whole environment, transitive dependencies included
+    assert "tst-pipeline" not in pins
+    # the three packages whose size or role the README names: torch's public version, without a build label
+    assert pins["torch"] == "2.13.0" and "snakemake" in pins and "pytest" in pins
+
+
+def test_every_dependency_is_a_range_that_holds_the_locked_version(repo_root):
+    pins = lock_pins(repo_root)
+    for group, reqs in requirements(repo_root).items():
+        assert reqs, group
+        for req in reqs:
+            name = canonical(req.name)
+            operators = {s.operator for s in req.specifier}
+            assert "==" not in operators and ">=" in operators, f"{group}: {req} is not a range"
+            assert name in pins, f"{group}: {name} is not in requirements.lock"
+            assert req.specifier.contains(pins[name], prereleases=True), (
+                f"{group}: {req} excludes requirements.lock's {name}=={pins[name]}"
+            )
+
+
+def test_torch_admits_older_releases_and_the_cpu_build(repo_root):
+    (torch,) = [r for r in requirements(repo_root)["dependencies"] if r.name == "torch"]
+    for admitted in ("2.6.0", "2.12.1", "2.13.0", "2.13.0+cpu"):
+        assert torch.specifier.contains(admitted), admitted
+    for refused in ("2.5.1", "2.14.0"):
+        assert not torch.specifier.contains(refused), refused
+
+
+def test_snakemake_is_an_extra_that_the_test_extra_includes(repo_root):
+    groups = requirements(repo_root)
+    names = {g: {canonical(r.name) for r in reqs} for g, reqs in groups.items()}
+    assert not {n for n in names["dependencies"] if n.startswith("snakemake")}
+    assert names["workflow"] == {"snakemake", "snakemake-executor-plugin-slurm"}
+    test = project(repo_root)["optional-dependencies"]["test"]
+    assert "tst-pipeline[workflow]" in test and {"pytest", "pytest-xdist", "ruff"} <= names["test"]
+
+
+def test_every_env_file_uses_the_lock_pins(repo_root):
+    pins = lock_pins(repo_root)
     env_files = sorted((repo_root / "envs").glob("*.yaml"))
     assert len(env_files) >= 6, "one env file per rule group"
     for env_file in env_files:
@@ -39,6 +96,27 @@ def test_every_env_file_uses_the_pyproject_pins(repo_root):
         for dep in pip_section:
             match = PIN.match(dep)
             assert match, f"{env_file.name}: {dep!r} is not an exact pin"
-            name, version = canonical(match.group(1)), match.group(2)
-            assert name in pins, f"{env_file.name}: {name} is not a dependency in pyproject.toml"
-            assert pins[name] == version, f"{env_file.name}: {name}=={version}, pyproject has {pins[name]}"
+            name, pinned = canonical(match.group(1)), match.group(2)
+            assert name in pins, f"{env_file.name}: {name} is not in requirements.lock"
+            assert pins[name] == pinned, (
+                f"{env_file.name}: {name}=={pinned}, requirements.lock has {pins[name]}"
+            )
+
+
+def test_the_suites_environment_is_the_locks(repo_root):
+    """Every locked package installed here has the locked version (make install installs with the lock as
+    constraints; a local build label such as torch's +cpu aside). Packages absent here (another Python's
+    markers) are not asked for."""
+    pins = lock_pins(repo_root)
+    installed, differ = 0, []
+    for name, pinned in pins.items():
+        try:
+            have = Version(version(name))
+        except PackageNotFoundError:
+            continue
+        installed += 1
+        if have.public != Version(pinned).public:
+            differ.append(f"{name}: {have} installed, requirements.lock {pinned}")
+    if installed < len(pins) // 2:
+        pytest.skip(f"only {installed} of the lock's {len(pins)} packages installed: not the lock's venv")
+    assert differ == [], "rebuild the venv (make install) or update requirements.lock"
