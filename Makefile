@@ -15,9 +15,9 @@ SNAKEMAKE_ARGS ?=
 
 LAST_RUN_ARGS := results/.make_run_args
 PYTHON ?= python3
-# torch's CPU build (~200 MB where PyPI's default Linux wheel is the CUDA build, GBs with its nvidia-* wheels) on a
-# machine without an NVIDIA driver (no nvidia-smi); with one, PyPI's CUDA build. An index that cannot be reached
-# makes pip warn and go on with the indexes it can reach.
+# torch's CPU build (a 190 MB wheel, 750 MB installed; PyPI's Linux wheel is the CUDA build, GBs with its nvidia-*
+# wheels) on a machine without an NVIDIA driver (no nvidia-smi); with one, PyPI's CUDA build. An index that cannot
+# be reached makes pip warn, retry for ~10 s and go on with the indexes it can reach.
 TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 TORCH_INDEX := $(if $(shell command -v nvidia-smi 2>/dev/null),,--extra-index-url $(TORCH_CPU_INDEX))
 

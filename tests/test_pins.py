@@ -2,9 +2,13 @@
 compatible ranges that hold the lock's versions (snakemake and its SLURM plugin an extra, [workflow]); every
 envs/*.yaml carries the lock's pins; the venv running the suite is the lock's."""
 
+import os
 import re
+import shutil
+import subprocess
 import tomllib
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 
 import pytest
 import yaml
@@ -120,3 +124,38 @@ def test_the_suites_environment_is_the_locks(repo_root):
     if installed < len(pins) // 2:
         pytest.skip(f"only {installed} of the lock's {len(pins)} packages installed: not the lock's venv")
     assert differ == [], "rebuild the venv (make install) or update requirements.lock"
+
+
+def test_make_install_uses_the_lock_and_the_cpu_index_where_there_is_no_nvidia_smi(repo_root, tmp_path):
+    """make install (printed, make -n): torch alone first, from the CPU index unless nvidia-smi is on PATH, then
+    the package with both extras, the lock as constraints each time."""
+
+    def printed(path: str) -> list[str]:
+        out = subprocess.run(
+            ["make", "-n", "-s", "install", f"VENV={tmp_path / 'venv'}"],
+            cwd=repo_root,
+            env={**os.environ, "PATH": path},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return [" ".join(line.split()) for line in out.stdout.splitlines() if " -m pip install " in line]
+
+    plain = os.pathsep.join(
+        p for p in os.environ["PATH"].split(os.pathsep) if not Path(p, "nvidia-smi").exists()
+    )
+    if not shutil.which("make", path=plain):
+        pytest.skip("no make")
+    cpu = printed(plain)
+    assert len(cpu) == 3 and cpu[0].endswith("--upgrade pip")
+    assert cpu[1].endswith(
+        "-c requirements.lock --no-deps --extra-index-url https://download.pytorch.org/whl/cpu torch"
+    )
+    assert cpu[2].endswith('-c requirements.lock -e ".[workflow,test]"')
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "nvidia-smi").write_text("#!/bin/sh\n")
+    (tmp_path / "bin" / "nvidia-smi").chmod(0o755)
+    gpu = printed(f"{tmp_path / 'bin'}{os.pathsep}{plain}")
+    assert gpu[1].endswith("-c requirements.lock --no-deps torch") and "download.pytorch.org" not in " ".join(
+        gpu
+    )
