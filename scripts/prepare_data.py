@@ -1,4 +1,5 @@
-"""Rule prepare_data: one dataset -> results/{dataset}/data/ (tst.data.prepare.prepare_dataset).
+"""Rule prepare_data: one dataset -> results/{dataset}/data/ (tst.data.prepare.prepare_dataset), all but the
+references and report.json, which rule prepare_references writes from the corpus.json left here.
 The released files are read where the config's data_dir / $TST_DATA_DIR says (their content is the rule's
 input; their location is not a param, so a moved data folder with the same files reruns nothing)."""
 
@@ -18,6 +19,7 @@ with log_to(sm.log[0]):
         Path(sm.output[0]).parent,
         sm.params.nlp,
         sm.wildcards.dataset,
+        references=False,
     )
     logging.getLogger("prepare_data").info(
         "prepared %s: %s", sm.wildcards.dataset, json.dumps(report["splits"])

@@ -15,7 +15,8 @@ from tst.data.demo import generate_demo
 from tst.data.normalize import NUM, length_ok, normalizer
 from tst.data.paraphrase import pair_lines, select_pairs
 from tst.data.reader import read_text_lines
-from tst.data.sources import as_list, file_specs, resolve_data_dir, style_path
+from tst.data.references import reference_release  # noqa: F401 (tst.data.prepare's name for it too)
+from tst.data.sources import file_specs, resolve_data_dir, style_path
 from tst.data.splits import SPLIT_DEFAULTS, SPLITS, remove_leakage, sample_train, split_pool
 from tst.defaults import default, schema_default
 from tst.io import InputError, sha256_of, write_json, write_jsonl, write_lines
@@ -120,7 +121,18 @@ def expected_outputs(cfg: dict) -> list[str]:
                 layout.text_file(split, style, raw=True),
             ]
         out += [layout.references_file(style), layout.paraphrase_file(style)]
-    return out
+    return out + [layout.CORPUS_STATE, layout.NER_SKIPPED]
+
+
+def reference_outputs(cfg: dict) -> list[str]:
+    """The files of expected_outputs that rule prepare_references writes (tst.data.references)."""
+    return [layout.DATA_REPORT] + [layout.references_file(st) for st in range(len(cfg["styles"]))]
+
+
+def corpus_outputs(cfg: dict) -> list[str]:
+    """The files of expected_outputs that rule prepare_data writes (prepare_dataset with references=False)."""
+    refs = set(reference_outputs(cfg))
+    return [f for f in expected_outputs(cfg) if f not in refs]
 
 
 def read_spec(
@@ -188,8 +200,11 @@ def prepare_dataset(
     nlp_cfg: dict | None = None,
     name: str = "dataset",
     backend=None,
+    references: bool = True,
 ) -> dict:
-    """Build results/{dataset}/data/ for one dataset config (the `datasets.{name}` block); returns the report."""
+    """Build results/{dataset}/data/ for one dataset config (the `datasets.{name}` block); returns the report.
+    references=False (rule prepare_data): every file but the references and report.json, which
+    tst.data.references.prepare_references writes from corpus.json (rule prepare_references)."""
     t0 = time.perf_counter()
     out_dir = Path(out_dir)
     styles = cfg["styles"]
@@ -270,10 +285,11 @@ def prepare_dataset(
     ner_cfg = cfg.get("ner", {})
     entities: dict[str, dict[int, list]] = {}
     masked_of: dict[str, str] = {}  # sentence -> masked sentence
+    skipped: dict[str, dict] = {}  # entity surfaces left unmasked (tst.nlp.ner.common_surfaces)
     words = {sp: {st: [s.split() for s in lines] for st, lines in by.items()} for sp, by in splits.items()}
     if ner_cfg.get("enabled", schema_default("datasets", "any", "ner", "enabled")):
         from tst.nlp.backend import backend_from_config
-        from tst.nlp.ner import mask
+        from tst.nlp.ner import common_surfaces, mask
 
         backend = backend or backend_from_config(nlp_cfg)
         labels = ner_cfg.get("labels") or DEFAULT_NER_LABELS
@@ -282,6 +298,21 @@ def prepare_dataset(
         t_ner = time.perf_counter()
         docs = backend.annotate(flat, parse=False, ner=True)
         masked, ents = mask(flat, docs, labels)
+        # entities that are common words of the corpus stay words (tst.nlp.ner.common_surfaces)
+        cased = not (cfg.get("normalize") or {}).get(
+            "lowercase", schema_default("datasets", "any", "normalize", "lowercase")
+        )
+        skipped = common_surfaces(flat, ents, cased, [k[1] for k in keys for _ in words[k[0]][k[1]]])
+        if skipped:
+            masked, ents = mask(flat, docs, labels, keep=frozenset(skipped))
+            log.info(
+                "NER: %d entity surfaces left unmasked as common words of the corpus (%s): %s",
+                len(skipped),
+                layout.NER_SKIPPED,
+                ", ".join(
+                    f"{k!r} ({v['tagged']}x, {'/'.join(v['reasons'])})" for k, v in list(skipped.items())[:20]
+                ),
+            )
         log.info(
             "NER of %d sentences: %.1f s", len(flat), time.perf_counter() - t_ner
         )  # a log, not the report
@@ -298,19 +329,17 @@ def prepare_dataset(
             "entities": dict(sorted(per_label.items())),
             "backend": (nlp_cfg or {}).get("backend", default("nlp", "backend")),
         }
+        if skipped:
+            report["ner"]["left_unmasked"] = {k: v["tagged"] for k, v in skipped.items()}
 
     for sp in SPLITS:
         report["splits"][sp] = {
             str(st): {"kept": len(words[sp][st]), **leak[sp][st]} for st in range(len(styles))
         }
 
-    # references (word level, masked like the corpus) and paraphrases (demo)
-    refs = _references(
-        cfg, name, data_dir, extras, splits, norm, raw_of, backend, ner_cfg, nlp_cfg, masked_of
-    )
-    report["references"] = {str(st): len(rows) for st, rows in refs.items()}
-    if not extras and cfg.get("references"):
-        report["references_release"] = reference_release(cfg, name, data_dir)
+    # the demo's references (word level, masked like the corpus); a files dataset's are read by
+    # prepare_references (rule prepare_references), so that a changed reference file reruns no corpus job
+    demo_refs = _demo_references(cfg, extras, splits, norm, raw_of, backend, ner_cfg, nlp_cfg, masked_of)
 
     # BPE on train only; word-level copies stay in raw.txt
     bpe_cfg = cfg.get("bpe", {})
@@ -349,7 +378,6 @@ def prepare_dataset(
         if bpe_cfg.get("enabled", schema_default("datasets", "any", "bpe", "enabled")):
             released = [tuple(" ".join(p) for p in bpe.encode_many(list(pair))) for pair in released]
     for st in range(len(styles)):
-        write_lines(out_dir / layout.references_file(st), ("\t".join(r) for r in refs.get(st, [])))
         pairs = released or []
         if extras:  # demo: same-style paraphrase pairs of the train sentences
             pairs = [
@@ -363,9 +391,20 @@ def prepare_dataset(
     train_tokens = [w for st in range(len(styles)) for w in final["train"][st]]
     Vocab.save_counts(out_dir / layout.VOCAB, train_tokens)
     report["vocab_types"] = len({t for w in train_tokens for t in w})
+    write_json(out_dir / layout.NER_SKIPPED, skipped)
+    corpus = {
+        "report": report,
+        "test": {str(st): splits["test"][st] for st in range(len(styles))},  # normalized, not masked
+        "masked": masked_of,  # every sentence NER masked -> its masked form ({} without NER)
+        "demo_references": demo_refs,  # None: not the demo corpus
+    }
+    write_json(out_dir / layout.CORPUS_STATE, corpus)
     log.info("prepared %s in %.1f s", name, time.perf_counter() - t0)  # timings go to the log only
-    write_json(out_dir / layout.DATA_REPORT, report)
-    return report
+    if not references:
+        return report
+    from tst.data.references import prepare_references
+
+    return prepare_references(cfg, data_dir, out_dir, nlp_cfg, name, backend, corpus)
 
 
 def released_pairs(cfg: dict, name: str, data_dir, norm) -> tuple[list[tuple[str, str]], dict]:
@@ -417,65 +456,20 @@ def _mask_rows(
     return [tuple(cache[c] for c in r) for r in rows]
 
 
-def reference_release(cfg: dict, name: str, data_dir) -> dict:
-    """{release, sha256: {file: digest}, verified} of a dataset's reference files (`datasets.{name}.references`:
-    copies of Li et al.'s references in circulation differ, so a run records which one it scored against).
-    A digest given in the config that does not match the file stops with an InputError naming the file, the
-    expected and the actual digest."""
-    rc, styles = cfg["references"], cfg["styles"]
-    data_dir = resolve_data_dir(data_dir)
-    expected = rc.get("sha256") or {}
-    digests = {}
-    for spec in as_list(rc.get("files")):
-        for st in range(len(styles)):
-            rel = style_path(spec, st, styles)
-            actual = sha256_of(data_dir / rel)
-            want = expected.get(rel)
-            if want is not None and want.lower() != actual:
-                raise InputError(
-                    f"{data_dir / rel}: sha256 {actual} differs from datasets.{name}.references.sha256"
-                    f"[{rel!r}] = {want} (release {rc.get('release')!r}). Fix: use the file of that release, "
-                    "or, if this copy is the one you mean to score against, set its release and sha256 in the config"
-                )
-            digests[rel] = actual
-    return {"release": rc.get("release"), "sha256": digests, "verified": sorted(expected) == sorted(digests)}
-
-
-def _references(cfg, name, data_dir, extras, splits, norm, raw_of, backend, ner_cfg, nlp_cfg, cache) -> dict:
-    """references.{style}: [(source, rewrite, ...)] normalized like the corpus (rewrites PTB-tokenized when
-    references.tokenize, since Li et al.'s human rewrites are raw text)."""
-    styles = cfg["styles"]
-    rows: dict[int, list[tuple[str, ...]]] = {}
-    if extras:  # demo: the generator's rewrite of every test sentence
-        for st in range(len(styles)):
-            rows[st] = [
-                (s, " ".join(norm(extras["references"][st][raw_of[s]])))
-                for s in splits["test"][st]
-                if raw_of.get(s) in extras["references"][st]
-            ]
-    elif cfg.get("references"):
-        rc = cfg["references"]
-        ref_norm = normalizer(
-            {
-                **(cfg.get("normalize") or {}),
-                "tokenize": bool(
-                    rc.get("tokenize", schema_default("datasets", "any", "references", "tokenize"))
-                ),
-            }
-        )
-        data_dir = resolve_data_dir(data_dir)
-        for st in range(len(styles)):
-            columns: list[list[str]] = []
-            for i, spec in enumerate(as_list(rc.get("files"))):
-                lines = read_text_lines(
-                    data_dir / style_path(spec, st, styles), f"datasets.{name}.references.files"
-                )
-                cells = [line.split("\t") for line in lines]
-                if i == 0:
-                    columns.append([" ".join(norm(c[0])) for c in cells])
-                columns.append([" ".join(ref_norm(c[-1])) for c in cells])
-            rows[st] = list(zip(*columns))
-    if rows and ner_cfg.get("enabled", schema_default("datasets", "any", "ner", "enabled")):
+def _demo_references(cfg, extras, splits, norm, raw_of, backend, ner_cfg, nlp_cfg, cache) -> dict | None:
+    """The demo corpus's references, {style: [(source, rewrite)]}: the generator's rewrite of every test
+    sentence, normalized and masked like the corpus; None for a files dataset."""
+    if not extras:
+        return None
+    rows = {
+        st: [
+            (s, " ".join(norm(extras["references"][st][raw_of[s]])))
+            for s in splits["test"][st]
+            if raw_of.get(s) in extras["references"][st]
+        ]
+        for st in range(len(cfg["styles"]))
+    }
+    if ner_cfg.get("enabled", schema_default("datasets", "any", "ner", "enabled")):
         if backend is None:
             from tst.nlp.backend import backend_from_config
 
