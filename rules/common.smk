@@ -10,7 +10,7 @@ from tst import afterrun, gpus, joblock, layout, names, signature, variants
 from tst.codehash import code_hash
 from tst.config import check_config, check_data, without_extras
 from tst.data.downloads import check_reachable, fetch_extras
-from tst.data.prepare import corpus_outputs, reference_outputs
+from tst.data.corpus import corpus_outputs, reference_outputs
 from tst.data.references import check_references
 from tst.data.sources import data_file, fetch_url, sha256_for
 from tst.data.sources import resolve_data_dir, resolve_mirror

@@ -50,6 +50,7 @@ rule prepare_references:
         [layout.data(file=name) for name in REFERENCE_FILES],
     log:
         "logs/prepare_references/{dataset}.log",
+    localrule: True  # a second on the references (a cluster run submits no job for it)
     priority: 20
     conda:
         env("data")

@@ -103,3 +103,19 @@ def test_a_cased_corpus_leaves_what_it_also_writes_in_lowercase():
     assert (
         common_surfaces(lower, low_entities, cased=False, frequent_rank=1) == {}
     )  # "marry" ranks 2nd, after "."
+
+
+def test_tst_transfer_leaves_the_words_the_corpus_left(tmp_path):
+    """New text is prepared as the corpus was: "thou", left a word in the corpus (its ner_skipped.json), stays a
+    word in `tst transfer`'s input; "london" is masked."""
+    from tst.apply import prepare_lines
+
+    cfg = {"normalize": {"lowercase": True}, "ner": {"enabled": True}}
+    skipped = tmp_path / "ner_skipped.json"
+    skipped.write_text(json.dumps({"thou": {"tagged": 20, "reasons": ["frequent"]}}))
+    line = ["Speak , thou art in London now ."]
+    _, words, entities = prepare_lines(line, cfg, nlp_cfg=NLP, ner_skipped=skipped)
+    assert words == [["speak", ",", "thou", "art", "in", "-LOCATION-", "now", "."]]
+    assert entities == [[["-LOCATION-", "london"]]]
+    _, words, _ = prepare_lines(line, cfg, nlp_cfg=NLP)  # without the file: as the model tags it
+    assert words == [["speak", ",", "-LOCATION-", "art", "in", "-LOCATION-", "now", "."]]

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 import yaml
 from test_build import DEV_ACC, EPOCHS, EXTERNAL, ours_metrics, write_score
 
@@ -91,6 +92,11 @@ def toy_report(tmp_path_factory):
     (human / "aggregate.json").write_text(
         json.dumps({"default_t": {"t": [63, 71, 97, -37], "agreement": 0.86}})
     )
+    # the style classifiers, whose dev accuracy the warnings page reads (tst.run_warnings)
+    evaluators = tmp_path / "results" / "toy" / "evaluators"
+    evaluators.mkdir()
+    for name in ("style_cnn.pt", "style_lstm.pt", "style_minilm.pt"):
+        torch.save({"metrics": {"dev_accuracy": 0.9}}, evaluators / name)
     (tmp_path / "results" / "toy" / "validity").mkdir()
     (tmp_path / "results" / "toy" / "validity" / "checks.json").write_text(
         json.dumps({"separation": None, "word_order": None})

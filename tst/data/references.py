@@ -239,7 +239,7 @@ def prepare_references(
         extra["references_forms"] = forms
         extra["references_release"] = reference_release(cfg, name, data_dir)
         if ner_cfg.get("enabled", schema_default("datasets", "any", "ner", "enabled")) and rows:
-            from tst.data.prepare import _mask_rows
+            from tst.data.corpus import _mask_rows
 
             if backend is None:
                 from tst.nlp.backend import backend_from_config
