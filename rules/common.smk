@@ -34,7 +34,8 @@ for _warning in _data.warnings if workflow.is_main_process else []:
     logger.warning(_warning)
 config.update(without_extras(config, _data.left_out))  # in place: the extras left out
 # a reference file that would be read wrong (two forms mixed, a source that is no test sentence) stops the run here
-check_references(config, DATA_DIR)
+if workflow.is_main_process:
+    check_references(config, DATA_DIR)
 
 DATASETS = list(config["run"])
 TRANSFER = config["transfer"]
