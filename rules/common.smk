@@ -10,8 +10,7 @@ from tst import afterrun, gpus, joblock, layout, names, signature, variants
 from tst.codehash import code_hash
 from tst.config import check_config, check_data, without_extras
 from tst.data.downloads import check_reachable, fetch_extras
-from tst.data.corpus import corpus_outputs, reference_outputs
-from tst.data.references import check_references
+from tst.data.corpus import corpus_outputs
 from tst.data.sources import data_file, fetch_url, sha256_for
 from tst.data.sources import resolve_data_dir, resolve_mirror
 from tst.layout import SCORED_SPLITS, STYLES
@@ -33,9 +32,6 @@ if workflow.is_main_process and not workflow.output_settings.dryrun:
 for _warning in _data.warnings if workflow.is_main_process else []:
     logger.warning(_warning)
 config.update(without_extras(config, _data.left_out))  # in place: the extras left out
-# a reference file that would be read wrong (two forms mixed, a source that is no test sentence) stops the run here
-if workflow.is_main_process:
-    check_references(config, DATA_DIR)
 
 DATASETS = list(config["run"])
 TRANSFER = config["transfer"]
@@ -51,9 +47,7 @@ if workflow.is_main_process and workflow.nodes:
 # missing data files -> their public URL; missing system files made from a released original -> (original, spec)
 DOWNLOADS = rule_inputs.downloads(config, DATA_DIR)
 EXTRACTS = rule_inputs.extracts(config, DATA_DIR)
-# the files of rules prepare_data and prepare_references
-CORPUS_FILES = corpus_outputs({"styles": STYLES, "bpe": {"enabled": False}})
-REFERENCE_FILES = reference_outputs({"styles": STYLES})
+CORPUS_FILES = corpus_outputs({"styles": STYLES})  # rule prepare_data's
 
 
 wildcard_constraints:
@@ -88,10 +82,6 @@ def words(*splits):
 # ---- data ----
 def corpus_inputs(wildcards):
     return rule_inputs.corpus_paths(config, wildcards.dataset, DATA_DIR)
-
-
-def reference_inputs(wildcards):
-    return rule_inputs.reference_paths(config, wildcards.dataset, DATA_DIR)
 
 
 def system_file(w):

@@ -42,16 +42,21 @@ use rule prepare_data as prepare_data_bpe with:
 
 # The references apart from the corpus (tst.data.references): a changed reference file reruns this job and what
 # reads the references (the reference system, the scores, the tables), never the corpus or an evaluator.
+from tst.data.corpus import reference_outputs
+
+REFERENCE_FILES = reference_outputs({"styles": STYLES})
+
+
 rule prepare_references:
     input:
-        files=reference_inputs,
+        files=lambda w: rule_inputs.reference_paths(config, w.dataset, DATA_DIR),
         corpus=layout.data(file=layout.CORPUS_STATE),
     output:
         [layout.data(file=name) for name in REFERENCE_FILES],
     log:
         "logs/prepare_references/{dataset}.log",
-    localrule: True  # a second on the references (a cluster run submits no job for it)
     priority: 20
+    localrule: True  # a second on the references (a cluster run submits no job for it)
     conda:
         env("data")
     threads: 1

@@ -127,7 +127,7 @@ def baseline_systems(config: dict, dataset: str | None = None) -> list[str]:
     run = (config.get("baselines") or {}).get("run")
     chosen = baselines.BUILT if run is None else run
     out = [b for b in baselines.BUILT if b in chosen]
-    if dataset is not None and not tails_apply(config, dataset)[0]:
+    if dataset is not None and set(out) & set(baselines.TAILS) and not tails_apply(config, dataset)[0]:
         out = [b for b in out if b not in baselines.TAILS]
     return out
 
