@@ -43,9 +43,16 @@ onstart:
     joblock.refuse_live_jobs(joblock.training_locks(DATASETS))
 
 
-# Where the leaderboard, the tables, the plots and the report command are (tst.afterrun).
+# Where the leaderboard, the tables, the plots and the report command are, the baselines skipped and the
+# warnings of the numbers (tst.afterrun).
 onsuccess:
-    print(afterrun.message(DATASETS, workflow.overwrite_configfiles or []))
+    print(
+        afterrun.message(
+            DATASETS,
+            workflow.overwrite_configfiles or [],
+            afterrun.notes(config, DATASETS),
+        )
+    )
 
 
 rule all:

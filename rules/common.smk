@@ -10,7 +10,7 @@ from tst import afterrun, gpus, joblock, layout, names, signature, variants
 from tst.codehash import code_hash
 from tst.config import check_config, check_data, without_extras
 from tst.data.downloads import check_reachable, fetch_extras
-from tst.data.prepare import expected_outputs
+from tst.data.corpus import corpus_outputs
 from tst.data.sources import data_file, fetch_url, sha256_for
 from tst.data.sources import resolve_data_dir, resolve_mirror
 from tst.layout import SCORED_SPLITS, STYLES
@@ -47,7 +47,7 @@ if workflow.is_main_process and workflow.nodes:
 # missing data files -> their public URL; missing system files made from a released original -> (original, spec)
 DOWNLOADS = rule_inputs.downloads(config, DATA_DIR)
 EXTRACTS = rule_inputs.extracts(config, DATA_DIR)
-DATA_FILES = expected_outputs({"styles": STYLES, "bpe": {"enabled": False}})
+CORPUS_FILES = corpus_outputs({"styles": STYLES})  # rule prepare_data's
 
 
 wildcard_constraints:

@@ -1,4 +1,5 @@
-# Data: released corpora (or the embedded demo corpus) -> layout.data(); external system outputs
+# Data: released corpora (or the embedded demo corpus) -> layout.data() (the corpus, then its references);
+# external system outputs
 # -> layout.system_folder(); missing data files from their public URL (needs internet) or the mirror
 # (data_mirror / $TST_MIRROR), checked by sha256; system files cut out of a released original (extract).
 # Datasets with BPE also get bpe.model (rule prepare_data_bpe), which scoring reads.
@@ -11,7 +12,7 @@ rule prepare_data:
     input:
         corpus_inputs,
     output:
-        [layout.data(file=name) for name in DATA_FILES],
+        [layout.data(file=name) for name in CORPUS_FILES],
     log:
         "logs/prepare_data/{dataset}.log",
     benchmark:
@@ -34,9 +35,39 @@ rule prepare_data:
 
 use rule prepare_data as prepare_data_bpe with:
     output:
-        [layout.data(file=name) for name in DATA_FILES + [layout.BPE_MODEL]],
+        [layout.data(file=name) for name in CORPUS_FILES + [layout.BPE_MODEL]],
     wildcard_constraints:
         dataset=names.alternatives(BPE_DATASETS),
+
+
+# The references apart from the corpus (tst.data.references): a changed reference file reruns this job and what
+# reads the references (the reference system, the scores, the tables), never the corpus or an evaluator.
+from tst.data.corpus import reference_outputs
+
+REFERENCE_FILES = reference_outputs({"styles": STYLES})
+
+
+rule prepare_references:
+    input:
+        files=lambda w: rule_inputs.reference_paths(config, w.dataset, DATA_DIR),
+        corpus=layout.data(file=layout.CORPUS_STATE),
+    output:
+        [layout.data(file=name) for name in REFERENCE_FILES],
+    log:
+        "logs/prepare_references/{dataset}.log",
+    priority: 20
+    localrule: True  # a second on the references (a cluster run submits no job for it)
+    conda:
+        env("data")
+    threads: 1
+    resources:
+        mem_mb=2000,
+    params:
+        dataset=lookup(dpath="references/{dataset}", within=TABLE),
+        nlp=config.get("nlp") or {},
+        code=code("prepare_references.py"),
+    script:
+        "../scripts/prepare_references.py"
 
 
 rule import_system:

@@ -14,7 +14,15 @@ rule report_tables:
         ),
         scores=report_scores,
         tsvs=report_score_tsvs,
+        classifiers=[layout.evaluators(file=f) for f in names.CLASSIFIERS.values()],
     output:
+        report(
+            layout.warnings(),
+            caption="../report/warnings.rst",
+            category="{dataset}",
+            subcategory="Warnings",
+            labels={"page": "warnings"},
+        ),
         [
             report(
                 layout.table(name=name, ext="html"),
@@ -44,6 +52,7 @@ rule report_tables:
         bootstrap=stages.bootstrap_options(config),
         about=lambda w: landing.about(config, w.dataset),
         ours=lambda w: landing.has_models(config, w.dataset),
+        styles=lambda w: config["datasets"][w.dataset]["styles"],
         code=code("report_tables.py"),
         tst_version=signature.version(),  # in every table's signature footnote
     script:

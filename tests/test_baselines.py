@@ -70,7 +70,11 @@ def test_nearest_target_maximises_the_idf_weighted_cosine():
 
 
 def test_baselines_are_systems_of_every_dataset_and_not_honest():
-    config = {"datasets": {"d": {"source": {"kind": "files"}, "systems": {"mit": {}}}}}
+    config = {
+        "datasets": {
+            "d": {"styles": ["negative", "positive"], "source": {"kind": "files"}, "systems": {"mit": {}}}
+        }
+    }
     assert stages.external_systems(config, "d") == ["mit", "source", *bl.BUILT]
     assert stages.honest_systems(config, "d") == ["mit"]
     config["baselines"] = {"run": ["empty", "shuffled"]}

@@ -175,3 +175,26 @@ def test_a_wrong_command_line_stops_with_exit_2(tmp_path, capsys, extra, message
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith("tst cost: error: ") and message in err
+
+
+def test_a_clone_costs_a_config_without_rates(tmp_path, capsys):
+    """No --rates and no GPU check's rates under --root: the dated CPU rates the clone ships, named and
+    described. config.yaml's demo: 1,200 training sentences per style at batch 16 = 75 updates an epoch, 4 epochs:
+    300 updates of M0, at the shipped M0 rate r hours = 300 / r / 3600."""
+    shipped = json.loads((REPO / "bench" / "rates" / "cpu.json").read_text())
+    assert shipped["device"]["device"] == "cpu" and "measured on 20" in shipped["note"]
+    assert "AMD EPYC" in shipped["note"] and "--device cpu" in shipped["note"]
+    m0 = next(r["updates_per_s"] for r in shipped["rows"] if r["variant"] == "M0" and r["jobs"] == 1)
+    main(["cost", "--config", str(REPO / "config.yaml"), "--root", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert f"rates of {REPO / 'bench' / 'rates' / 'cpu.json'} (CPU, demo dimensions at batch 16" in out
+    row = next(line for line in out.splitlines() if line.startswith("| demo | M0 |"))
+    assert row.split("|")[5].strip() == "4 x 75" and row.split("|")[6].strip() == "300"
+    assert float(row.split("|")[9]) == pytest.approx(300 / m0 / 3600, rel=5e-3)
+    assert out.rstrip().splitlines()[-1] == f"The rates: {shipped['note']}"
+    # the GPU check's rates under --root, when it wrote them, come first
+    measured = tmp_path / "results" / "gpu_check" / "rates.json"
+    measured.parent.mkdir(parents=True)
+    measured.write_text(rates_file(tmp_path).read_text())
+    main(["cost", "--config", str(REPO / "config.yaml"), "--root", str(tmp_path)])
+    assert f"rates of {measured} (GPU" in capsys.readouterr().out

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tst import layout, names
-from tst.data.prepare import expected_outputs
+from tst.data.prepare import corpus_outputs, expected_outputs, reference_outputs
 
 REPO = Path(__file__).resolve().parents[1]
 HOME = REPO / "tst" / "layout.py"
@@ -153,6 +153,13 @@ def test_data_files():
         + [f"{sp}.{st}{x}" for sp in ("train", "dev", "test") for st in (0, 1) for x in (".txt", ".raw.txt")]
         + [f"{sp}.{st}.entities.jsonl" for sp in ("train", "dev", "test") for st in (0, 1)]
         + ["references.0.tsv", "references.1.tsv", "paraphrase.0.tsv", "paraphrase.1.tsv"]
+        + ["corpus.json", "ner_skipped.json"]
+    )
+    # rule prepare_references writes the references and report.json, rule prepare_data the rest
+    refs = reference_outputs({"styles": ["neg", "pos"]})
+    assert sorted(refs) == ["references.0.tsv", "references.1.tsv", "report.json"]
+    assert sorted(corpus_outputs({"styles": ["neg", "pos"], "bpe": {"enabled": True}}) + refs) == sorted(
+        files
     )
 
 

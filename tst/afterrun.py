@@ -20,9 +20,23 @@ def report_command(configfiles) -> str:
     return f"snakemake --report {REPORT}" + (f" --configfile {files}" if files else "")
 
 
-def message(datasets, configfiles) -> str:
-    """The lines a finished run prints: per dataset its leaderboard, tables, plots and results folder; then the
-    report command (make report, or the snakemake command with the run's --configfiles)."""
+def notes(config: dict, datasets) -> list[str]:
+    """What a finished run says aloud beside where its outputs are: the tail baselines skipped where they do not
+    apply (tst.stages.skipped_tails), then each dataset's warnings (results/{dataset}/warnings.md,
+    tst.run_warnings)."""
+    from tst.run_warnings import read_warnings
+    from tst.stages import skipped_tails
+
+    out = skipped_tails(config, datasets)
+    for d in datasets:
+        out += [f"{d}: WARNING: {w}" for w in read_warnings(layout.warnings(d))]
+    return out
+
+
+def message(datasets, configfiles, notes=()) -> str:
+    """The lines a finished run prints: per dataset its leaderboard, tables, plots and results folder; the
+    notes (tst.afterrun.notes: skipped baselines, warnings); then the report command (make report, or the
+    snakemake command with the run's --configfiles)."""
     lines = ["", "Done."]
     for d in datasets:
         lines += [
@@ -32,6 +46,7 @@ def message(datasets, configfiles) -> str:
                 f"{layout.root(d)}/{layout.PLOTS}/, all outputs in {layout.root(d)}/"
             ),
         ]
+    lines += [f"  {n}" for n in notes]
     lines += [
         f"The report (every table and plot in one page, {REPORT}): make report",
         f"  or: .venv/bin/{report_command(configfiles)}",

@@ -12,9 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from tst import layout
+from tst.data.corpus import DEFAULT_NER_LABELS
 from tst.data.normalize import detokenize as detokenize_words
 from tst.data.normalize import normalizer
-from tst.data.prepare import DEFAULT_NER_LABELS
+from tst.io import read_json
 
 
 def style_index(value: str, styles: list[str]) -> int:
@@ -27,11 +28,17 @@ def style_index(value: str, styles: list[str]) -> int:
 
 
 def prepare_lines(
-    lines: list[str], dataset_cfg: dict, bpe_model=None, backend=None, nlp_cfg: dict | None = None
+    lines: list[str],
+    dataset_cfg: dict,
+    bpe_model=None,
+    backend=None,
+    nlp_cfg: dict | None = None,
+    ner_skipped=None,
 ) -> tuple[list[list[str]], list[list[str]], list[list[list[str]]]]:
     """Raw lines -> (model tokens, masked words, NER entities per line), as prepare_dataset prepares a
     corpus: normalized (dataset's normalize block), NER-masked when its ner block is enabled (backend, else
-    the one of nlp_cfg), BPE pieces with bpe_model when its bpe block is enabled (else tokens = words)."""
+    the one of nlp_cfg; the entity surfaces the corpus left as words, its ner_skipped.json at `ner_skipped`,
+    stay words), BPE pieces with bpe_model when its bpe block is enabled (else tokens = words)."""
     norm = normalizer(dataset_cfg.get("normalize"))
     words = [norm(line) for line in lines]
     entities: list = [[] for _ in words]
@@ -43,8 +50,14 @@ def prepare_lines(
             from tst.nlp.backend import backend_from_config
 
             backend = backend_from_config(nlp_cfg)
+        keep = (
+            frozenset(read_json(ner_skipped)) if ner_skipped and Path(ner_skipped).is_file() else frozenset()
+        )
         words, entities = mask(
-            words, backend.annotate(words, parse=False, ner=True), ner.get("labels") or DEFAULT_NER_LABELS
+            words,
+            backend.annotate(words, parse=False, ner=True),
+            ner.get("labels") or DEFAULT_NER_LABELS,
+            keep,
         )
     tokens = words
     if (dataset_cfg.get("bpe") or {}).get("enabled", False):
@@ -90,7 +103,12 @@ def transfer_lines(
     ck = load(checkpoint, device)
     model, vocab = model_from_checkpoint(ck, device)
     tokens, _, entities = prepare_lines(
-        lines, dataset_cfg, Path(dataset_dir) / layout.BPE_MODEL, backend, nlp_cfg
+        lines,
+        dataset_cfg,
+        Path(dataset_dir) / layout.BPE_MODEL,
+        backend,
+        nlp_cfg,
+        Path(dataset_dir) / layout.NER_SKIPPED,
     )
     keep = [i for i, t in enumerate(tokens) if t]
     with torch.no_grad():

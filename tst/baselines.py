@@ -41,6 +41,9 @@ BUILT = (
     "tail_sentence",
 )  # made by rule baseline_system
 BASELINES = (COPY, *BUILT)
+# The tail baselines: run on a dataset whose styles are a sentiment pair, unless its tail_baselines says otherwise
+# (tst.stages.tails_apply)
+TAILS = ("tail_clause", "tail_sentence")
 # Built from the source alone (no target-style corpus, no evaluator).
 FROM_SOURCE_ONLY = ("shuffled", "empty")
 

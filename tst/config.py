@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tst import baselines, names, variants
+from tst.data.references import check_references
 from tst.data.sources import extracted_files, url_for
 from tst.defaults import schema_default
 from tst.io import ConfigError  # raised by the checks here; tests and rules import it from tst.config too
@@ -181,11 +182,15 @@ def check_data(config: dict, data_dir, failed: dict[str, str] | None = None, job
     (DataCheck.left_out; without_extras drops it from a copy of the config). A missing extra file with a URL
     is pending (planned for download), unless `failed` ({relative path: why}, from
     tst.data.downloads.fetch_extras) says its download failed, or job=True (a job's own process, after the
-    main process fetched what it could: a missing extra file is one whose download failed). Reads the config
-    and looks at data_dir; never downloads and never changes `config`."""
+    main process fetched what it could: a missing extra file is one whose download failed). In the main
+    process (job=False) the present reference files are read and checked too (tst.data.references.
+    check_references: InputError naming the file, the line and the fix). Reads the config and looks at
+    data_dir; never downloads and never changes `config`."""
     datasets = config.get("datasets") or {}
     derived = extracted_files(datasets)
     failed = failed or {}
+    if not job:  # a reference file read wrong (two forms mixed, a source no test sentence) stops the run here
+        check_references(config, data_dir)
 
     def obtainable(rel: str) -> bool:
         if (Path(data_dir) / rel).exists() or url_for(datasets, rel):

@@ -11,7 +11,8 @@ given such a folder wherever it lies (`tst score --dataset-dir`, `tst transfer -
     results/{dataset}/
       data/                 {split}.{style}.txt (model units: BPE pieces on BPE datasets), {split}.{style}.raw.txt
                             (words), {split}.{style}.entities.jsonl, references.{style}.tsv,
-                            paraphrase.{style}.tsv, vocab.txt, report.json, bpe.model (BPE datasets)
+                            paraphrase.{style}.tsv, vocab.txt, report.json, corpus.json, ner_skipped.json,
+                            bpe.model (BPE datasets)
       evaluators/           tst.names.EVALUATOR_FILES, content_words.json, naturalness/{system}.{kind}.{ext}
       attributes/           {split}.{style}.parse.jsonl, {split}.{style}.attributes.jsonl
       models/{variant}/seed{seed}/
@@ -21,6 +22,7 @@ given such a folder wherever it lies (`tst score --dataset-dir`, `tst transfer -
       human/                correlation.csv, ratings_with_metrics.tsv, aggregate.json
       validity/             checks.json, gm_thresholds.json
       tables/ plots/        {name}.{ext}
+      warnings.md           what the numbers warn of (tst.run_warnings)
 
 Torch-free and cheap: imported by rules/common.smk. Not imported by the trainer (tst.train), whose code hash is
 part of every checkpoint: it writes checkpoints/ and transfers/ inside the model folder it is given
@@ -36,6 +38,9 @@ SCORED_SPLITS = SPLITS[1:]  # dev, test: the splits systems are scored on (attri
 
 RESULTS = "results"
 GPU_RATES = f"{RESULTS}/gpu_check/rates.json"  # the GPU check's rates (bench/gpu_check.py), read by tst cost
+CPU_RATES = (
+    "bench/rates/cpu.json"  # in the clone: dated rates of 2 CPU cores, tst cost's default without GPU_RATES
+)
 STYLES = ("0", "1")  # a style as file names carry it: its index in the dataset's `styles`
 
 # ---- inside a dataset's results folder ----
@@ -54,6 +59,12 @@ CALIBRATION_FILE = f"{VALIDITY}/gm_thresholds.json"  # the calibrated GM's thres
 # ---- inside the data folder (tst.data.prepare writes them) ----
 VOCAB = "vocab.txt"
 DATA_REPORT = "report.json"
+# what preparing the corpus leaves for preparing its references (rule prepare_references): the corpus' report, its
+# test sentences, its NER masking, the demo's own references
+CORPUS_STATE = "corpus.json"
+NER_SKIPPED = (
+    "ner_skipped.json"  # the entities NER found that masking leaves as words (tst.nlp.ner.common_surfaces)
+)
 BPE_MODEL = "bpe.model"
 
 # ---- inside other folders ----
@@ -157,6 +168,11 @@ def calibration(dataset="{dataset}") -> str:
 
 def table(dataset="{dataset}", name="{name}", ext="{ext}") -> str:
     return f"{root(dataset)}/{TABLES}/{name}.{ext}"
+
+
+def warnings(dataset="{dataset}") -> str:
+    """What the dataset's numbers warn of (tst.run_warnings; rule report_tables writes it)."""
+    return f"{root(dataset)}/warnings.md"
 
 
 def plot(dataset="{dataset}", name="{name}", ext="{ext}") -> str:

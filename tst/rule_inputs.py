@@ -7,7 +7,15 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 
 from tst import baselines, layout, names
-from tst.data.sources import corpus_files, data_file, extracted_files, missing_downloads, style_path, url_for
+from tst.data.sources import (
+    corpus_files,
+    data_file,
+    extracted_files,
+    missing_downloads,
+    reference_files,
+    style_path,
+    url_for,
+)
 from tst.data.systems import source_templates, system_setting
 from tst.defaults import default
 from tst.stages import (
@@ -129,11 +137,19 @@ def validity_report_files(config: dict, dataset: str, keys=None) -> dict:
 
 
 def corpus_paths(config: dict, dataset: str, data_dir) -> list[str]:
-    """Released files prepare_data reads (none for the generated demo corpus)."""
+    """Released files prepare_data reads (none for the generated demo corpus; never the reference files)."""
     ds = config["datasets"][dataset]
     if ds["source"]["kind"] == "demo":
         return []
-    return [data_file(data_dir, f) for f in corpus_files(ds)]
+    return [data_file(data_dir, f) for f in corpus_files(ds, references=False)]
+
+
+def reference_paths(config: dict, dataset: str, data_dir) -> list[str]:
+    """Released files prepare_references reads: the reference files and the test files they pair with."""
+    ds = config["datasets"][dataset]
+    if ds["source"]["kind"] == "demo":
+        return []
+    return [data_file(data_dir, f) for f in reference_files(ds)]
 
 
 def system_path(config: dict, dataset: str, system: str, style: int, data_dir) -> str:

@@ -120,12 +120,53 @@ def has_references(config: dict, dataset: str) -> bool:
     return bool(ds.get("references")) or ds["source"]["kind"] == "demo"
 
 
-def baseline_systems(config: dict) -> list[str]:
+def baseline_systems(config: dict, dataset: str | None = None) -> list[str]:
     """The sanity baselines built in every dataset run (config `baselines.run`, default all of
-    tst.baselines.BUILT), in tst.baselines order; the copy baseline, `source`, is always there."""
+    tst.baselines.BUILT), in tst.baselines order; the copy baseline, `source`, is always there. With a dataset:
+    without the tail baselines where they do not apply to it (tails_apply)."""
     run = (config.get("baselines") or {}).get("run")
     chosen = baselines.BUILT if run is None else run
-    return [b for b in baselines.BUILT if b in chosen]
+    out = [b for b in baselines.BUILT if b in chosen]
+    if dataset is not None and set(out) & set(baselines.TAILS) and not tails_apply(config, dataset)[0]:
+        out = [b for b in out if b not in baselines.TAILS]
+    return out
+
+
+# Style pairs the tail baselines are made for: they add fixed_target's sentence to the whole source as a verdict
+# ("..., but the food is great ."), a test of a style score on sentiment. On other styles the added sentence is
+# no verdict, and on a masked corpus it may be a bare placeholder ("but to -LOCATION- , i .").
+SENTIMENT_PAIRS = ({"negative", "positive"}, {"neg", "pos"})
+
+
+def tails_apply(config: dict, dataset: str) -> tuple[bool, str]:
+    """(whether the tail baselines run on a dataset, why): datasets.<name>.tail_baselines true | false, or auto
+    (the default): on for a negative / positive sentiment pair of styles, off otherwise."""
+    ds = config["datasets"][dataset]
+    setting = ds.get("tail_baselines", schema_default("datasets", dataset, "tail_baselines"))
+    if isinstance(setting, bool):
+        return setting, f"datasets.{dataset}.tail_baselines: {str(setting).lower()}"
+    pair = {str(s).lower() for s in ds["styles"]} in SENTIMENT_PAIRS
+    why = (
+        f"its styles {list(ds['styles'])} are a negative / positive sentiment pair"
+        if pair
+        else f"its styles {list(ds['styles'])} are not a negative / positive sentiment pair"
+    )
+    return pair, f"{why} (datasets.{dataset}.tail_baselines: auto)"
+
+
+def skipped_tails(config: dict, datasets) -> list[str]:
+    """One line per run dataset whose tail baselines are asked for (baselines.run) but do not apply (tails_apply):
+    the run's summary says so."""
+    asked = [b for b in baseline_systems(config) if b in baselines.TAILS]
+    out = []
+    for ds in datasets:
+        on, why = tails_apply(config, ds)
+        if asked and not on:
+            out.append(
+                f"{ds}: the tail baselines ({', '.join(asked)}) are not run: {why}; set "
+                f"datasets.{ds}.tail_baselines: true to run them"
+            )
+    return out
 
 
 def baseline_seed(config: dict) -> int:
@@ -140,7 +181,7 @@ def external_systems(config: dict, dataset: str) -> list[str]:
     systems.append("source")
     if "human" not in systems and has_references(config, dataset):
         systems.append("reference")
-    return systems + baseline_systems(config)
+    return systems + baseline_systems(config, dataset)
 
 
 def calibration_baselines(config: dict) -> list[str]:
@@ -218,7 +259,8 @@ def lookup_tables(config: dict) -> dict:
     """Per-wildcard settings as nested dicts, for Snakemake's lookup(dpath=..., within=...):
     evaluators/{dataset}/{cnn|lstm|minilm|lm|acceptability}, embeddings/{glove|word2vec|word2vec_masked}, naturalness/{lr|nn},
     variants/{name} (resolved: model and every lambda), score/{dataset} (metric options), vocab/{dataset}
-    (min_count), corpus/{dataset} (what preparation reads)."""
+    (min_count), corpus/{dataset} (what preparation reads), references/{dataset} (what preparing the references
+    reads)."""
     ev = config.get("evaluators") or {}
     return {
         "evaluators": {
@@ -241,6 +283,9 @@ def lookup_tables(config: dict) -> dict:
         "score": {ds: score_options(config, ds) for ds in config.get("datasets") or {}},
         "vocab": {ds: {"min_count": vocab_min_count(config, ds)} for ds in config.get("datasets") or {}},
         "corpus": {ds: corpus_settings(config, ds) for ds in config.get("datasets") or {}},
+        "references": {
+            ds: corpus_settings(config, ds, REFERENCE_KEYS) for ds in config.get("datasets") or {}
+        },
     }
 
 
@@ -264,16 +309,20 @@ CORPUS_KEYS = (
     "splits",
     "ner",
     "bpe",
-    "references",
     "min_sentences",
     "paraphrase",
 )
+# The keys preparing its references reads (tst.data.references.prepare_references, rule prepare_references): the
+# references block is no param of the corpus' preparation, so that a changed reference file or its sha256
+# reruns the references and what reads them, never an evaluator.
+REFERENCE_KEYS = ("styles", "source", "normalize", "ner", "references")
 
 
-def corpus_settings(config: dict, dataset: str) -> dict:
-    """The part of datasets.<dataset> that its corpus preparation and system import read (CORPUS_KEYS)."""
+def corpus_settings(config: dict, dataset: str, keys: tuple = CORPUS_KEYS) -> dict:
+    """The part of datasets.<dataset> that its corpus preparation and system import read (CORPUS_KEYS; with
+    keys=REFERENCE_KEYS, what preparing its references reads)."""
     block = (config.get("datasets") or {}).get(dataset) or {}
-    out = {k: block[k] for k in CORPUS_KEYS if k in block}
+    out = {k: block[k] for k in keys if k in block}
     if out.get("source"):  # where files are downloaded from is no input of preparation: what is read is
         out["source"] = {k: v for k, v in out["source"].items() if k not in DOWNLOAD_KEYS}
     if out.get("paraphrase"):  # the sample size has one home: transfer.paraphrase_pairs

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 import yaml
 from test_build import DEV_ACC, EPOCHS, EXTERNAL, ours_metrics, write_score
 
@@ -91,6 +92,11 @@ def toy_report(tmp_path_factory):
     (human / "aggregate.json").write_text(
         json.dumps({"default_t": {"t": [63, 71, 97, -37], "agreement": 0.86}})
     )
+    # the style classifiers, whose dev accuracy the warnings page reads (tst.run_warnings)
+    evaluators = tmp_path / "results" / "toy" / "evaluators"
+    evaluators.mkdir()
+    for name in ("style_cnn.pt", "style_lstm.pt", "style_minilm.pt"):
+        torch.save({"metrics": {"dev_accuracy": 0.9}}, evaluators / name)
     (tmp_path / "results" / "toy" / "validity").mkdir()
     (tmp_path / "results" / "toy" / "validity" / "checks.json").write_text(
         json.dumps({"separation": None, "word_order": None})
@@ -152,12 +158,17 @@ def test_report_rules(toy_report):
     lo, hi = float(board["mit"]["acc_lo"]), float(board["mit"]["acc_hi"])
     assert lo == pytest.approx(0.75 - 0.085, abs=0.02) and hi == pytest.approx(0.75 + 0.085, abs=0.02)
     assert board["reference"]["acc_cluster"] == "1" and len(board) == 8
+    # the classifiers written above reach 0.9 dev accuracy: no warning of theirs
+    assert (toy / "warnings.md").read_text().startswith("# Warnings: toy")
+    assert "style classifier" not in (toy / "warnings.md").read_text()
 
     assert report.returncode == 0, report.stderr[-3000:]
     log = report.stdout + report.stderr
-    # each table once (its html, which links the other formats), each plot as png and svg (a toggle)
+    # each table once (its html, which links the other formats), each plot as png and svg (a toggle), and the
+    # page of what the numbers warn of (tst.run_warnings)
     added = sorted(line.split()[1] for line in log.splitlines() if line.startswith("Adding "))
     expected = [f"{n}.html" for n in build.TABLES] + [f"{n}.{x}" for n in build.PLOTS for x in ("png", "svg")]
+    expected.append("warnings.md")
     assert added == sorted(expected)
     page = (tmp_path / "report.html").read_text()
     assert len(page) > 100_000

@@ -173,7 +173,8 @@ def test_one_dataset_change_reruns_only_that_dataset(repo_root, tmp_path):
     cfg["datasets"]["other"]["length"]["max_words"] = 10
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(cfg))
     result = snakemake(tmp_path, repo_root, "-n", *targets)
-    assert planned_jobs(result.stdout) == {"prepare_data": 1}
+    # the corpus, then its report.json (rule prepare_references writes it beside the references)
+    assert planned_jobs(result.stdout) == {"prepare_data": 1, "prepare_references": 1}
     assert "wildcards: dataset=other" in result.stdout
     assert "wildcards: dataset=demo" not in result.stdout
 

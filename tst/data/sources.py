@@ -90,9 +90,22 @@ def all_files(cfg: dict) -> list[str]:
     return out
 
 
-def corpus_files(cfg: dict) -> list[str]:
-    """The relative files prepare_dataset reads (corpus, references, paraphrase pairs; not system outputs)."""
-    return all_files({**cfg, "systems": {}})
+def corpus_files(cfg: dict, references: bool = True) -> list[str]:
+    """The relative files prepare_dataset reads (corpus, references, paraphrase pairs; not system outputs);
+    references=False: without the reference files (rule prepare_data: tst.data.references reads them)."""
+    return all_files({**cfg, "systems": {}, **({} if references else {"references": {}})})
+
+
+def reference_files(cfg: dict) -> list[str]:
+    """The relative files preparing a dataset's references reads: its reference files and explicit test files
+    (an aligned reference file pairs the test lines)."""
+    test = [s for s in as_list((cfg.get("source", {}).get("files") or {}).get("test")) if isinstance(s, str)]
+    refs = as_list((cfg.get("references") or {}).get("files"))
+    if not refs:
+        return []
+    return all_files(
+        {"styles": cfg["styles"], "source": {"files": {"test": test}}, "references": {"files": refs}}
+    )
 
 
 def _template_regex(template: str, styles: list[str], named: bool = False) -> str:
