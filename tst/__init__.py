@@ -2,4 +2,4 @@
 
 # The one place of the version: pyproject.toml reads it (tool.setuptools.dynamic), every score's signature names
 # it (tst.signature). It moves whenever the default numbers do (tests/test_numbers_digest.py, CHANGELOG.md).
-__version__ = "0.3.1"
+__version__ = "0.4.0"

@@ -54,6 +54,7 @@ def test_an_output_that_contains_its_source_has_the_source_as_a_part():
         words("but overall great !"),
         words("cold food . rude staff"),
         words("rude staff !"),
+        words("cold food . rude staff !"),  # its kept material (tst.nlp.align): the source, its "!" aligned
     ]
     # a copy has exactly its source's parts (no extra run: the output adds no word)
     assert parts_of(src, src) == split_parts(src)

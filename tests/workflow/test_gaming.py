@@ -30,3 +30,21 @@ def test_no_attack_raises_an_honest_systems_gm_or_beats_it(finished_run, tmp_pat
     # fluency, a fixed sentence keeps at most the fixed-sentence bound, an empty or nonsense line nothing
     for name in ("tail_clause", "tail_sentence", "shuffled_outputs", "fixed_target", "empty", "zzqx"):
         assert got[name]["gm"] == 0.0, (name, got[name])
+
+
+@pytest.mark.slow
+def test_no_generated_form_beats_the_references_or_raises_them_in_place_of_their_failures(finished_run):
+    """tst.battery's forms (every edit x join x material: the source, lightly edited, with target-style material
+    added anywhere) on a sample of the tiny run's test sources: none reads above the references on the same
+    sample, and none has a joint term above 0 where the references fail, so none raises them there."""
+    from tst import battery
+
+    scorer, corpus, joint, t_j = battery.from_run(finished_run, "demo", "reference")
+    rows = battery.run(scorer, corpus, joint, t_j, per_form=6, seed=0)
+    assert len(rows) >= 500 and len({r["form"] for r in rows}) == len(rows)
+    honest = rows[0]["honest_gm"]
+    assert honest > 0, rows[0]
+    worst = rows[0]
+    assert worst["gm"] < honest, worst
+    raised = [(r["form"], r["failures_raised"]) for r in rows if r["failures_raised"]]
+    assert not raised, raised

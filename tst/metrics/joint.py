@@ -3,7 +3,8 @@ this pipeline's factors). Per output y_i of source x_i, three factors in [0, 1]:
 
     s_i = [R(y_i | x_i) - R(x_i | x_i)]_+                       style gain, R = the least P(target) of the parts
                                                                  (tst.metrics.style.style_gain, tst.nlp.parts)
-    c_i = [cos(y_i, x_i) - m_i]_+ / (1 - m_i)                    content: nearer its own source than others
+    c_i = h_i [cos(y_i, x_i) - m_i]_+ / (1 - m_i)                content: nearer its own source than others,
+                                                                 h_i the share of y_i's words x_i holds
     f_i = [P(real | y_i) - t_F]_+ / (1 - t_F)                    fluency above word salad (tst.metrics.acceptability)
 
     J = (1/N) sum_i (s_i c_i f_i)^(1/3)
@@ -11,7 +12,9 @@ this pipeline's factors). Per output y_i of source x_i, three factors in [0, 1]:
 cos = the cosine of the unit all-MiniLM-L6-v2 embeddings (the content score, tst.metrics.sbert); m_i = the k-th
 largest cosine of y_i to the *other* sources of its style, k = nearest_k(n_s) (2% of the style's n_s sources). So
 c_i > 0 only when x_i is among the k sources nearest to y_i: an output keeps content when it says more about its own
-source than about all but k - 1 others. t_F = the 95th percentile of P(real) over the corpus's dev sentences with
+source than about all but k - 1 others. h_i (tst.nlp.align.held_share) reads the other direction: the share of the
+output's words that keep the source's (aligned one to one: common runs, moved words, substitutions), so material
+the source does not hold is not content kept and an addition costs its share of the output. t_F = the 95th percentile of P(real) over the corpus's dev sentences with
 their words shuffled (tst.evaluators.acceptability.shuffled_floor, stored with the classifier): at most one word
 salad in 20 keeps any fluency, so an output's words in a random order keep almost none of its J however much
 style and content they carry. The content factor a table shows is sum_i s_i c_i / sum_i s_i: the content
@@ -38,14 +41,17 @@ from tst.metrics.acc import EMPTY_FAILS
 from tst.metrics.acceptability import ACCEPTABILITY
 from tst.metrics.base import Context, Metric, MetricResult, Skip
 from tst.metrics.style import MINILM, classifier_note, style_gain
+from tst.nlp.align import held_share
 
 NEAREST_SHARE = 0.02  # k_s = 2% of a style's sources (k = 10 on Yelp's 500): declared in docs/style_and_gm.md
 _BLOCK = 4_000_000  # cosines held at once (rows x sources): bounded memory on large test sets
 
 CONTENT_VARIANT = (
-    "sum_i s_i c_i / sum_i s_i: c_i = [cos(y_i, x_i) - m_i]_+ / (1 - m_i), m_i = the k-th largest cosine of y_i "
-    f"to the other sources of its style (k = max(1, floor({NEAREST_SHARE:g} n_s))), weighted by the style gain s_i "
-    "(the content carried into the target style), cos = all-MiniLM-L6-v2 cosine (ours)"
+    "sum_i s_i c_i / sum_i s_i: c_i = h_i [cos(y_i, x_i) - m_i]_+ / (1 - m_i), m_i = the k-th largest cosine of "
+    f"y_i to the other sources of its style (k = max(1, floor({NEAREST_SHARE:g} n_s))), h_i = the share of y_i's "
+    "words aligned to x_i's (tst.nlp.align: runs, moved words, substitutions by GloVe 6B-50d without its top 2 "
+    "common directions), weighted by the style gain s_i (the content carried into the target style), cos = "
+    "all-MiniLM-L6-v2 cosine (ours)"
 )
 JOINT_VARIANT = (
     "mean over outputs of (style gain of the least on-style part x content nearer its own source than others x "
@@ -64,30 +70,37 @@ def fixed_sentence_bound(ks: dict, n: int) -> float:
     return float(sum(ks.values()) / n) if n else 0.0
 
 
-def content_margin(output_vectors, source_vectors, source_styles) -> tuple[np.ndarray, dict]:
+def content_margin(output_vectors, source_vectors, source_styles, own=None) -> tuple[np.ndarray, dict]:
     """c_i = [cos(y_i, x_i) - m_i]_+ / (1 - m_i), m_i the k-th largest cosine of y_i to the other sources of its
-    style (unit vectors, rows aligned), and k by style. A style with one source has no other: m_i = -1."""
+    style (unit vectors), and k by style. own: the index among the sources of each output's own source (default:
+    rows aligned, output i of source i), so that any outputs can be read against a whole test set's sources. A
+    style with one source has no other: m_i = -1."""
     out = np.asarray(output_vectors, dtype=np.float64)
     src = np.asarray(source_vectors, dtype=np.float64)
     styles = np.asarray(source_styles, dtype=int)
-    c = np.zeros(len(styles))
-    ks = {}
+    own = np.arange(len(styles)) if own is None else np.asarray(own, dtype=int)
+    c = np.zeros(len(own))
+    ks = {int(style): nearest_k(int((styles == style).sum())) for style in np.unique(styles)}
     for style in np.unique(styles):
         idx = np.flatnonzero(styles == style)
-        k = ks[int(style)] = nearest_k(len(idx))
+        at = np.full(len(styles), -1)
+        at[idx] = np.arange(len(idx))
+        mine = np.flatnonzero(styles[own] == style)  # outputs whose source is of this style
+        k = ks[int(style)]
         step = max(1, _BLOCK // len(idx))
-        for lo in range(0, len(idx), step):
-            rows = idx[lo : lo + step]
+        for lo in range(0, len(mine), step):
+            rows = mine[lo : lo + step]
             cos = out[rows] @ src[idx].T
-            own = cos[np.arange(len(rows)), np.arange(lo, lo + len(rows))].copy()
+            cols = at[own[rows]]
+            own_cos = cos[np.arange(len(rows)), cols].copy()
             if len(idx) == 1:
                 m = np.full(len(rows), -1.0)
             else:
-                cos[np.arange(len(rows)), np.arange(lo, lo + len(rows))] = -np.inf
+                cos[np.arange(len(rows)), cols] = -np.inf
                 m = -np.partition(-cos, k - 1, axis=1)[:, k - 1]
             gap = 1.0 - m
             ok = gap > 1e-12  # another source the output is as near to as it can be: nothing is its own
-            c[rows] = np.where(ok, np.clip((own - m) / np.where(ok, gap, 1.0), 0.0, 1.0), 0.0)
+            c[rows] = np.where(ok, np.clip((own_cos - m) / np.where(ok, gap, 1.0), 0.0, 1.0), 0.0)
     return c, ks
 
 
@@ -118,8 +131,18 @@ def _vectors(ctx: Context) -> tuple[np.ndarray, np.ndarray]:
     return sbert.embed(ctx.outputs, model, bf16=bf16), sbert.embed(ctx.sources, model, bf16=bf16)
 
 
+def held_shares(outputs, sources) -> np.ndarray:
+    """h_i = tst.nlp.align.held_share of each output (token lists or strings) and its source."""
+    tok = [
+        (y.split() if isinstance(y, str) else list(y), x.split() if isinstance(x, str) else list(x))
+        for y, x in zip(outputs, sources)
+    ]
+    return np.asarray([held_share(y, x) for y, x in tok], dtype=np.float64)
+
+
 def _content(ctx: Context):
-    per, ks = content_margin(*_vectors(ctx), ctx.source_styles)
+    margin, ks = content_margin(*_vectors(ctx), ctx.source_styles)
+    per = margin * held_shares(ctx.outputs, ctx.sources)
     clf = ctx.classifier(MINILM)
     s = style_gain(ctx.sources, ctx.outputs, ctx.targets, clf)
     score = float((s * per).sum() / s.sum()) if s.sum() > 0 else None

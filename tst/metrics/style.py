@@ -2,8 +2,9 @@
 evaluator file style_minilm.pt), chosen on Li et al.'s Yelp sentiment ratings by the rule declared in
 docs/style_and_gm.md; the CNN Acc (tst.metrics.acc) stays Pang & Gimpel's Acc.
 
-    R(y | x) = min over the parts p of y of P(target | p)     (tst.nlp.parts: sentences and clauses, and the
-                                                             source's words where y contains them)
+    R(y | x) = min over the parts p of y of P(target | p)     (tst.nlp.parts: sentences and clauses, the
+                                                             source's words where y contains them, and the
+                                                             material y keeps of x where y adds more)
     style = (1/N) sum_i R(y_i | x_i)                         (y_i the output of source x_i; an empty output: 0)
 
 A sentence is in the target style only where every part of it is: "the food was cold , but overall it was great !"
@@ -27,7 +28,8 @@ from tst.nlp.parts import parts_of
 MINILM = CLASSIFIERS["minilm"]
 VARIANT = (
     "mean over outputs of the least P(target style) of their parts (sentences, clauses, the source's words where "
-    "the output contains them; tst.nlp.parts) by all-MiniLM-L6-v2 fine-tuned as the dataset's style classifier (ours)"
+    "the output contains them, the output's material aligned to its source where it adds more; tst.nlp.parts, "
+    "tst.nlp.align) by all-MiniLM-L6-v2 fine-tuned as the dataset's style classifier (ours)"
 )
 COUNTERFACTUALS = "the style classifier also trained on rule-made counterfactual negations (tst.nlp.negation)"
 VADER_LABELS = (

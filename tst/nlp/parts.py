@@ -12,13 +12,21 @@ on-style one. The rule, on the tokenized, lowercased words the classifiers read:
   the one after it), so "not yet" or a lone "overall" do not stand on their own;
 - an output that contains its source's words (the source without its final punctuation, at least MIN_WORDS words)
   as a run of tokens, and adds more, also has that run and the source's own parts as parts: a source joined to
-  anything reads at most as on-style as the source itself, wherever the join falls.
+  anything reads at most as on-style as the source itself, wherever the join falls;
+- an output that holds material its source does not (tst.nlp.align: the output's words aligned to the source's,
+  one to one, by runs, moved words and substitutions) also has its **kept material** — the aligned tokens in
+  the output's order — and that material's own parts as parts, where the kept material holds at least
+  KEPT_SHARE of the source's words (the source's content, not a fragment of it) and MIN_WORDS words: the
+  source's material, however lightly edited, is read apart from whatever was added to it, in any words, at any
+  place.
 
 The source is read by the same rule, with itself as its source (its own parts), so a copy has exactly the parts
 of its source, and an output that contains its source has them all: its style gain over the source is 0.
 """
 
 from __future__ import annotations
+
+from tst.nlp.align import kept_material, kept_share
 
 SENTENCE_MARKS = frozenset({".", "!", "?", ";"})
 DISCOURSE = frozenset(
@@ -36,6 +44,7 @@ DISCOURSE = frozenset(
     }
 )
 MIN_WORDS = 2
+KEPT_SHARE = 0.5  # the kept material is read apart where it holds at least this share of the source's words
 FINAL_PUNCTUATION = frozenset({".", "!", "?", ";", ",", "..."})
 
 
@@ -84,13 +93,27 @@ def source_span(tokens: list[str], source: list[str]) -> list[str] | None:
     return None
 
 
+def kept_part(tokens: list[str], source: list[str]) -> list[str] | None:
+    """The output's kept material (tst.nlp.align.kept_material) where the output also holds words its source does
+    not and the kept material has at least MIN_WORDS words and KEPT_SHARE of the source's; else None."""
+    kept = kept_material(tokens, source)
+    adds_words = _n_words(tokens) > _n_words(kept)
+    if not adds_words or _n_words(kept) < MIN_WORDS or kept_share(tokens, source) < KEPT_SHARE:
+        return None
+    return kept
+
+
 def parts_of(tokens: list[str], source: list[str] | None = None) -> list[list[str]]:
-    """The parts the style factor reads for an output `tokens` of `source`: split_parts, and, when the output
-    contains the source (source_span), that run and the source's own parts. Distinct parts, in order."""
+    """The parts the style factor reads for an output `tokens` of `source`: split_parts; when the output
+    contains the source (source_span), that run and the source's own parts; when it adds material to its
+    source's (kept_part), the kept material and its parts. Distinct parts, in order."""
     parts = split_parts(tokens)
     span = source_span(tokens, source) if source is not None else None
     if span is not None:
         parts += [span, *split_parts(source)]
+    kept = kept_part(tokens, source) if source is not None else None
+    if kept is not None:
+        parts += [kept, *split_parts(kept)]
     seen, out = set(), []
     for p in parts:
         if tuple(p) not in seen:
