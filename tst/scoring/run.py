@@ -35,11 +35,13 @@ def score(request: ScoreRequest, evaluators: Evaluators | None = None, json_out=
 
         n = start_run(list(request.sources_embedded), bf16=scoring_bf16(request.options))
         log.info("preloaded %d sources' embeddings", n)
+    evaluators = evaluators or Evaluators(request.evaluators, bpe=request.bpe)
+    evaluators.start_run()  # no value computed in bf16 for an earlier run is reused (Evaluators.start_run)
     scores = score_system(
         inputs.sources,
         inputs.outputs,
         inputs.styles,
-        evaluators or Evaluators(request.evaluators, bpe=request.bpe),
+        evaluators,
         references=inputs.references,
         lists=inputs.lists,
         system=request.meta.get("system"),
