@@ -97,15 +97,17 @@ def add_score(sub) -> None:
     p.add_argument("--checkpoint", default="final", help="checkpoint for the JSON header (default: final)")
     p.add_argument(
         "--cp-lexicon",
-        default=DEFAULT_OPTIONS["cp_lexicon"],
+        default=None,
         choices=CP_LEXICONS,
-        help="words removed before content preservation (default: %(default)s; vader = VADER sentiment lexicon)",
+        help="words removed before content preservation (default: the dataset's cp_lexicon in --config, "
+        f"else score.cp_lexicon there, else {DEFAULT_OPTIONS['cp_lexicon']}; vader = VADER sentiment lexicon)",
     )
     p.add_argument(
         "--cp-seed",
         type=int,
-        default=DEFAULT_OPTIONS["cp_seed"],
-        help="seed of the random pairs of cp_random (default %(default)s)",
+        default=None,
+        help=f"seed of the random pairs of cp_random (default: --config's score.cp_seed, else "
+        f"{DEFAULT_OPTIONS['cp_seed']})",
     )
     p.add_argument(
         "--gm-t",
@@ -125,24 +127,26 @@ def add_score(sub) -> None:
     p.add_argument(
         "--sbert",
         action=argparse.BooleanOptionalAction,
-        default=DEFAULT_OPTIONS["sbert"],
+        default=None,
         help="the all-MiniLM-L6-v2 cosine (sbert_all_minilm_l6_v2), the default GM's content score "
-        "(default %(default)s; --no-sbert skips it and the default GM)",
+        f"(default: --config's score.sbert, else {DEFAULT_OPTIONS['sbert']}; --no-sbert skips it and the "
+        "default GM)",
     )
     p.add_argument(
         "--precision",
-        default=DEFAULT_OPTIONS["precision"],
+        default=None,
         choices=PRECISIONS,
         help="the MiniLM's precision at inference (sbert, the minilm acceptability classifier), as "
-        "evaluators.precision (default %(default)s: bf16 autocast on a CPU with bf16 in hardware, "
-        "else fp32; named in the metrics' variants)",
+        f"evaluators.precision (default: --config's evaluators.precision, else {DEFAULT_OPTIONS['precision']}"
+        ": bf16 autocast on a CPU with bf16 in hardware, else fp32; named in the metrics' variants)",
     )
     p.add_argument(
         "--pp-count-eos",
         action=argparse.BooleanOptionalAction,
-        default=DEFAULT_OPTIONS["pp_count_eos"],
-        help="PP (pp_joint, pp_target) counts each sentence's final <eos>, a labelled variant (default "
-        "%(default)s; false: not counted, as in Shen et al.'s code, language-style-transfer code/language_model.py)",
+        default=None,
+        help="PP (pp_joint, pp_target) counts each sentence's final <eos>, a labelled variant (default: "
+        f"--config's score.pp_count_eos, else {DEFAULT_OPTIONS['pp_count_eos']}; false: not counted, as in Shen "
+        "et al.'s code, language-style-transfer code/language_model.py)",
     )
     p.add_argument(
         "--references-release",

@@ -59,6 +59,11 @@ def score(request: ScoreRequest, evaluators: Evaluators | None = None, json_out=
     obj["control_lines"] = dict(reader.control)
     if request.normalize is not None:
         obj["normalization"] = normalization_record(request.normalize)
+        if request.ner is not None:  # the sources and references masked as the corpus (tst.scoring.read)
+            obj["normalization"]["ner_masked"] = {
+                "labels": dict(request.ner["labels"]),
+                "of": "sources, references",
+            }
     if (
         request.references
     ):  # which references ref-BLEU used (data/report.json maps them to the release's files)
