@@ -27,8 +27,8 @@ def score(request: ScoreRequest, evaluators: Evaluators | None = None, json_out=
     """The score JSON object (docs/interfaces.md) of `request`; evaluators: the request's evaluator files
     loaded once across several requests (a workflow job scores every checkpoint of a system with one), None:
     loaded from request.evaluators; json_out / tsv_out: also write the JSON / the per-sentence TSV there. The
-    JSON ends with its `signature` (tst.signature: version, the default GM's form and t_J, normalization,
-    evaluators, variants, code)."""
+    JSON's metrics carry their own signatures and it ends with the default GM's `signature` (tst.signature:
+    version, the GM's form and t_J, normalization, precision, evaluators, code)."""
     inputs = read_inputs(request)
     if request.sources_embedded:  # the sources' embeddings preloaded, the outputs encoded afresh
         from tst.metrics.sbert import scoring_bf16, start_run
@@ -83,6 +83,8 @@ def score(request: ScoreRequest, evaluators: Evaluators | None = None, json_out=
                 log.warning("skipped %s: %s", key, why)
     if request.ci is not None:
         add_intervals(obj, scores, dict(request.ci), gm_t, calibration)
+    obj["precision"] = _precision(request)
+    signature.add_metric_signatures(obj, request.options)  # each metric's own: what it was computed with
     obj["signature"] = signature.of_score_files(
         [obj], gm_t, (calibration or {}).get("t") if gm_t is not None else None
     )
@@ -91,6 +93,14 @@ def score(request: ScoreRequest, evaluators: Evaluators | None = None, json_out=
     if tsv_out:
         write_score_tsv(tsv_out, scores, inputs.styles, request.resample_stats)
     return obj
+
+
+def _precision(request: ScoreRequest) -> str:
+    """The MiniLM's precision at inference in this request (evaluators.precision resolved on this machine:
+    tst.metrics.sbert.scoring_bf16), which the signatures of the metrics that run it name."""
+    from tst.metrics.sbert import scoring_bf16
+
+    return "bf16" if scoring_bf16(request.options) else "fp32"
 
 
 def add_intervals(obj: dict, scores: Scores, options: dict, gm_t=None, calibration=None) -> dict:
