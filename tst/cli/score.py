@@ -220,7 +220,9 @@ def add_score(sub) -> None:
         nargs="+",
         metavar="FILE",
         help="config file(s) defining the dataset (--dataset, default the dataset dir's name), later ones "
-        "overlaying earlier ones, e.g. config.yaml configs/yelp.yaml: the default of --max-words",
+        "overlaying earlier ones, e.g. config.yaml configs/yelp.yaml: scored as the workflow scores that "
+        "dataset: its scoring options (cp_lexicon, precision, ...: the default of each flag), --max-words, "
+        "the normalize block, and the NER masking of the sources and references (datasets.<name>.ner)",
     )
     p.add_argument(
         "-v",
@@ -231,15 +233,27 @@ def add_score(sub) -> None:
     p.set_defaults(func=cmd_score)
 
 
+def scored(args, dataset_dir):
+    """(the request, the score object) of `tst score`'s parsed arguments: the request built and checked
+    (tst.scoring.arguments.from_command_line), scored (tst.scoring.run.score), the signature given the checkout's
+    commit (an output that is not cached). What `tst score` prints and tst.score_texts returns; RequestError or
+    InputError on a mistake."""
+    from tst import signature
+    from tst.scoring.arguments import from_command_line
+    from tst.scoring.run import score
+
+    request = from_command_line(args, dataset_dir)
+    obj = score(request, tsv_out=args.tsv)
+    obj["signature"] = signature.with_commit(obj["signature"])  # not cached: the checkout's commit too
+    return request, obj
+
+
 def cmd_score(args) -> dict:
     """Run `tst score`: the command line checked (files there, outputs writable), the request built and checked
     (tst.scoring.arguments.from_command_line), scored (tst.scoring.run.score); each mistake stops with its exit
     code (2: the command line, 1: a file's content) before the work, as far as it can be known before it."""
-    from tst import signature
     from tst.io import InputError, NotUTF8Error, write_json
-    from tst.scoring.arguments import from_command_line
     from tst.scoring.request import RequestError
-    from tst.scoring.run import score
     from tst.scoring.write import coverage_warnings, score_text
 
     dataset_dir = dataset_root("score", args.dataset_dir)
@@ -257,8 +271,7 @@ def cmd_score(args) -> dict:
     )
     check_writable("score", {"--tsv": args.tsv, "--json": args.json_out})
     try:
-        request = from_command_line(args, dataset_dir)
-        obj = score(request, tsv_out=args.tsv)
+        request, obj = scored(args, dataset_dir)
     except RequestError as e:
         fail("score", str(e), e.code)
     except NotUTF8Error as e:
@@ -267,7 +280,6 @@ def cmd_score(args) -> dict:
         fail("score", str(e), 1)
     for warning in coverage_warnings(obj):
         print(f"tst score: warning: {warning}", file=sys.stderr)
-    obj["signature"] = signature.with_commit(obj["signature"])  # not cached: the checkout's commit too
     if args.json_out:
         write_json(args.json_out, obj)
     if args.format == "text":
