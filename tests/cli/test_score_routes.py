@@ -260,3 +260,34 @@ def workflow_cp(run: Path, ckpt: str) -> float:
     return json.loads((run / layout.score(DATASET, "M0.seed1", "test", ckpt)).read_text())["metrics"]["cp"][
         "score"
     ]
+
+
+@pytest.mark.slow
+def test_with_config_sources_with_their_names_score_as_the_masked_corpus(finished_run, tmp_path):
+    """M0's test sources with the names the corpus masked put back (data/test.*.entities.jsonl): `tst score
+    --config` masks them as prepare_data did (the demo's ner block), so they score as the workflow's masked
+    sources, every metric and the references matched on them; without --config they are scored as given and
+    the references, which are masked, match only the sentences without a name."""
+    from tst.io import read_jsonl
+    from tst.nlp.ner import unmask
+
+    config = yaml.safe_load((finished_run / "config.yaml").read_text())
+    ckpt = stages.test_checkpoints(config)[-1]
+    args = cli_args(config, "M0.seed1", ckpt, False)
+    at = args.index("--sources") + 1
+    named = 0
+    for k, style in enumerate(layout.STYLES):
+        masked = (finished_run / args[at + k]).read_text().splitlines()
+        entities = read_jsonl(finished_run / layout.data(DATASET, layout.entities_file("test", style)))
+        raw = [" ".join(unmask(line.split(), ents)) for line, ents in zip(masked, entities, strict=True)]
+        named += sum(a != b for a, b in zip(raw, masked))
+        args[at + k] = str(tmp_path / f"test.{style}.txt")
+        write_lines(args[at + k], raw)
+    assert named >= 10
+    workflow_files = cli_args(config, "M0.seed1", ckpt, False)
+    masked = tst_score(finished_run, [*workflow_files, "--config", "config.yaml"])
+    with_names = tst_score(finished_run, [*args, "--config", "config.yaml"])
+    assert differences(with_names, masked) == []
+    assert with_names["n_with_reference"] == masked["n_with_reference"] == masked["n_sentences"]
+    as_given = tst_score(finished_run, args)
+    assert as_given["n_with_reference"] == masked["n_sentences"] - named
