@@ -60,47 +60,133 @@ def test_the_line_names_every_field_in_order_in_at_most_120_characters(monkeypat
     monkeypatch.setattr(signature, "scoring_code", lambda: "c0de" * 4)
     shas = {"style_cnn.pt": "ab" * 32}
     variants = {"b": "y", "a": "x", "joint": "J"}
-    sig = signature.signature(shas, variants, (60, 60, 8, 5), [0.0213456], "ptb+lc")
+    sig = signature.signature(shas, variants, (60, 60, 8, 5), [0.0213456], "ptb+lc", "fp32")
     form = sha256sum("joint\tJ\n")[:8]
     ev = sha256sum(f"style_cnn.pt\t{'ab' * 32}\n")[:12]
-    var = sha256sum("a\tx\nb\ty\njoint\tJ\n")[:12]
-    assert sig["line"] == f"tst:9.9.9|gm:{form},tJ=0.02135|norm:ptb+lc|eval:{ev}|var:{var}|code:{'c0de' * 4}"
+    assert sig["line"] == f"tst:9.9.9|gm:{form},tJ=0.02135|norm:ptb+lc|prec:fp32|eval:{ev}|code:{'c0de' * 4}"
     assert sig["gm"] == {"form": form, "t_J": 0.0213456} and sig["gm_pg_t"] == [60.0, 60.0, 8.0, 5.0]
-    assert sig["n_evaluators"] == 1 and sig["evaluators"] == ev and sig["variants"] == var
+    assert sig["n_evaluators"] == 1 and sig["evaluators"] == ev and sig["precision"] == "fp32"
     none = signature.signature({}, {}, None, None)
-    assert (
-        none["line"] == f"tst:9.9.9|gm:none|norm:unknown|eval:e3b0c44298fc|var:e3b0c44298fc|code:{'c0de' * 4}"
-    )
+    assert none["line"] == f"tst:9.9.9|gm:none|norm:unknown|prec:none|eval:none|code:{'c0de' * 4}"
     assert signature.signature({}, variants)["line"].split("|")[1] == f"gm:{form}"  # no threshold: the form
+    # the precision is named only where a metric runs the MiniLM (J: its content factor's embeddings)
+    assert signature.signature({}, {"a": "x"}, precision="bf16")["precision"] == "none"
+    assert signature.signature({}, {"joint": "J"}, precision="bf16")["precision"] == "bf16"
     with pytest.raises(ValueError, match="one threshold t_J"):
         signature.signature({}, {}, None, [10, 20, 30])
-    # the longest fields there are: a two-digit version everywhere, every normalization flag
+    # the longest fields there are: a two-digit version everywhere, every normalization flag, `unknown`
     monkeypatch.setattr(signature, "version", lambda: "10.10.10")
     longest = signature.signature(shas, variants, None, [0.0213456], "ptb+cased+num")["line"]
-    assert len(longest) == 111 <= signature.MAX_LINE
-    monkeypatch.setattr(signature, "version", lambda: "10.10.10.dev0+" + "x" * 20)
-    with pytest.raises(ValueError, match=r"signature line of 13\d characters, over 120"):
+    assert "|prec:unknown|" in longest and len(longest) == 107 <= signature.MAX_LINE
+    monkeypatch.setattr(signature, "version", lambda: "10.10.10.dev0+" + "x" * 10)
+    with pytest.raises(ValueError, match=r"signature line of 123 characters, over 120"):
         signature.signature(shas, variants, None, [0.0213456], "ptb+cased+num")
     monkeypatch.setattr(signature, "commit", lambda repo=None: "f" * 40)
     with_commit = signature.with_commit(none)
     assert with_commit["commit"] == "f" * 40 and with_commit["line"] == none["line"]
 
 
+RECORD = {"applied": True, "tokenize": "PTB (NLTK Treebank)", "lowercase": True, "numbers": False}
+
+
+def score_object(metrics: dict, evaluators: dict, precision="fp32") -> dict:
+    """A score object as tst.scoring.run.score writes it: metrics with their variants and `reads`."""
+    return {
+        "system": "M0.seed1",
+        "metrics": {k: {"score": 0.5, "variant": v, "reads": r} for k, (v, r) in metrics.items()},
+        "evaluators": evaluators,
+        "normalization": RECORD,
+        "precision": precision,
+    }
+
+
+def test_each_metric_signs_its_own_definition_files_normalization_and_precision(monkeypatch):
+    """A metric's signature: the variants of the metric and those it is derived from, the evaluator files it read,
+    the normalization, the precision where it runs the MiniLM: the same metric in two files that hold different
+    other metrics signs alike."""
+    monkeypatch.setattr(signature, "version", lambda: "9.9.9")
+    monkeypatch.setattr(signature, "scoring_code", lambda: "c0de" * 4)
+    shas = {"acceptability.pt": "a" * 64, "style_minilm.pt": "b" * 64, "lm_joint.pt": "c" * 64}
+    metrics = {
+        "joint": ("J v1", ["acceptability.pt", "style_minilm.pt"]),
+        "gm": ("GM, t_J = 0.02", ["acceptability.pt", "style_minilm.pt"]),
+        "bleu_self_corpus": ("BLEU", []),
+        "pp_joint": ("PP", ["lm_joint.pt"]),
+    }
+    obj = score_object(metrics, shas)
+    code = "c0de" * 4
+    files = sha256sum(f"acceptability.pt\t{'a' * 64}\nstyle_minilm.pt\t{'b' * 64}\n")[:12]
+    assert signature.definition("gm") == ["gm", "joint"] and signature.definition("joint") == ["joint"]
+    gm_var = sha256sum("gm\tGM, t_J = 0.02\njoint\tJ v1\n")[:12]
+    assert signature.metric_line("gm", obj) == (
+        f"tst:9.9.9|var:{gm_var}|eval:{files}|norm:ptb+lc|prec:fp32|code:{code}"
+    )
+    bleu_var = sha256sum("bleu_self_corpus\tBLEU\n")[:12]
+    assert signature.metric_line("bleu_self_corpus", obj) == (
+        f"tst:9.9.9|var:{bleu_var}|eval:none|norm:ptb+lc|code:{code}"
+    )
+    pp = "eval:" + sha256sum("lm_joint.pt\t" + "c" * 64 + "\n")[:12]
+    assert pp in signature.metric_line("pp_joint", obj) and "prec:" not in signature.metric_line(
+        "pp_joint", obj
+    )
+    fewer = score_object({k: metrics[k] for k in ("joint", "gm")}, {k: shas[k] for k in list(shas)[:2]})
+    for key in ("joint", "gm"):
+        assert signature.metric_line(key, fewer) == signature.metric_line(key, obj)
+    assert signature.metric_line("gm", score_object(metrics, shas, "bf16")) != signature.metric_line(
+        "gm", obj
+    )
+    assert signature.metric_line("bleu_self_corpus", score_object(metrics, shas, "bf16")) == (
+        signature.metric_line("bleu_self_corpus", obj)
+    )
+    # the line: the default GM's metrics only, whatever else the files hold
+    assert signature.of_score_files([obj])["line"] == signature.of_score_files([fewer])["line"]
+    assert f"|prec:fp32|eval:{files}|" in signature.of_score_files([obj])["line"]
+    moved = score_object({**metrics, "pp_joint": ("PP, <eos> not counted", ["lm_joint.pt"])}, shas)
+    assert signature.of_score_files([moved])["line"] == signature.of_score_files([obj])["line"]
+    assert signature.metric_line("pp_joint", moved) != signature.metric_line("pp_joint", obj)
+
+
+def test_a_metric_reads_the_files_the_registry_names_for_it():
+    from tst.metrics.registry import files
+
+    used = {
+        f: "0" * 64 for f in ("style_minilm.pt", "acceptability.pt", "lm_joint.pt", "glove.kv", "bpe.model")
+    }
+    assert signature.reads("gm", used) == sorted(files("joint")) == ["acceptability.pt", "style_minilm.pt"]
+    assert signature.reads("bleu_self_corpus", used) == []
+    assert signature.reads("pp_joint", used) == ["lm_joint.pt"]
+    pieces = {"lm_joint.pt": {"units": "bpe"}}
+    assert signature.reads("pp_joint", used, units=pieces) == ["bpe.model", "lm_joint.pt"]
+    assert signature.reads("pp_joint", {}, units=pieces) == []  # not used: not read
+
+
 def test_a_table_signature_joins_its_score_files():
+    shas = {"acceptability.pt": "1" * 64, "lm_joint.pt": "3" * 64}
     objs = [
-        {"evaluators": {"e.pt": "1" * 64}, "metrics": {"a": {"variant": "x"}, "b": {"variant": "y"}}},
-        {"evaluators": {"e.pt": "1" * 64}, "metrics": {"a": {"variant": "x"}}},
+        score_object(
+            {"acceptability": ("P(real)", ["acceptability.pt"]), "pp_joint": ("PP", ["lm_joint.pt"])}, shas
+        ),
+        score_object({"acceptability": ("P(real)", ["acceptability.pt"])}, shas),
     ]
     sig = signature.of_score_files(objs)
-    assert sig["evaluators"] == sha256sum(f"e.pt\t{'1' * 64}\n")[:12] and sig["variants"] == A_X_B_Y[:12]
-    assert sig["normalization"] == "unknown"
-    objs.append({"evaluators": {"e.pt": "2" * 64}, "metrics": {}})  # a second version of the same file
-    assert signature.of_score_files(objs)["evaluators"] == sha256sum(f"e.pt\t{'1' * 64}+{'2' * 64}\n")[:12]
-    record = {"applied": True, "tokenize": "PTB (NLTK Treebank)", "lowercase": True, "numbers": False}
-    same = [{**o, "normalization": record} for o in objs]
-    assert signature.of_score_files(same)["normalization"] == "ptb+lc"
-    same[0]["normalization"] = {"applied": False}
-    assert signature.of_score_files(same)["normalization"] == "mixed"
+    assert sig["evaluators"] == sha256sum(f"acceptability.pt\t{'1' * 64}\n")[:12] and sig["n_evaluators"] == 1
+    assert sig["normalization"] == "ptb+lc" and sig["precision"] == "fp32"
+    assert sig["gm"]["form"] == sha256sum("acceptability\tP(real)\n")[:8]
+    objs.append(
+        score_object({"acceptability": ("P(real)", ["acceptability.pt"])}, {"acceptability.pt": "2" * 64})
+    )
+    two = sha256sum(f"acceptability.pt\t{'1' * 64}+{'2' * 64}\n")[:12]  # a second version of the same file
+    assert signature.of_score_files(objs)["evaluators"] == two
+    objs[0]["normalization"] = {"applied": False}
+    objs[1]["precision"] = "bf16"
+    mixed = signature.of_score_files(objs)
+    assert mixed["normalization"] == "mixed" and mixed["precision"] == "mixed"
+    assert signature.of_score_files([])["line"].split("|")[1:5] == [
+        "gm:none",
+        "norm:unknown",
+        "prec:none",
+        "eval:none",
+    ]
 
 
 def test_the_version_lives_in_one_place(repo_root):
@@ -173,14 +259,18 @@ def test_score_json_and_tst_score_carry_it(tmp_path, capsys):
     obj = score(request, json_out=tmp_path / "x.json")
     sig = json.loads((tmp_path / "x.json").read_text())["signature"]
     assert sig == obj["signature"] and "commit" not in sig  # a cached artifact: no commit
-    by_hand = "".join(f"{k}\t{obj['metrics'][k]['variant']}\n" for k in sorted(obj["metrics"]))
     assert sorted(obj["metrics"]) == sorted(only)
-    assert sig["variants"] == hashlib.sha256(by_hand.encode()).hexdigest()[:12]
-    assert sig["evaluators"] == "e3b0c44298fc" and sig["n_evaluators"] == 0  # no evaluator file read
-    assert sig["gm"] == {"form": None, "t_J": None} and sig["gm_pg_t"] is None
+    for key, m in obj["metrics"].items():  # each metric's own: its variant, no evaluator file, no MiniLM
+        var = hashlib.sha256(f"{key}\t{m['variant']}\n".encode()).hexdigest()[:12]
+        assert m["reads"] == []
+        assert m["signature"] == (
+            f"tst:{signature.version()}|var:{var}|eval:none|norm:unknown|code:{signature.scoring_code()}"
+        )
+    assert sig["evaluators"] == "none" and sig["n_evaluators"] == 0  # no evaluator file read
+    assert sig["gm"] == {"form": None, "t_J": None} and sig["gm_pg_t"] is None and sig["precision"] == "none"
     assert sig["version"] == signature.version() and sig["normalization"] == "unknown"
     assert len(sig["line"]) <= 120 and sig["line"].startswith(
-        f"tst:{signature.version()}|gm:none|norm:unknown|"
+        f"tst:{signature.version()}|gm:none|norm:unknown|prec:none|eval:none|"
     )
 
     main(
@@ -202,9 +292,12 @@ def test_score_json_and_tst_score_carry_it(tmp_path, capsys):
     assert printed["commit"] == signature.commit()
     from tst.metrics.gm import DEFAULT_T
 
-    assert printed["variants"] == sig["variants"] and printed["gm_pg_t"] == list(DEFAULT_T)
+    assert printed["gm_pg_t"] == list(DEFAULT_T)
     # `tst score` normalizes as the workflow does (PTB tokens, lowercased): only norm: differs
     assert printed["line"] == sig["line"].replace("|norm:unknown|", "|norm:ptb+lc|")
+    cli = json.loads(out.out)["metrics"]
+    for key, m in obj["metrics"].items():
+        assert cli[key]["signature"] == m["signature"].replace("|norm:unknown|", "|norm:ptb+lc|")
     assert out.err == ""  # nothing on stderr when all is well: the signature is in the JSON
 
 
@@ -217,9 +310,16 @@ def test_every_table_and_score_file_of_a_run_ends_with_its_signature(finished_ru
         path = ds / "evaluators" / name
         if path.is_file():
             assert hashlib.sha256(path.read_bytes()).hexdigest() == sha
-    assert score["evaluators"] and score["signature"]["n_evaluators"] == len(score["evaluators"])
-    lines = "".join(f"{k}\t{v}\n" for k, v in sorted(score["evaluators"].items()))
+    # the line's eval: the files the default GM's metrics read, each metric's own eval: those it read
+    gm_reads = {f for k in signature.GM_KEYS if k in score["metrics"] for f in score["metrics"][k]["reads"]}
+    assert gm_reads == {"acceptability.pt", "style_minilm.pt"} < set(score["evaluators"])
+    assert score["signature"]["n_evaluators"] == len(gm_reads)
+    lines = "".join(f"{k}\t{score['evaluators'][k]}\n" for k in sorted(gm_reads))
     assert score["signature"]["evaluators"] == sha256sum(lines)[:12]
+    pp = score["metrics"]["pp_joint"]
+    assert pp["reads"] == ["lm_joint.pt"]
+    lm = sha256sum("lm_joint.pt\t" + score["evaluators"]["lm_joint.pt"] + "\n")[:12]
+    assert f"|eval:{lm}|" in pp["signature"]
     # the demo's text is normalized when prepared (lowercase, PTB tokens), and its score files say so
     assert {s["signature"]["normalization"] for s in scores} == {"ptb+lc"}
     assert all(s["signature"]["gm"]["form"] and len(s["signature"]["line"]) <= 120 for s in scores)

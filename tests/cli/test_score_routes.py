@@ -6,6 +6,7 @@ same. On the suite's shared tiny run (tests/conftest.py finished_run)."""
 import csv
 import json
 import math
+import re
 import shlex
 import subprocess
 import sys
@@ -160,3 +161,133 @@ def test_cased_detokenized_curly_quoted_text_scores_as_the_tokenized_text(finish
     for key, m in scores[0]["metrics"].items():
         assert same(scores[1]["metrics"][key]["score"], m["score"]), key
     assert scores[1]["units"] == scores[0]["units"]  # the same tokens read, the same unknown ones
+
+
+@pytest.mark.slow
+def test_equal_numbers_computed_alike_sign_alike_whatever_else_the_file_holds(finished_run):
+    """M0's last test transfers scored three ways: `tst score` with every metric, `tst score` with the default
+    GM and its parts only, and the workflow (its score file, which holds no GM: the report derives it). Each
+    metric the three share has the same signature (and number); the line, the default GM's, is the same for
+    both `tst score` outputs and the leaderboard's footnote, and the score file's lacks only t_J."""
+    from tst import signature
+    from tst.report.publish import split_signature
+
+    config = yaml.safe_load((finished_run / "config.yaml").read_text())
+    ckpt = stages.test_checkpoints(config)[-1]
+    args = cli_args(config, "M0.seed1", ckpt, False)
+    every = tst_score(finished_run, args)
+    gm_parts = tst_score(finished_run, [*args, "--metrics", "gm", "style", "content", "acceptability"])
+    workflow = json.loads((finished_run / layout.score(DATASET, "M0.seed1", "test", ckpt)).read_text())
+    assert set(gm_parts["metrics"]) == {"style", "content", "acceptability", "joint", "gm"}
+    assert len(every["metrics"]) >= 25 and "gm" not in workflow["metrics"]
+    for key, m in gm_parts["metrics"].items():
+        assert every["metrics"][key]["signature"] == m["signature"], key
+        assert same(every["metrics"][key]["score"], m["score"]), key
+    for key, m in workflow["metrics"].items():
+        assert every["metrics"][key]["signature"] == m["signature"], key
+    # what a signature over every metric of a file gives instead: three hashes for the same numbers
+    all_variants = [{k: m["variant"] for k, m in o["metrics"].items()} for o in (every, gm_parts, workflow)]
+    assert len({signature.variants_hash(v) for v in all_variants}) == 3
+    line = every["signature"]["line"]
+    assert gm_parts["signature"]["line"] == line and ",tJ=" in line and "|prec:" in line
+    assert workflow["signature"]["line"] == re.sub(r",tJ=[^|]*", "", line)
+    table = (finished_run / layout.root(DATASET) / "tables" / "leaderboard.md").read_text()
+    assert split_signature(table)[0] == line
+    # a signature names what its metric's numbers depend on: the MiniLM's precision for the content score, the
+    # language model PP reads
+    assert "|prec:" in every["metrics"]["content"]["signature"]
+    assert "|prec:" not in every["metrics"]["bleu_self_corpus"]["signature"]
+    assert every["metrics"]["pp_joint"]["signature"] != every["metrics"]["pp_target"]["signature"]
+
+
+def rerun_scores(run: Path, overlay: dict, targets: list[str]) -> None:
+    """The workflow's score jobs of `targets` (and the source embeddings they preload) run again in the run folder
+    `run` with `overlay` merged into its config; the evaluators as trained (a change of evaluators.precision
+    would retrain them: their settings' change is not a trigger here)."""
+    from conftest import snakemake
+
+    from tst.config_files import merge_configs
+
+    config = merge_configs([yaml.safe_load((run / "config.yaml").read_text()), overlay])
+    (run / "config.yaml").write_text(yaml.safe_dump(config))
+    rules = ["embed_sources", "score_ours", "score_external"]
+    snakemake(
+        run,
+        Path(__file__).resolve().parents[2],
+        "--rerun-triggers",
+        "mtime",
+        "--forcerun",
+        *rules,
+        "--",
+        *targets,
+    )
+
+
+@pytest.mark.slow
+def test_with_config_tst_score_scores_a_dataset_as_the_workflow_in_bf16_without_cp_lexicon(
+    finished_run, tmp_path
+):
+    """The tiny run's evaluators, the dataset's cp_lexicon: none and the MiniLM in bf16 (evaluators.precision): the
+    workflow's score files and `tst score --config` agree to 1e-6 on every metric, for ours (a job that scores
+    every checkpoint, dev and test, with one loaded classifier) and a baseline; the sources and references are
+    NER-masked as the corpus (the demo's ner block). Without --config, `tst score` filters VADER's words before CP."""
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(finished_run, run, symlinks=True)
+    config = yaml.safe_load((run / "config.yaml").read_text())
+    ckpt = stages.test_checkpoints(config)[-1]
+    systems = [("M0.seed1", ckpt, False), ("shuffled", names.FINAL, True)]
+    overlay = {"evaluators": {"precision": "bf16"}, "datasets": {DATASET: {"cp_lexicon": "none"}}}
+    rerun_scores(run, overlay, [layout.score(DATASET, s, "test", c) for s, c, _ in systems])
+    config = yaml.safe_load((run / "config.yaml").read_text())
+    for system, ckpt, external in systems:
+        workflow = json.loads((run / layout.score(DATASET, system, "test", ckpt)).read_text())
+        assert "no words filtered" in workflow["metrics"]["cp"]["variant"]
+        assert "bf16 autocast" in workflow["metrics"]["sbert_all_minilm_l6_v2"]["variant"]
+        cli = tst_score(run, [*cli_args(config, system, ckpt, external), "--config", "config.yaml"])
+        assert differences(cli, workflow) == [], system
+        assert cli["normalization"]["ner_masked"]["of"] == "sources, references"
+        assert cli["precision"] == workflow["precision"] == "bf16"
+        for key, m in workflow["metrics"].items():
+            assert cli["metrics"][key]["signature"] == m["signature"], (system, key)
+    plain = tst_score(run, cli_args(config, "M0.seed1", systems[0][1], False))
+    assert "VADER" in plain["metrics"]["cp"]["variant"]
+    assert not same(plain["metrics"]["cp"]["score"], workflow_cp(run, systems[0][1]))
+
+
+def workflow_cp(run: Path, ckpt: str) -> float:
+    return json.loads((run / layout.score(DATASET, "M0.seed1", "test", ckpt)).read_text())["metrics"]["cp"][
+        "score"
+    ]
+
+
+@pytest.mark.slow
+def test_with_config_sources_with_their_names_score_as_the_masked_corpus(finished_run, tmp_path):
+    """M0's test sources with the names the corpus masked put back (data/test.*.entities.jsonl): `tst score
+    --config` masks them as prepare_data did (the demo's ner block), so they score as the workflow's masked
+    sources, every metric and the references matched on them; without --config they are scored as given and
+    the references, which are masked, match only the sentences without a name."""
+    from tst.io import read_jsonl
+    from tst.nlp.ner import unmask
+
+    config = yaml.safe_load((finished_run / "config.yaml").read_text())
+    ckpt = stages.test_checkpoints(config)[-1]
+    args = cli_args(config, "M0.seed1", ckpt, False)
+    at = args.index("--sources") + 1
+    named = 0
+    for k, style in enumerate(layout.STYLES):
+        masked = (finished_run / args[at + k]).read_text().splitlines()
+        entities = read_jsonl(finished_run / layout.data(DATASET, layout.entities_file("test", style)))
+        raw = [" ".join(unmask(line.split(), ents)) for line, ents in zip(masked, entities, strict=True)]
+        named += sum(a != b for a, b in zip(raw, masked))
+        args[at + k] = str(tmp_path / f"test.{style}.txt")
+        write_lines(args[at + k], raw)
+    assert named >= 10
+    workflow_files = cli_args(config, "M0.seed1", ckpt, False)
+    masked = tst_score(finished_run, [*workflow_files, "--config", "config.yaml"])
+    with_names = tst_score(finished_run, [*args, "--config", "config.yaml"])
+    assert differences(with_names, masked) == []
+    assert with_names["n_with_reference"] == masked["n_with_reference"] == masked["n_sentences"]
+    as_given = tst_score(finished_run, args)
+    assert as_given["n_with_reference"] == masked["n_sentences"] - named

@@ -236,3 +236,35 @@ def test_the_plain_bert_is_transformers_bertmodel():
         h_theirs = theirs(input_ids=x, attention_mask=mask).last_hidden_state
     keep = mask.bool()
     np.testing.assert_allclose(h_ours[keep].numpy(), h_theirs[keep].numpy(), atol=1e-5)
+
+
+def test_each_score_run_forgets_the_bf16_values_of_the_runs_before(trained, tmp_path, monkeypatch):
+    """A workflow score job scores every checkpoint with one loaded classifier (tst.scoring.evaluator_files.
+    Evaluators); in bf16 a probability moves with the batch it was computed in, so at the start of each run
+    (Evaluators.start_run) the bf16 values are forgotten and the run's texts get the values they get scored
+    alone, as `tst score` scores them; the fp32 values (moving ~1e-7) are kept, and not computed again."""
+    from tst.names import ACCEPTABILITY
+    from tst.scoring.evaluator_files import Evaluators
+
+    (tmp_path / ACCEPTABILITY).parent.mkdir(parents=True, exist_ok=True)
+    torch.save(trained, tmp_path / ACCEPTABILITY)
+    run = [s.split() for s in ["the pizza was great", "great was pizza", "the staff is friendly", "ok"]]
+    before = [s.split() for s in ["i will never ever come back to this place again , the staff is rude"] * 3]
+    before += [s.split() for s in ["the food was cold", "the pizza was great", "friendly"]]
+    alone = Evaluators(tmp_path).load(ACCEPTABILITY).p_real(run, bf16=True)
+    ev = Evaluators(tmp_path)
+    model = ev.load(ACCEPTABILITY)
+    model.p_real(before + run[1::2], bf16=True)  # an earlier run: other texts, some of this run's among them
+    fp32 = model.p_real(run)
+    carried = model.p_real(run, bf16=True)
+    assert not np.array_equal(
+        carried, alone
+    )  # values computed in other batches: the run depends on the one before
+    calls = []
+    forward = model.classifier.model.forward
+    monkeypatch.setattr(model.classifier.model, "forward", lambda ids: calls.append(len(ids)) or forward(ids))
+    ev.start_run()
+    np.testing.assert_array_equal(model.p_real(run, bf16=True), alone)
+    assert sum(calls) == len(run)  # every bf16 value computed again
+    np.testing.assert_array_equal(model.p_real(run), fp32)
+    assert sum(calls) == len(run)  # the fp32 ones kept

@@ -105,3 +105,47 @@ def test_the_command_line_request_reads_its_config_files_once(tmp_path, monkeypa
     assert len(reads) == 1
     # each default the config gives reached the request: 4 x length.max_words, score.bootstrap.seed, --config
     assert (request.max_words, request.ci["seed"], request.normalize["from"]) == (12, 9, "--config")
+
+
+def test_with_config_each_option_not_given_is_the_workflows_for_the_dataset(tmp_path):
+    """--config: the scoring options are those the workflow's score rules take for the dataset
+    (tst.stages.score_options: its own cp_lexicon over score.cp_lexicon, evaluators.precision, score.*), each
+    flag given on the command line over them; the sources and references NER-masked when its ner block is on.
+    Without --config: the defaults, no masking."""
+    import yaml
+
+    from tst.metrics.registry import DEFAULT_OPTIONS
+    from tst.scoring.arguments import from_command_line
+
+    write_lines(tmp_path / "test.0.txt", ["a b"])
+    write_lines(tmp_path / "out.0.txt", ["a c"])
+    toy = {
+        "styles": ["neg", "pos"],
+        "source": {"kind": "demo"},
+        "cp_lexicon": "none",
+        "ner": {"enabled": True, "labels": {"PERSON": "-PER-"}},
+    }
+    config = {
+        "datasets": {"toy": toy},
+        "score": {"cp_lexicon": "style_lexicon", "cp_seed": 5, "pp_count_eos": True},
+        "evaluators": {"precision": "bf16"},
+        "nlp": {"batch_size": 7},
+    }
+    cfg = tmp_path / "cfg.yaml"
+    cfg.write_text(yaml.safe_dump(config))
+    request = from_command_line(_args(tmp_path, config=[str(cfg)]), tmp_path / "toy")
+    o = request.options
+    assert (o.cp_lexicon, o.cp_seed, o.pp_count_eos, o.precision) == ("none", 5, True, "bf16")
+    assert o.sbert == DEFAULT_OPTIONS["sbert"]  # the config does not set it: the default
+    assert dict(request.ner) == {"labels": {"PERSON": "-PER-"}, "nlp": {"batch_size": 7}}
+    given = _args(tmp_path, config=[str(cfg)], cp_lexicon="vader", precision="fp32", pp_count_eos=False)
+    o = from_command_line(given, tmp_path / "toy").options
+    assert (o.cp_lexicon, o.cp_seed, o.pp_count_eos, o.precision) == ("vader", 5, False, "fp32")
+    assert (
+        from_command_line(_args(tmp_path, config=[str(cfg)], normalize=False), tmp_path / "toy").ner is None
+    )
+    toy["ner"]["enabled"] = False
+    cfg.write_text(yaml.safe_dump(config))
+    assert from_command_line(_args(tmp_path, config=[str(cfg)]), tmp_path / "toy").ner is None
+    plain = from_command_line(_args(tmp_path), tmp_path / "toy")
+    assert plain.ner is None and plain.options == ScoreOptions.of(None)

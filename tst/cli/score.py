@@ -97,15 +97,17 @@ def add_score(sub) -> None:
     p.add_argument("--checkpoint", default="final", help="checkpoint for the JSON header (default: final)")
     p.add_argument(
         "--cp-lexicon",
-        default=DEFAULT_OPTIONS["cp_lexicon"],
+        default=None,
         choices=CP_LEXICONS,
-        help="words removed before content preservation (default: %(default)s; vader = VADER sentiment lexicon)",
+        help="words removed before content preservation (default: the dataset's cp_lexicon in --config, "
+        f"else score.cp_lexicon there, else {DEFAULT_OPTIONS['cp_lexicon']}; vader = VADER sentiment lexicon)",
     )
     p.add_argument(
         "--cp-seed",
         type=int,
-        default=DEFAULT_OPTIONS["cp_seed"],
-        help="seed of the random pairs of cp_random (default %(default)s)",
+        default=None,
+        help=f"seed of the random pairs of cp_random (default: --config's score.cp_seed, else "
+        f"{DEFAULT_OPTIONS['cp_seed']})",
     )
     p.add_argument(
         "--gm-t",
@@ -125,24 +127,26 @@ def add_score(sub) -> None:
     p.add_argument(
         "--sbert",
         action=argparse.BooleanOptionalAction,
-        default=DEFAULT_OPTIONS["sbert"],
+        default=None,
         help="the all-MiniLM-L6-v2 cosine (sbert_all_minilm_l6_v2), the default GM's content score "
-        "(default %(default)s; --no-sbert skips it and the default GM)",
+        f"(default: --config's score.sbert, else {DEFAULT_OPTIONS['sbert']}; --no-sbert skips it and the "
+        "default GM)",
     )
     p.add_argument(
         "--precision",
-        default=DEFAULT_OPTIONS["precision"],
+        default=None,
         choices=PRECISIONS,
         help="the MiniLM's precision at inference (sbert, the minilm acceptability classifier), as "
-        "evaluators.precision (default %(default)s: bf16 autocast on a CPU with bf16 in hardware, "
-        "else fp32; named in the metrics' variants)",
+        f"evaluators.precision (default: --config's evaluators.precision, else {DEFAULT_OPTIONS['precision']}"
+        ": bf16 autocast on a CPU with bf16 in hardware, else fp32; named in the metrics' variants)",
     )
     p.add_argument(
         "--pp-count-eos",
         action=argparse.BooleanOptionalAction,
-        default=DEFAULT_OPTIONS["pp_count_eos"],
-        help="PP (pp_joint, pp_target) counts each sentence's final <eos>, a labelled variant (default "
-        "%(default)s; false: not counted, as in Shen et al.'s code, language-style-transfer code/language_model.py)",
+        default=None,
+        help="PP (pp_joint, pp_target) counts each sentence's final <eos>, a labelled variant (default: "
+        f"--config's score.pp_count_eos, else {DEFAULT_OPTIONS['pp_count_eos']}; false: not counted, as in Shen "
+        "et al.'s code, language-style-transfer code/language_model.py)",
     )
     p.add_argument(
         "--references-release",
@@ -216,7 +220,9 @@ def add_score(sub) -> None:
         nargs="+",
         metavar="FILE",
         help="config file(s) defining the dataset (--dataset, default the dataset dir's name), later ones "
-        "overlaying earlier ones, e.g. config.yaml configs/yelp.yaml: the default of --max-words",
+        "overlaying earlier ones, e.g. config.yaml configs/yelp.yaml: scored as the workflow scores that "
+        "dataset: its scoring options (cp_lexicon, precision, ...: the default of each flag), --max-words, "
+        "the normalize block, and the NER masking of the sources and references (datasets.<name>.ner)",
     )
     p.add_argument(
         "-v",
@@ -227,15 +233,27 @@ def add_score(sub) -> None:
     p.set_defaults(func=cmd_score)
 
 
+def scored(args, dataset_dir):
+    """(the request, the score object) of `tst score`'s parsed arguments: the request built and checked
+    (tst.scoring.arguments.from_command_line), scored (tst.scoring.run.score), the signature given the checkout's
+    commit (an output that is not cached). What `tst score` prints and tst.score_texts returns; RequestError or
+    InputError on a mistake."""
+    from tst import signature
+    from tst.scoring.arguments import from_command_line
+    from tst.scoring.run import score
+
+    request = from_command_line(args, dataset_dir)
+    obj = score(request, tsv_out=args.tsv)
+    obj["signature"] = signature.with_commit(obj["signature"])  # not cached: the checkout's commit too
+    return request, obj
+
+
 def cmd_score(args) -> dict:
     """Run `tst score`: the command line checked (files there, outputs writable), the request built and checked
     (tst.scoring.arguments.from_command_line), scored (tst.scoring.run.score); each mistake stops with its exit
     code (2: the command line, 1: a file's content) before the work, as far as it can be known before it."""
-    from tst import signature
     from tst.io import InputError, NotUTF8Error, write_json
-    from tst.scoring.arguments import from_command_line
     from tst.scoring.request import RequestError
-    from tst.scoring.run import score
     from tst.scoring.write import coverage_warnings, score_text
 
     dataset_dir = dataset_root("score", args.dataset_dir)
@@ -253,8 +271,7 @@ def cmd_score(args) -> dict:
     )
     check_writable("score", {"--tsv": args.tsv, "--json": args.json_out})
     try:
-        request = from_command_line(args, dataset_dir)
-        obj = score(request, tsv_out=args.tsv)
+        request, obj = scored(args, dataset_dir)
     except RequestError as e:
         fail("score", str(e), e.code)
     except NotUTF8Error as e:
@@ -263,7 +280,6 @@ def cmd_score(args) -> dict:
         fail("score", str(e), 1)
     for warning in coverage_warnings(obj):
         print(f"tst score: warning: {warning}", file=sys.stderr)
-    obj["signature"] = signature.with_commit(obj["signature"])  # not cached: the checkout's commit too
     if args.json_out:
         write_json(args.json_out, obj)
     if args.format == "text":

@@ -193,6 +193,14 @@ class MiniLMTextClassifier:
     def predict(self, sentences: list[list[str]]) -> np.ndarray:
         return self.predict_proba(sentences).argmax(1)
 
+    def start_run(self) -> None:
+        """Forget the probabilities computed in bf16 autocast, at the start of each score run
+        (tst.scoring.evaluator_files.Evaluators.start_run): in bf16 a probability moves with the batch it was
+        computed in (~1e-4), so a text a score job met in an earlier run (another checkpoint, the dev split)
+        would keep that run's value, and the run's score would depend on the runs before it and differ from
+        `tst score`'s. The fp32 ones (moving ~1e-7 with their batch) are kept for the life of the object."""
+        self.seen[True].clear()
+
 
 def train_minilm(
     train, train_labels, dev, dev_labels, model_cfg=None, train_cfg=None, log=print, first=None

@@ -148,6 +148,7 @@ def reference(variants: dict[str, str] | None = None) -> str:
         "- [Metrics](#metrics)",
         "- [Config keys](#config-keys)",
         "- [File formats](#file-formats)",
+        "- [Python API](#python-api)",
         "",
         "## Metrics",
         "",
@@ -178,8 +179,54 @@ def reference(variants: dict[str, str] | None = None) -> str:
             " system outputs for `tst score`) are described in [interfaces.md](interfaces.md)."
         ),
         "",
+        *api_section(),
     ]
     return "\n".join(parts)
+
+
+def api_section() -> list[str]:
+    """The Python API: the public names of tst.__all__ (kept across patch releases), score_texts' parameters and
+    ScoreResult's fields, read from the code."""
+    import dataclasses
+    import inspect
+
+    import tst
+
+    params = ", ".join(
+        p.name if p.default is inspect.Parameter.empty else f"{p.name}={p.default!r}"
+        for p in inspect.signature(tst.score_texts).parameters.values()
+    )
+    fields = ", ".join(f"`{f.name}`" for f in dataclasses.fields(tst.ScoreResult))
+    return [
+        "## Python API",
+        "",
+        (
+            f"`tst.__all__` lists the public names: {', '.join(f'`tst.{n}`' for n in tst.__all__)}. They are kept"
+            " across patch releases (tests/test_api.py lists them); every other module path may move. `import tst`"
+            " loads no torch: the API loads on first use."
+        ),
+        "",
+        f"`tst.score_texts({params.replace(', metrics=', ', *, metrics=')})` returns a `tst.ScoreResult`.",
+        "",
+        (
+            "It is `tst score` on texts in memory: its arguments become the command's options (the same names),"
+            " parsed by the command's own parser and scored through the same request (tst.scoring.arguments:"
+            " normalization, the calibration, the preloaded source embeddings, and with `config` the dataset's"
+            " scoring options, word limit and NER masking), so it returns the numbers, the JSON and the signatures"
+            " `tst score` prints for the same texts in files. `styles`: each source's style (0 or 1, the target"
+            " 1 - style) or one for all; `references`: per sentence a reference, a list of them or None (matched on"
+            " the source text); `lists`: per sentence its attribute list; `config`: config file(s) or a config dict."
+            " A mistake raises `tst.io.InputError` (a ValueError) naming it."
+        ),
+        "",
+        (
+            f"`tst.ScoreResult`, frozen: {fields}. `scores`: metric key -> corpus score; `signature`: the line of the"
+            " default GM ([citing.md](citing.md)); `signatures`: metric key -> its own signature; `skipped`: metric"
+            " key -> why it was not computed; `warnings`: what was not scored as given; `json`: the score object"
+            " `tst score` prints (intervals, variants, evaluators)."
+        ),
+        "",
+    ]
 
 
 def main(argv=None) -> None:

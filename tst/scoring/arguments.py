@@ -26,17 +26,8 @@ def from_command_line(args, dataset_dir: Path) -> ScoreRequest:
 
     dataset = args.dataset or dataset_dir.name
     evaluators = Path(args.evaluators_dir) if args.evaluators_dir else dataset_dir / layout.EVALUATORS
-    options = ScoreOptions.of(  # resolved once: the file checks and the scorer read the same value
-        {
-            "cp_lexicon": args.cp_lexicon,
-            "cp_seed": args.cp_seed,
-            "sbert": args.sbert,
-            "pp_count_eos": args.pp_count_eos,
-            "precision": args.precision,
-            "references_release": _references_release(args, dataset_dir),
-        }
-    )
     config = _config(args.config, dataset)
+    options = _options(args, config, dataset, dataset_dir)
     styles = args.source_styles or [_style_of(p) for p in args.sources]
     request = ScoreRequest(
         args.sources,
@@ -62,8 +53,33 @@ def from_command_line(args, dataset_dir: Path) -> ScoreRequest:
         max_words=_max_words(args.max_words, config, dataset),
         ci=_ci(args, config),
         normalize=_normalization(args.normalize, config, dataset_dir, dataset),
+        ner=_ner(args.normalize, config, dataset),
         sources_embedded=_source_embeddings(args.split, options, evaluators, config, dataset),
     )
+
+
+# The scoring options `tst score` takes on its command line (the flag's dest); unset, each is the workflow's for
+# the dataset in --config (tst.stages.score_options: score.<option>, the dataset's own cp_lexicon,
+# evaluators.precision), else tst.metrics.registry.DEFAULT_OPTIONS'.
+OPTION_FLAGS = ("cp_lexicon", "cp_seed", "sbert", "pp_count_eos", "precision")
+
+
+def _options(args, config: dict | None, dataset: str, dataset_dir: Path):
+    """The scoring options, resolved once (the file checks and the scorer read the same value): each flag given,
+    else the workflow's option for the dataset in --config (tst.stages.score_options, as the score rules take
+    it: the dataset's cp_lexicon, evaluators.precision, score.extra_metrics...), else the default; the
+    references' release as _references_release finds it."""
+    from tst.stages import score_options
+
+    workflow = score_options(config, dataset) if config is not None else {}
+    workflow.pop("references_release", None)  # the --references' own (_references_release)
+    given = {k: getattr(args, k) for k in OPTION_FLAGS if getattr(args, k, None) is not None}
+    try:
+        return ScoreOptions.of(
+            {**workflow, **given, "references_release": _references_release(args, dataset_dir)}
+        )
+    except (ValueError, TypeError) as e:
+        raise RequestError(f"--config: score options of dataset {dataset}: {e}") from None
 
 
 def _style_of(path: str) -> int:
@@ -187,6 +203,24 @@ def _normalization(normalize: bool, config: dict | None, dataset_dir: Path, data
         if block is None:  # the schema's defaults: lowercase, numbers kept
             block, where = normalize_settings(None), "default (lowercase)"
     return {"normalize": block, "from": where, "placeholders": sorted(placeholders)}
+
+
+def _ner(normalize: bool, config: dict | None, dataset: str) -> dict | None:
+    """The NER masking of the sources and references (tst.scoring.read): the dataset's `ner:` block in --config
+    when enabled (its labels, the config's `nlp:` backend), as prepare_data masks the corpus; None without
+    --config, with NER off or with --no-normalize (the lines as given). Outputs are scored as given, as the
+    workflow scores a published system's outputs (their placeholders kept as written: _normalization)."""
+    if not normalize or config is None:
+        return None
+    from tst.config_files import dataset_settings
+    from tst.data.prepare import DEFAULT_NER_LABELS
+    from tst.defaults import schema_default
+
+    block, nlp = dataset_settings(config, dataset)
+    ner = block.get("ner") or {}
+    if not ner.get("enabled", schema_default("datasets", "any", "ner", "enabled")):
+        return None
+    return {"labels": dict(ner.get("labels") or DEFAULT_NER_LABELS), "nlp": dict(nlp)}
 
 
 def _source_embeddings(

@@ -125,6 +125,26 @@ class Evaluators:
             self.used[BPE_MODEL] = self.bpe
         return ModelUnits(obj, self._cache[BPE_MODEL])
 
+    def start_run(self) -> None:
+        """Called at the start of each score run (tst.scoring.run.score): every loaded evaluator that keeps
+        per-text values computed in bf16 (tst.evaluators.classifiers.MiniLMTextClassifier, under ModelUnits or
+        tst.evaluators.acceptability.Acceptability) forgets them, so a run scores as it would alone: a workflow
+        job's every checkpoint as `tst score` scores that checkpoint's files."""
+        for obj in self._cache.values():
+            for inner in _inside(obj):
+                if hasattr(inner, "start_run"):
+                    inner.start_run()
+
     def units(self) -> dict[str, ModelUnits]:
         """The loaded classifiers and LMs, name -> ModelUnits (their <unk> counts)."""
         return {k: v for k, v in self._cache.items() if isinstance(v, ModelUnits)}
+
+
+def _inside(obj) -> list:
+    """An evaluator object and what it wraps: ModelUnits' model, Acceptability's classifier."""
+    out = [obj]
+    for name in ("model", "classifier"):
+        inner = getattr(out[-1], name, None)
+        if inner is not None:
+            out.append(inner)
+    return out

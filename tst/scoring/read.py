@@ -35,9 +35,10 @@ class Reader:
     ENCODING_ERRORS) and counts, per file, the lines where bytes were replaced; cuts lines longer than
     max_words tokens (None: no limit) and counts them per file."""
 
-    def __init__(self, errors: str = "strict", max_words: int | None = None, normalize=None):
+    def __init__(self, errors: str = "strict", max_words: int | None = None, normalize=None, mask=None):
         self.errors = errors
         self.normalize = normalize  # line -> line (tst.data.normalize.scoring_normalizer), None: as given
+        self.mask = mask  # lines -> lines, the corpus' NER masking of sources and references (ner_masker)
         self.replaced: dict[str, int] = {}
         self.control: dict[str, int] = {}  # file -> lines with a control character, read as empty lines
         self.max_words = max_words
@@ -69,9 +70,20 @@ class Reader:
             )
         return out
 
+    def sources(self, path) -> list[str]:
+        """The lines of a sources file, NER-masked when the reader masks (as prepare_data masks the corpus)."""
+        lines = self.lines(path)
+        return self.mask(lines) if self.mask is not None else lines
+
     def references(self, path) -> list[str]:
-        """The lines of a references file, each reference cut to max_words (the source column kept whole)."""
-        return self.cut(self.lines(path), path, columns_from=1)
+        """The lines of a references file, every column NER-masked when the reader masks, each reference cut to
+        max_words (the source column kept whole)."""
+        lines = self.lines(path)
+        if self.mask is not None:
+            rows = [line.split("\t") for line in lines]
+            cells = iter(self.mask([c for r in rows for c in r]))
+            lines = ["\t".join(next(cells) for _ in r) for r in rows]
+        return self.cut(lines, path, columns_from=1)
 
     def truncation(self) -> dict:
         """What the score JSON records: the limit, the number of lines cut and the count per file."""
@@ -111,12 +123,32 @@ def lists_by_text(list_paths, text_paths, sources, reader: Reader) -> list[list[
     pairs; a source found in none of them gets an empty list (left out of attribute hit and counted)."""
     by_text = {}
     for list_path, text_path in zip(list_paths, text_paths):
-        text, rec = reader.lines(text_path), reader.lists(list_path)
+        text, rec = reader.sources(text_path), reader.lists(list_path)
         if len(rec) != len(text):
             raise InputError(f"{list_path} has {len(rec)} records but {text_path} has {len(text)} lines")
         for line, r in zip(text, rec):
             by_text.setdefault(line, r)
     return [by_text.get(s, []) for s in sources]
+
+
+def ner_masker(ner: dict):
+    """lines -> lines with every named entity of ner["labels"] (label -> placeholder) replaced by its placeholder,
+    found by the nlp backend of ner["nlp"] (the config's `nlp:` block), as prepare_data masks a corpus
+    (tst.nlp.ner.mask); each distinct line annotated once, an empty line left as it is."""
+    from tst.nlp.backend import backend_from_config
+    from tst.nlp.ner import mask
+
+    backend, labels, done = backend_from_config(ner.get("nlp")), dict(ner["labels"]), {}
+
+    def mask_lines(lines: list[str]) -> list[str]:
+        todo = [line for line in dict.fromkeys(lines) if line not in done and line.split()]
+        words = [line.split() for line in todo]
+        if words:
+            masked, _ = mask(words, backend.annotate(words, parse=False, ner=True), labels)
+            done.update((line, " ".join(m)) for line, m in zip(todo, masked))
+        return [done.get(line, line) for line in lines]
+
+    return mask_lines
 
 
 @dataclass
@@ -139,12 +171,14 @@ def read_inputs(request) -> Inputs:
     normalize = request.normalize
     applied = bool(normalize and normalize.get("normalize") is not None)
     norm = scoring_normalizer(normalize["normalize"], normalize.get("placeholders", ())) if applied else None
-    reader = Reader(request.encoding_errors, request.max_words, norm)
+    reader = Reader(
+        request.encoding_errors, request.max_words, norm, ner_masker(request.ner) if request.ner else None
+    )
     lists, lists_text = request.lists, request.lists_text
     src_all, out_all, styles_all, list_all = [], [], [], [] if lists else None
     src_cut = []  # the sources as scored (cut to max_words); src_all keeps them whole to match references
     for k, (sp, op, st) in enumerate(zip(request.sources, request.outputs, request.source_styles)):
-        src, out = reader.lines(sp), reader.lines(op)
+        src, out = reader.sources(sp), reader.lines(op)
         if not src and not out:
             raise InputError(
                 f"no sentences: {sp} and {op} are empty (no lines); pass files with one sentence per line, "

@@ -46,7 +46,10 @@ class ScoreRequest:
     gets the `key:stat` columns the leaderboard resamples; normalize: None = lines scored as given (the
     workflow's files are normalized when they are made), else {"normalize": the dataset's `normalize:` block or
     None (turned off), "from": where it was read, "placeholders": the corpus's NER placeholders}, the scoring
-    normalization of every line read (tst.data.normalize.scoring_normalizer); sources_embedded: the sources'
+    normalization of every line read (tst.data.normalize.scoring_normalizer); ner: None = no NER masking (the workflow's files are masked when
+    prepared), else {"labels": label -> placeholder, "nlp": the config's `nlp:` block}: the sources and references
+    NER-masked as prepare_data masks the corpus (tst.scoring.read.ner_masker), the outputs scored as given;
+    sources_embedded: the sources'
     sentence-embedding files (.npy, .txt; rule embed_sources), preloaded so that both routes batch alike;
     progress: a progress bar on stderr."""
 
@@ -68,6 +71,7 @@ class ScoreRequest:
     ci: Mapping | None = None
     resample_stats: bool = False
     normalize: Mapping | None = None
+    ner: Mapping | None = None
     sources_embedded: tuple = ()
     progress: bool = False
 
@@ -76,7 +80,7 @@ class ScoreRequest:
         for name in ("sources", "outputs", "references", "lists", "lists_text", "sources_embedded"):
             set_(self, name, tuple(str(p) for p in getattr(self, name) or ()))
         set_(self, "source_styles", tuple(self.source_styles))
-        for name in ("meta", "calibration", "ci", "normalize"):
+        for name in ("meta", "calibration", "ci", "normalize", "ner"):
             set_(self, name, _frozen(getattr(self, name)))
         set_(self, "options", ScoreOptions.of(self.options))
         set_(self, "gm_t", None if self.gm_t is None else tuple(float(t) for t in self.gm_t))

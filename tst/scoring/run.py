@@ -27,19 +27,21 @@ def score(request: ScoreRequest, evaluators: Evaluators | None = None, json_out=
     """The score JSON object (docs/interfaces.md) of `request`; evaluators: the request's evaluator files
     loaded once across several requests (a workflow job scores every checkpoint of a system with one), None:
     loaded from request.evaluators; json_out / tsv_out: also write the JSON / the per-sentence TSV there. The
-    JSON ends with its `signature` (tst.signature: version, the default GM's form and t_J, normalization,
-    evaluators, variants, code)."""
+    JSON's metrics carry their own signatures and it ends with the default GM's `signature` (tst.signature:
+    version, the GM's form and t_J, normalization, precision, evaluators, code)."""
     inputs = read_inputs(request)
     if request.sources_embedded:  # the sources' embeddings preloaded, the outputs encoded afresh
         from tst.metrics.sbert import scoring_bf16, start_run
 
         n = start_run(list(request.sources_embedded), bf16=scoring_bf16(request.options))
         log.info("preloaded %d sources' embeddings", n)
+    evaluators = evaluators or Evaluators(request.evaluators, bpe=request.bpe)
+    evaluators.start_run()  # no value computed in bf16 for an earlier run is reused (Evaluators.start_run)
     scores = score_system(
         inputs.sources,
         inputs.outputs,
         inputs.styles,
-        evaluators or Evaluators(request.evaluators, bpe=request.bpe),
+        evaluators,
         references=inputs.references,
         lists=inputs.lists,
         system=request.meta.get("system"),
@@ -57,6 +59,11 @@ def score(request: ScoreRequest, evaluators: Evaluators | None = None, json_out=
     obj["control_lines"] = dict(reader.control)
     if request.normalize is not None:
         obj["normalization"] = normalization_record(request.normalize)
+        if request.ner is not None:  # the sources and references masked as the corpus (tst.scoring.read)
+            obj["normalization"]["ner_masked"] = {
+                "labels": dict(request.ner["labels"]),
+                "of": "sources, references",
+            }
     if (
         request.references
     ):  # which references ref-BLEU used (data/report.json maps them to the release's files)
@@ -76,6 +83,8 @@ def score(request: ScoreRequest, evaluators: Evaluators | None = None, json_out=
                 log.warning("skipped %s: %s", key, why)
     if request.ci is not None:
         add_intervals(obj, scores, dict(request.ci), gm_t, calibration)
+    obj["precision"] = _precision(request)
+    signature.add_metric_signatures(obj, request.options)  # each metric's own: what it was computed with
     obj["signature"] = signature.of_score_files(
         [obj], gm_t, (calibration or {}).get("t") if gm_t is not None else None
     )
@@ -84,6 +93,14 @@ def score(request: ScoreRequest, evaluators: Evaluators | None = None, json_out=
     if tsv_out:
         write_score_tsv(tsv_out, scores, inputs.styles, request.resample_stats)
     return obj
+
+
+def _precision(request: ScoreRequest) -> str:
+    """The MiniLM's precision at inference in this request (evaluators.precision resolved on this machine:
+    tst.metrics.sbert.scoring_bf16), which the signatures of the metrics that run it name."""
+    from tst.metrics.sbert import scoring_bf16
+
+    return "bf16" if scoring_bf16(request.options) else "fp32"
 
 
 def add_intervals(obj: dict, scores: Scores, options: dict, gm_t=None, calibration=None) -> dict:
