@@ -83,6 +83,7 @@ P1 = {
     "but overall it was great !": 0.97,  # a verdict of the target style
     "the food was cold , but overall it was great !": 0.90,  # read whole, the verdict carries it
     "the food was hot .": 0.85,  # an honest transfer
+    "the food was .": 0.30,  # its source's own words without the swapped one: read apart from the source
     "": 0.5,
 }
 
@@ -103,6 +104,32 @@ def test_the_least_on_style_part_by_hand():
     assert style_gain(src, out, [1, 1, 1], clf).tolist() == pytest.approx([0.0, 0.80, 0.0])
     # for a negative target the parts are read as P(style 0): the verdict is the least on-style part
     assert part_probs(out[:1], src[:1], [0], clf).tolist() == pytest.approx([1 - 0.97])
+
+
+def test_a_verdict_put_where_a_word_was_dropped_is_read_against_the_source():
+    """tst.nlp.parts.unchanged_part: "plus" dropped and "outstanding" put in its place pairs as a substitution,
+    so the kept material is the whole output; the source's own words without it read as the source does (0.05,
+    the source's odds), so they are read too. An honest swap's own words read apart from their source (0.30
+    against 0.05: odds 8 times the source's, more than e^SAME_STYLE): its reading stands."""
+    from tst.metrics.style import SAME_STYLE
+    from tst.nlp.parts import kept_part, unchanged_part
+
+    src, out = words("plus the food was cold ."), words("outstanding -- the food was cold .")
+    assert kept_part(out, src) is None and unchanged_part(out, src) == words("the food was cold .")
+    assert unchanged_part(words("the food was hot ."), words("the food was cold .")) == words(
+        "the food was ."
+    )
+    p1 = P1 | {"plus the food was cold .": 0.05, "outstanding -- the food was cold .": 0.70}
+    clf = Table(p1)
+    sources = ["plus the food was cold .", "the food was cold ."]
+    outputs = ["outstanding -- the food was cold .", "the food was hot ."]
+    assert part_probs(outputs, sources, [1, 1], clf).tolist() == pytest.approx([0.05, 0.85])
+    assert style_gain(sources, outputs, [1, 1], clf).tolist() == pytest.approx([0.0, 0.80])
+    assert clf.calls == 3  # one call per reading of outputs and sources
+    # the own words' odds of the target style more than e^SAME_STYLE times the source's: not its reading, no veto
+    odds = 0.05 / 0.95 * np.exp(SAME_STYLE) * 1.01
+    p1["the food was cold ."] = odds / (1 + odds)
+    assert part_probs(outputs[:1], sources[:1], [1], Table(p1)).tolist() == pytest.approx([0.70])
 
 
 def test_an_output_that_contains_its_source_has_no_gain_whatever_it_adds():

@@ -23,7 +23,7 @@ import numpy as np
 from tst.metrics.acc import EMPTY_FAILS, empty_mask
 from tst.metrics.base import Context, Metric, MetricResult
 from tst.names import CLASSIFIERS
-from tst.nlp.parts import parts_of
+from tst.nlp.parts import parts_of, split_parts, unchanged_part
 
 MINILM = CLASSIFIERS["minilm"]
 VARIANT = (
@@ -63,18 +63,54 @@ def _tokens(s) -> list[str]:
     return s.split() if isinstance(s, str) else list(s)
 
 
+SAME_STYLE = 1.0  # the source's own words read as the source does: their log-odds of the target style at most
+# this much above the source's (odds within a factor e)
+
+
+def _log_odds(p) -> np.ndarray:
+    p = np.clip(np.asarray(p, dtype=np.float64), 1e-12, 1 - 1e-12)
+    return np.log(p) - np.log1p(-p)
+
+
 def part_probs(outputs, sources, target_styles, classifier) -> np.ndarray:
-    """R(y_i | x_i): the least P(target style) over the parts of each output (tst.nlp.parts.parts_of), all parts
-    read in one call of the classifier."""
+    """R(y_i | x_i): the least P(target style) over the parts of each output (tst.nlp.parts.parts_of); and where
+    the output's unchanged source words (tst.nlp.parts.unchanged_part) read as its source does (the log-odds of
+    their least part at most SAME_STYLE above those of the source's least part), that reading too: the words the
+    output put in place of others did not move the source's style. All parts read in one call of the
+    classifier."""
     parts, owner, targets = [], [], []
+    same, same_owner, same_targets, src_parts, src_owner = [], [], [], [], []
     for i, (y, x, t) in enumerate(zip(outputs, sources, target_styles)):
-        for p in parts_of(_tokens(y), None if x is None else _tokens(x)):
+        y, x = _tokens(y), None if x is None else _tokens(x)
+        for p in parts_of(y, x):
             parts.append(p)
             owner.append(i)
             targets.append(t)
+        kept = unchanged_part(y, x) if x is not None else None
+        if kept is not None:
+            for p in [kept, *split_parts(kept)]:
+                same.append(p)
+                same_owner.append(i)
+            for p in split_parts(x):
+                src_parts.append(p)
+                src_owner.append(i)
+            same_targets.append(t)
     out = np.full(len(outputs), np.inf)
-    if parts:
-        np.minimum.at(out, np.asarray(owner), target_probs(parts, targets, classifier))
+    texts = parts + same + src_parts
+    if not texts:
+        return out
+    owners = {i: t for i, t in zip(owner, targets)}
+    probs = target_probs(
+        texts, targets + [owners[i] for i in same_owner] + [owners[i] for i in src_owner], classifier
+    )
+    np.minimum.at(out, np.asarray(owner), probs[: len(parts)])
+    if same:
+        kept_min = np.full(len(outputs), np.inf)
+        src_min = np.full(len(outputs), np.inf)
+        np.minimum.at(kept_min, np.asarray(same_owner), probs[len(parts) : len(parts) + len(same)])
+        np.minimum.at(src_min, np.asarray(src_owner), probs[len(parts) + len(same) :])
+        veto = np.isfinite(kept_min) & (_log_odds(kept_min) <= _log_odds(src_min) + SAME_STYLE)
+        out[veto] = np.minimum(out[veto], kept_min[veto])
     return out
 
 

@@ -13,8 +13,9 @@ rest (tst.metrics.joint). On the tokenized, lowercased words:
    largest cosine of GloVe 6B-50d vectors with their common directions removed — the mean and the top
    COMMON_DIRECTIONS principal directions of the FREQUENT most frequent words, Mu & Viswanath 2018's
    "all-but-the-top", so that function words stop looking alike —, one to one, the largest pairs first, nearer
-   positions first on a tie; only pairs at least MIN_SIMILARITY apart in meaning, so that a dropped word does not
-   turn a word put in its place into an edit of the source; a word without a vector does not pair),
+   positions first on a tie; a word without a vector pairs after every word with one, by position: a word put
+   where a dropped one was pairs with it too, and the style factor reads the source's own words without it
+   against the source, tst.nlp.parts.unchanged_part),
    so "cold" -> "hot" or "the" -> "this" is an edit of the source's material, while the words the stretch adds
    beyond as many as it replaces are added material.
 
@@ -62,7 +63,6 @@ NEGATION_WORDS = NEGATORS | frozenset(
     ]
 )
 NEGATION_RUN = 2  # tokens at most
-MIN_SIMILARITY = 0.2  # a substitution pairs two words at least this near in meaning
 COMMON_DIRECTIONS = 2
 FREQUENT = 50_000  # the words the mean and the common directions are taken from
 VOCABULARY = (
@@ -114,9 +114,10 @@ def similarity(a: str, b: str) -> float | None:
 NEGATED = -1  # align's mark of an added negation kept with the material it edits
 
 
-def align(output: list[str], source: list[str]) -> list[int | None]:
+def align(output: list[str], source: list[str], substitutions: bool = True) -> list[int | None]:
     """For each token of `output`, the index of the source token it keeps (the rule above), NEGATED for a
-    negation that edits the kept material, or None for added material."""
+    negation that edits the kept material, or None for added material. substitutions False: steps 1, 2 and 4
+    only (the source's own words, exactly)."""
     out: list[int | None] = [None] * len(output)
     used = [False] * len(source)
     sm = SequenceMatcher(None, source, output, autojunk=False)
@@ -134,7 +135,7 @@ def align(output: list[str], source: list[str]) -> list[int | None]:
             i = free_src[t].pop(0)
             out[j], used[i] = i, True
     for tag, i1, i2, j1, j2 in opcodes:  # 3. substitutions inside a replaced stretch
-        if tag != "replace":
+        if tag != "replace" or not substitutions:
             continue
         src = [i for i in range(i1, i2) if not used[i] and is_word(source[i])]
         dst = [j for j in range(j1, j2) if out[j] is None and is_word(output[j])]
@@ -142,8 +143,8 @@ def align(output: list[str], source: list[str]) -> list[int | None]:
         for a, i in enumerate(src):
             for b, j in enumerate(dst):
                 sim = similarity(source[i], output[j])
-                if sim is not None and sim >= MIN_SIMILARITY:  # nearest in meaning first, then in position
-                    pairs.append((-sim, abs(a - b), i, j))
+                # nearest in meaning first, then in position; a word without a vector after every one with one
+                pairs.append((-(sim if sim is not None else -2.0), abs(a - b), i, j))
         for _, _, i, j in sorted(pairs):
             if not used[i] and out[j] is None:
                 out[j], used[i] = i, True
@@ -168,9 +169,10 @@ def align(output: list[str], source: list[str]) -> list[int | None]:
     return out
 
 
-def kept_material(output: list[str], source: list[str]) -> list[str]:
-    """The tokens of `output` that keep its source's material (align), in the output's order."""
-    return [t for t, a in zip(output, align(output, source)) if a is not None]
+def kept_material(output: list[str], source: list[str], substitutions: bool = True) -> list[str]:
+    """The tokens of `output` that keep its source's material (align), in the output's order; substitutions
+    False: the source's own words only, as the output has them."""
+    return [t for t, a in zip(output, align(output, source, substitutions)) if a is not None]
 
 
 def held_share(output: list[str], source: list[str]) -> float:
@@ -183,10 +185,10 @@ def held_share(output: list[str], source: list[str]) -> float:
     return sum(a[k] is not None for k in words) / len(words)
 
 
-def kept_share(output: list[str], source: list[str]) -> float:
+def kept_share(output: list[str], source: list[str], substitutions: bool = True) -> float:
     """The share of the source's words the output keeps (aligned to one of the output's; 1 for a source without
     words)."""
-    a = {i for i in align(output, source) if i is not None and i >= 0}
+    a = {i for i in align(output, source, substitutions) if i is not None and i >= 0}
     words = [i for i, t in enumerate(source) if is_word(t)]
     if not words:
         return 1.0

@@ -18,7 +18,9 @@ on-style one. The rule, on the tokenized, lowercased words the classifiers read:
   the output's order — and that material's own parts as parts, where the kept material holds at least
   KEPT_SHARE of the source's words (the source's content, not a fragment of it) and MIN_WORDS words: the
   source's material, however lightly edited, is read apart from whatever was added to it, in any words, at any
-  place.
+  place; and where the words the output put in place of some of its source's may be added material in disguise
+  (a word dropped and a verdict put where it was), the source's own words as kept (unchanged_part) are read
+  against the source itself (tst.metrics.style).
 
 The source is read by the same rule, with itself as its source (its own parts), so a copy has exactly the parts
 of its source, and an output that contains its source has them all: its style gain over the source is 0.
@@ -93,14 +95,24 @@ def source_span(tokens: list[str], source: list[str]) -> list[str] | None:
     return None
 
 
-def kept_part(tokens: list[str], source: list[str]) -> list[str] | None:
+def kept_part(tokens: list[str], source: list[str], substitutions: bool = True) -> list[str] | None:
     """The output's kept material (tst.nlp.align.kept_material) where the output also holds words its source does
     not and the kept material has at least MIN_WORDS words and KEPT_SHARE of the source's; else None."""
-    kept = kept_material(tokens, source)
+    kept = kept_material(tokens, source, substitutions)
     adds_words = _n_words(tokens) > _n_words(kept)
-    if not adds_words or _n_words(kept) < MIN_WORDS or kept_share(tokens, source) < KEPT_SHARE:
+    if not adds_words or _n_words(kept) < MIN_WORDS or kept_share(tokens, source, substitutions) < KEPT_SHARE:
         return None
     return kept
+
+
+def unchanged_part(tokens: list[str], source: list[str]) -> list[str] | None:
+    """The source's own words as the output keeps them, without the words it put in place of others
+    (kept_part without substitutions), where the output has other words and that material holds KEPT_SHARE of
+    the source's words and differs from the kept material; else None. The style factor reads it against the source
+    (tst.metrics.style.part_probs): a substitute is an edit only where the words it replaced made the style."""
+    kept = kept_part(tokens, source)
+    same = kept_part(tokens, source, substitutions=False)
+    return same if same is not None and same != kept else None
 
 
 def parts_of(tokens: list[str], source: list[str] | None = None) -> list[list[str]]:
