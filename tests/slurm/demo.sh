@@ -48,6 +48,16 @@ account_warnings=$(grep -c 'No SLURM account given' "$WORK/slurm.log" || true)
 
 if [ -n "${TST_LOCAL_RUN:-}" ]; then
     local_run="$TST_LOCAL_RUN"
+    # the suite's shared local run (tests/conftest.py finished_run) marks itself done with "<dir>.done"; wait
+    # for it where another worker is still running it (at most TST_SLURM_TIMEOUT, default 3000 s)
+    if [ -n "${PYTEST_XDIST_WORKER:-}${PYTEST_CURRENT_TEST:-}" ] || [ -e "$local_run.lock" ]; then
+        waited=0
+        while [ ! -e "$local_run.done" ] && [ "$waited" -lt "${TST_SLURM_TIMEOUT:-3000}" ]; do
+            sleep 5
+            waited=$((waited + 5))
+        done
+        [ -e "$local_run.done" ] || { log "the local run in $local_run did not finish"; exit 1; }
+    fi
 else
     local_run="$WORK/local"
     cp "$CONFIG" "$local_run/config.yaml"
