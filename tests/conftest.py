@@ -175,10 +175,10 @@ WORKFLOW_FILES = (
 )
 
 
-def copy_workflow(repo_root: Path, clone: Path) -> Path:
-    """A copy of the workflow and its package in clone (what a moved or second clone is)."""
+def copy_workflow(repo_root: Path, clone: Path, names=WORKFLOW_FILES) -> Path:
+    """A copy of the workflow and its package in clone (what a moved or second clone is); names: what to copy."""
     clone.mkdir()
-    for name in WORKFLOW_FILES:
+    for name in names:
         src = repo_root / name
         if src.is_dir():
             shutil.copytree(src, clone / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))

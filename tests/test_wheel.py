@@ -7,7 +7,6 @@ downloaded (--no-deps, --no-build-isolation with its setuptools)."""
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -15,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import copy_workflow
 
 from tst import layout, signature, stages
 
@@ -50,14 +50,7 @@ def visible_packages(into: Path) -> int:
 def installed(repo_root, tmp_path_factory) -> dict:
     """The wheel built and installed: its venv's bin folder, the wheel, a folder outside the clone to run in."""
     base = tmp_path_factory.mktemp("wheel")
-    source = base / "source"
-    source.mkdir()
-    for name in BUILD_FILES:
-        src = repo_root / name
-        if src.is_dir():
-            shutil.copytree(src, source / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(src, source / name)
+    source = copy_workflow(repo_root, base / "source", BUILD_FILES)
     built = run(
         [
             sys.executable,

@@ -243,7 +243,9 @@ class Scorer:
     them (tst.metrics.joint: style gain by parts, content nearer its own source times the held share, fluency
     above the shuffled floor), every model loaded once and every text read once; fp32."""
 
-    def __init__(self, evaluators_dir, sources: list[str], source_styles: list[int], floor: float):
+    def __init__(
+        self, evaluators_dir, sources: list[str], source_styles: list[int], floor: float | None = None
+    ):
         from tst.metrics import sbert
         from tst.metrics.style import MINILM
         from tst.names import ACCEPTABILITY
@@ -255,7 +257,12 @@ class Scorer:
         self.sbert = sbert.load_model()
         self.sources, self.styles = list(sources), np.asarray(source_styles, dtype=int)
         self.source_vectors = sbert.embed(self.sources, self.sbert)
-        self.floor = float(floor)
+        # the acceptability classifier's shuffled floor (t_F) unless given
+        self.floor = float(
+            getattr(self.acceptability, "model", self.acceptability).shuffled_floor["value"]
+            if floor is None
+            else floor
+        )
         self._source_reading = {}
 
     def terms(self, outputs: list[str], own: list[int]) -> dict[str, np.ndarray]:
@@ -381,10 +388,5 @@ def from_run(results, dataset: str, honest: str):
         s: [t.split() for t in read_lines(root / layout.text(dataset, "train", s, raw=True))] for s in (0, 1)
     }
     t_j = float(json.loads((root / layout.calibration(dataset)).read_text())["t"][0])
-    from tst.names import ACCEPTABILITY
-    from tst.scoring.evaluator_files import Evaluators
-
-    model = Evaluators(root / layout.evaluators(dataset)).load(ACCEPTABILITY)
-    floor = getattr(model, "model", model).shuffled_floor["value"]
-    scorer = Scorer(root / layout.evaluators(dataset), sources, styles, floor)
+    scorer = Scorer(root / layout.evaluators(dataset), sources, styles)
     return scorer, Corpus(train), joint, t_j

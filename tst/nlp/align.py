@@ -30,7 +30,7 @@ edits of the source's, so its kept material is the output itself or nearly.
 from __future__ import annotations
 
 from difflib import SequenceMatcher
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -117,7 +117,13 @@ NEGATED = -1  # align's mark of an added negation kept with the material it edit
 def align(output: list[str], source: list[str], substitutions: bool = True) -> list[int | None]:
     """For each token of `output`, the index of the source token it keeps (the rule above), NEGATED for a
     negation that edits the kept material, or None for added material. substitutions False: steps 1, 2 and 4
-    only (the source's own words, exactly)."""
+    only (the source's own words, exactly). Remembered per (output, source): the style and content factors
+    ask for the same pairs several times."""
+    return list(_align(tuple(output), tuple(source), substitutions))
+
+
+@lru_cache(maxsize=65_536)
+def _align(output: tuple, source: tuple, substitutions: bool) -> tuple:
     out: list[int | None] = [None] * len(output)
     used = [False] * len(source)
     sm = SequenceMatcher(None, source, output, autojunk=False)
@@ -166,7 +172,7 @@ def align(output: list[str], source: list[str], substitutions: bool = True) -> l
             for m in range(j, k):
                 out[m] = NEGATED
         j = k
-    return out
+    return tuple(out)
 
 
 def kept_material(output: list[str], source: list[str], substitutions: bool = True) -> list[str]:
