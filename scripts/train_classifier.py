@@ -9,7 +9,6 @@ import torch
 
 from tst.data.sentence_labels import read_sst2, sample_by_label
 from tst.data.splits import sample_train
-from tst.defaults import default
 from tst.evaluators.classifiers import KIND_ALIASES, MODEL_KEYS, PRETRAINED, train_classifier
 from tst.evaluators.content_mask import mask_content_words
 from tst.io import read_json, read_sentences
@@ -43,7 +42,7 @@ with log_to(sm.log[0]):
     # a pretrained encoder learns from at most max_train sentences per style (null: all) and is early-stopped on
     # at most max_dev; it reads the words as they are (no content mask)
     pretrained = kind in PRETRAINED
-    seed = int(cfg.get("seed", default("evaluators", sm.wildcards.kind, "seed")))
+    seed = int(cfg["seed"])  # the settings are resolved (tst.stages.evaluator_settings)
     # labels vader (minilm only): the training sentences whose own words carry their style's sentiment
     train, y = labelled(sm.input.train, cfg.pop("max_train", None), seed, cfg.get("labels") == "vader")
     dev, dev_y = labelled(sm.input.dev, cfg.pop("max_dev", None), seed)

@@ -7,7 +7,6 @@ by the classifier trained on the other fold."""
 import json
 import logging
 
-from tst.defaults import default
 from tst.evaluators.naturalness import (
     cross_fit_folds,
     save_naturalness,
@@ -37,7 +36,7 @@ def inputs_of(path, n_outputs):
 
 
 def train(kind, human, generated, cfg, seed):
-    dev_fraction = cfg.get("dev_fraction", default("evaluators", "naturalness", "dev_fraction"))
+    dev_fraction = cfg["dev_fraction"]  # the settings are resolved (tst.stages.naturalness_settings)
     if kind == "lr":
         model = train_naturalness_lr(
             human,
@@ -59,9 +58,8 @@ def train(kind, human, generated, cfg, seed):
             if k not in model_keys and k not in ("dev_fraction", "min_count", "arch")
         },
         dev_fraction,
+        cfg["min_count"],
         log=log.info,
-        arch=cfg.get("arch", "lstm"),
-        **{k: cfg[k] for k in ("min_count",) if k in cfg},  # none set: the classifier's own default
     )
     return model, {k: v for k, v in model["metrics"].items() if k != "epochs"}
 
@@ -72,7 +70,7 @@ with log_to(sm.log[0]):
         import torch
 
         torch.set_num_threads(sm.threads)
-    seed = cfg.get("seed", default("evaluators", "naturalness", "seed"))
+    seed = cfg["seed"]
     human, generated = [], []  # the system's inputs and its outputs on them, both source styles
     for src_style in (0, 1):
         outs = outputs_of(sm.input.outputs[src_style])

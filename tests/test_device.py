@@ -1,8 +1,11 @@
 """Device and precision decisions (tst.device) and the evaluators' bf16 training path."""
 
+from pathlib import Path
+
 import pytest
 import torch
 import torch.nn.functional as F
+import yaml
 
 import tst.device as device_mod
 from tst.device import cpu_flags, cpu_has_bf16, use_bf16
@@ -55,7 +58,14 @@ def test_evaluator_settings_carry_the_precision():
         "datasets": {"d": {"vocab": {"min_count": 2}}},
         "evaluators": {"precision": "fp32", "lm": {"hidden_dim": 8}, "naturalness": {"nn": {"emb_dim": 4}}},
     }
-    assert evaluator_settings(config, "lm", "d") == {"min_count": 2, "precision": "fp32", "hidden_dim": 8}
+    shipped = yaml.safe_load((Path(__file__).parents[1] / "config.yaml").read_text())["evaluators"]["lm"]
+    # the run's keys over config.yaml's block: every key the LM's training reads is there
+    assert evaluator_settings(config, "lm", "d") == {
+        **shipped,
+        "min_count": 2,
+        "precision": "fp32",
+        "hidden_dim": 8,
+    }
     assert naturalness_settings(config, "nn")["precision"] == "fp32"
     assert "precision" not in naturalness_settings(config, "lr")  # a logistic regression: no torch
     del config["evaluators"]["precision"]

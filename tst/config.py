@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tst import baselines, names, variants
+from tst.data.normalize import length_limits
 from tst.data.references import check_references
 from tst.data.sources import extracted_files, url_for
-from tst.defaults import schema_default
 from tst.io import ConfigError  # raised by the checks here; tests and rules import it from tst.config too
 from tst.rule_inputs import data_needs
 from tst.stages import (
@@ -54,12 +54,11 @@ def check_config(config: dict, data_dir=None) -> None:
             raise ConfigError(
                 f"config key datasets.{name}.styles: two distinct, non-blank style names are needed, got {styles}"
             )
-        length = ds.get("length", {})
-        if length.get("min_words", schema_default("datasets", name, "length", "min_words")) > length.get(
-            "max_words", 10**9
-        ):
+        lo, hi = length_limits(ds.get("length"))
+        if lo > hi:
             raise ConfigError(
-                f"config key datasets.{name}.length: min_words {length['min_words']} > max_words {length['max_words']}"
+                f"config key datasets.{name}.length: min_words {lo} > max_words {hi} (the schema's default where "
+                f"unset); set both"
             )
         for system in ds.get("systems") or {}:
             _name(system, f"datasets.{name}.systems.{system}")
@@ -86,9 +85,9 @@ def check_config(config: dict, data_dir=None) -> None:
     _check_transfer(config.get("transfer") or {}, datasets, config.get("run", []))
     for name in config.get("run", []):
         lm = evaluator_settings(config, "lm", name)
-        if lm.get("style_init") == "joint" and "style_epochs" in lm:
+        if lm["style_init"] == "joint":
             try:
-                names.check_epochs(lm["style_epochs"], int(lm.get("evals_per_epoch", 1)))
+                names.check_epochs(lm["style_epochs"], int(lm["evals_per_epoch"]))
             except ValueError as e:
                 raise ConfigError(f"config key evaluators.lm.style_epochs (dataset {name}): {e}") from None
     if data_dir is not None:

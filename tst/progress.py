@@ -43,8 +43,9 @@ def line(what: str, done: int, total: int | None, unit: str, rate: float | None)
 
 class Progress:
     """Count steps of a job of `total` (from `initial`: a resumed job's steps done before this process) and
-    log its progress every `every_s` seconds of `clock` and at the last step; the rate is over this process's
-    steps. `bar`: also a tqdm bar on stderr, when stderr is a terminal. Use as a context manager."""
+    log its progress every `every_s` seconds of `clock` and at the last step (to `logger`, or to `say(line)`
+    when given); the rate is over this process's steps. `bar`: also a tqdm bar on stderr, when stderr is a
+    terminal. Use as a context manager."""
 
     def __init__(
         self,
@@ -56,10 +57,12 @@ class Progress:
         bar: bool = True,
         clock=time.monotonic,
         logger: logging.Logger = log,
+        say=None,
     ):
         self.total, self.what, self.unit, self.every_s = total, what, unit, every_s
         self.done = self.start_done = initial
         self.clock, self.logger = clock, logger
+        self.say = say  # a callable taking the line, in place of the logger (a training loop's own log)
         self.start = self.last = clock()
         self.bar = None
         if bar and sys.stderr.isatty():
@@ -83,7 +86,11 @@ class Progress:
         now = self.clock()
         if now - self.last >= self.every_s or self.done == self.total:
             self.last = now
-            self.logger.info("%s", line(self.what, self.done, self.total, self.unit, self.rate(now)))
+            text = line(self.what, self.done, self.total, self.unit, self.rate(now))
+            if self.say is not None:
+                self.say(text)
+            else:
+                self.logger.info("%s", text)
 
     def close(self) -> None:
         if self.bar is not None:

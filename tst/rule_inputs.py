@@ -37,7 +37,7 @@ def lm_init(config: dict, dataset: str, lm: str) -> str | None:
     is "joint" (fine-tuned on its style's text for style_epochs), else None (trained from scratch); the dataset's
     own evaluators.lm keys count (evaluator_settings)."""
     settings = evaluator_settings(config, "lm", dataset)
-    if lm == "joint" or settings.get("style_init", "scratch") != "joint":
+    if lm == "joint" or settings["style_init"] != "joint":
         return None
     return layout.evaluators(dataset, names.LANGUAGE_MODELS["joint"])
 
@@ -48,11 +48,11 @@ def acceptability_files(config: dict, dataset: str) -> dict:
     reads words through its own tokenizer, as it is scored), and the joint LM when it continues a share of the
     sentences (lm_share > 0)."""
     cfg = evaluator_settings(config, "acceptability", dataset)
-    words = cfg.get("model", default("evaluators", "acceptability", "model")) == "minilm"
+    words = cfg["model"] == "minilm"
     files = {sp: [layout.text(dataset, sp, s, raw=words) for s in layout.STYLES] for sp in ("train", "dev")}
     if not words:
         files["vocab"] = layout.data(dataset, layout.VOCAB)
-    if cfg.get("lm_share", default("evaluators", "acceptability", "lm_share")):
+    if cfg["lm_share"]:
         files["lm"] = layout.evaluators(dataset, names.LANGUAGE_MODELS["joint"])
     return files
 

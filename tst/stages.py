@@ -81,7 +81,8 @@ def evaluator_settings(config: dict, section: str, dataset: str) -> dict:
     """Model + training settings of one evaluator section; the vocabulary min_count defaults to the dataset's,
     the device to evaluators.device, the precision to evaluators.precision; a section of DATASET_EVALUATOR_KEYS
     takes the dataset's own keys over the global ones (the demo's small corpus trains its acceptability shorter and
-    its LMs and style classifiers at a smaller batch)."""
+    its LMs and style classifiers at a smaller batch). config.yaml's block is under them all, so that every key
+    the evaluator's training reads is here, whatever the run's config leaves out (evaluator_defaults)."""
     ev = config.get("evaluators") or {}
     own = (
         (config.get("datasets") or {}).get(dataset, {}).get(section)
@@ -91,12 +92,29 @@ def evaluator_settings(config: dict, section: str, dataset: str) -> dict:
     out = {
         "min_count": vocab_min_count(config, dataset),
         "precision": ev.get("precision", default("evaluators", "precision")),
+        **default("evaluators", section),
         **(ev.get(section) or {}),
         **(own or {}),
     }
     if ev.get("device"):
         out["device"] = ev["device"]
     return out
+
+
+def evaluator_defaults(section: str, given: dict | None = None) -> dict:
+    """The one resolved block a library call trains an evaluator with (tst.evaluators: train_lm,
+    train_classifier, train_acceptability, ...): the workflow's own settings of `section` on config.yaml for a
+    dataset that sets none of its own (evaluator_settings; "naturalness.nn": naturalness_settings("nn")), with
+    the caller's keys `given` over them. So a call that names a few keys trains as the workflow would with the
+    rest, never with a literal of the code's own."""
+    from tst.defaults import config as shipped
+
+    base_config = {**shipped(), "datasets": {"any": {}}}
+    if section == "naturalness.nn":
+        base = naturalness_settings(base_config, "nn")
+    else:
+        base = evaluator_settings(base_config, section, "any")
+    return {**base, **(given or {})}
 
 
 def vocab_min_count(config: dict, dataset: str) -> int:
@@ -238,8 +256,13 @@ def naturalness_settings(config: dict, kind: str) -> dict:
     """Settings of one naturalness classifier kind (lr | nn): the shared keys plus the kind's own."""
     ev = config.get("evaluators") or {}
     nat = ev.get("naturalness") or {}
-    out = {k: v for k, v in nat.items() if k not in (*names.NATURALNESS_KINDS, "split", "checkpoint")}
-    out.update(nat.get(kind) or {})
+    shipped = default("evaluators", "naturalness")
+    out = {
+        k: v
+        for k, v in {**shipped, **nat}.items()
+        if k not in (*names.NATURALNESS_KINDS, "split", "checkpoint")
+    }
+    out.update({**shipped[kind], **(nat.get(kind) or {})})
     if kind == "nn":
         out["precision"] = ev.get("precision", default("evaluators", "precision"))
         if ev.get("device"):
@@ -394,8 +417,12 @@ def score_max_words(config: dict | None = None, dataset: str | None = None) -> i
     given = (config.get("score") or {}).get("max_words")
     if given is not None:
         return int(given)
-    length = (((config.get("datasets") or {}).get(dataset) or {}).get("length")) or {}
-    return SCORE_MAX_WORDS_FACTOR * int(length.get("max_words", LENGTH_MAX_WORDS))
+    from tst.data.normalize import length_limits
+
+    return (
+        SCORE_MAX_WORDS_FACTOR
+        * length_limits(((config.get("datasets") or {}).get(dataset) or {}).get("length"))[1]
+    )
 
 
 def bootstrap_options(config: dict | None = None) -> dict:

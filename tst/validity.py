@@ -10,10 +10,15 @@
 
 from __future__ import annotations
 
+import logging
 import random
 from collections.abc import Mapping
 
 import numpy as np
+
+from tst.progress import Progress
+
+log = logging.getLogger(__name__)
 
 # Content metrics that score an output against its own source, sentence by sentence (registry keys); `content`
 # is the default GM's content factor c_i (how much nearer the output is to its own source than to the k-th nearest
@@ -34,6 +39,7 @@ SEPARATION_KEYS = (
 DAMAGE_KEYS = ("joint", "acc", "sim", "pp_joint", "sbert_all_minilm_l6_v2")
 SWAPS = 3  # adjacent swaps per output (measured on the demo: 3 swaps raised P&G's GM of M2)
 DAMAGES = ("swap", "shuffle")  # the damaged copies of each system's outputs (damaged)
+PAST = {"swap": f"with {SWAPS} adjacent swaps", "shuffle": "shuffled"}  # what the progress lines call them
 
 
 def derangement(n: int, seed: int) -> list[int]:
@@ -139,6 +145,7 @@ def content_separation(
         styles += [int(style)] * len(src)
     other = shuffled_sources(sources, styles, seed)
     keys = [k for k in SEPARATION_KEYS if k in METRICS]
+    log.info(f"content separation: scoring {len(outputs):,} reference pairs, true then shuffled")
     true = score_system(sources, outputs, styles, evaluators, options=options, only=keys)
     shuf = score_system(other, outputs, styles, evaluators, options=options, only=keys)
     out = {}
@@ -173,12 +180,19 @@ def word_order_damage(systems: dict[str, tuple], evaluators, options: Mapping, s
 
     keys = [k for k in DAMAGE_KEYS if k in METRICS]
     out = {}
-    for name, (sources, outputs, styles) in systems.items():
+    steps = Progress(
+        len(systems) * len(DAMAGES), "word-order damage", unit="damaged set", bar=False, logger=log
+    )
+    for i, (name, (sources, outputs, styles)) in enumerate(systems.items(), 1):
         row = {}
         for kind in DAMAGES:
+            log.info(
+                f"word-order damage: system {i} of {len(systems)}, {name}, {len(outputs):,} outputs {PAST[kind]}"
+            )
             s = score_system(
                 sources, damaged(outputs, kind, seed), styles, evaluators, options=options, only=keys
             )
             row[kind] = {k: r.to_json() for k, r in s.items()}
+            steps.update()
         out[name] = row
     return {"swaps_per_line": SWAPS, "seed": seed, "keys": keys, "systems": out}

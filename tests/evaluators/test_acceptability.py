@@ -312,8 +312,19 @@ def test_settings_split_the_config_block():
             "precision": "fp32",
         }
     )
-    assert s["kind"] == "lstm_classifier" and s["model"] == {"emb_dim": 8, "hidden_dim": 8}
-    assert s["train"] == {"lr": 0.01, "precision": "fp32"}
+    # what the block leaves out is config.yaml's evaluators.acceptability (dropout 0.1, batch 32, 1 epoch, ...)
+    assert s["kind"] == "lstm_classifier" and s["model"] == {"emb_dim": 8, "hidden_dim": 8, "dropout": 0.1}
+    assert s["train"] == {
+        "lr": 0.01,
+        "precision": "fp32",
+        "batch_size": 32,
+        "max_epochs": 1,
+        "evals_per_epoch": 1,
+        "patience": 2,
+        "seed": 1,
+        "clip": None,
+        "lr_schedule": "constant",
+    }
     assert s["corruption"] == {
         "kinds": ["swap"],
         "max_ops": 1,
@@ -421,6 +432,9 @@ def test_lstm_overlay_gives_the_classifier_of_before_stop_34(repo_root):
         "evals_per_epoch": 1,
         "patience": 1,
         "seed": 1,
+        "clip": None,
+        "lr_schedule": "constant",
+        "precision": "auto",
     }
     assert s["corruption"] == {
         "kinds": list(KINDS),
@@ -452,6 +466,9 @@ def test_default_minilm_reads_word_text_and_needs_neither_vocabulary_nor_lm(repo
         "evals_per_epoch": 1,
         "patience": 2,
         "seed": 1,
+        "clip": None,
+        "lr_schedule": "constant",
+        "precision": "auto",
     }
     assert s["corruption"]["lm_share"] == 0.0 and s["max_train"] == 5000
     files = acceptability_files(config, "demo")

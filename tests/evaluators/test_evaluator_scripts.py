@@ -13,6 +13,7 @@ from tst.evaluators.language_model import load_lm
 from tst.evaluators.naturalness import load_naturalness
 from tst.evaluators.style_lexicon import STYLE_MASK
 from tst.io import read_json, read_lines, write_lines
+from tst.stages import evaluator_settings, naturalness_settings
 from tst.vocab import Vocab
 
 
@@ -38,6 +39,13 @@ def corpus(tmp_path):
     return paths
 
 
+def rule_settings(section: str, **given) -> dict:
+    """What an evaluator's rule passes its script (tst.stages.evaluator_settings) for a run whose config sets
+    `given` in evaluators.<section>, on a toy dataset of min_count 1: config.yaml's block under them."""
+    config = {"datasets": {"toy": {"vocab": {"min_count": 1}}}, "evaluators": {section: given}}
+    return evaluator_settings(config, section, "toy")
+
+
 def test_train_classifier_and_lm_scripts(tmp_path):
     p = corpus(tmp_path)
     io = {
@@ -45,16 +53,7 @@ def test_train_classifier_and_lm_scripts(tmp_path):
         "dev": [str(p["dev.0"]), str(p["dev.1"])],
         "vocab": str(tmp_path / "vocab.txt"),
     }
-    # min_count: the rules' settings always carry the dataset's (tst.stages.evaluator_settings)
-    cfg = {
-        "emb_dim": 8,
-        "n_filters": 4,
-        "hidden_dim": 8,
-        "max_epochs": 8,
-        "lr": 0.02,
-        "batch_size": 8,
-        "min_count": 1,
-    }
+    cfg = rule_settings("cnn", emb_dim=8, n_filters=4, max_epochs=8, lr=0.02, batch_size=8)
     run_script(
         "train_classifier",
         input=io,
@@ -66,13 +65,15 @@ def test_train_classifier_and_lm_scripts(tmp_path):
     clf = load_classifier(tmp_path / "cnn.pt")
     assert clf.predict([["w1", "bad", "w2"], ["w1", "good", "w2"]]).tolist() == [0, 1]
     ck = torch.load(tmp_path / "cnn.pt", weights_only=True)
-    assert ck["config"]["model"] == {"emb_dim": 8, "n_filters": 4} and ck["metrics"]["dev_accuracy"] == 1.0
+    # the widths and dropout the run does not set are config.yaml's evaluators.cnn
+    assert ck["config"]["model"] == {"emb_dim": 8, "n_filters": 4, "widths": [3, 4, 5], "dropout": 0.5}
+    assert ck["metrics"]["dev_accuracy"] == 1.0
     assert "dev_accuracy" in (tmp_path / "cnn.log").read_text()  # the log says what the job did
     run_script(
         "train_lm",
         input={**io, "train": [str(p["train.0"])], "dev": [str(p["dev.0"])]},
         output=[str(tmp_path / "lm.pt")],
-        params={"settings": {"emb_dim": 8, "hidden_dim": 8, "max_epochs": 1, "min_count": 1}},
+        params={"settings": rule_settings("lm", emb_dim=8, hidden_dim=8, max_epochs=1, style_init="scratch")},
         wildcards={"lm": "style0"},
         log=[str(tmp_path / "lm.log")],
     )
@@ -140,7 +141,10 @@ def test_text_evaluator_scripts(tmp_path):
             "outputs": [str(tmp_path / "out.0.txt"), str(tmp_path / "out.1.txt")],
         },
         output=[str(tmp_path / "nat.lr.json")],
-        params={"settings": {"C": 1.0}, "cross_fit": False},
+        params={
+            "settings": naturalness_settings({"evaluators": {"naturalness": {"lr": {"C": 1.0}}}}, "lr"),
+            "cross_fit": False,
+        },
         wildcards={"kind": "lr"},
         log=log,
     )
@@ -165,7 +169,7 @@ def train_minilm_script(tmp_path, p, **settings):
             "vocab": str(tmp_path / "vocab.txt"),
         },
         output=[str(tmp_path / "style_minilm.pt")],
-        params={"settings": cfg | settings},
+        params={"settings": rule_settings("minilm", **(cfg | settings))},
         wildcards={"kind": "minilm"},
         log=[str(tmp_path / "minilm.log")],
     )

@@ -168,7 +168,10 @@ def test_lm_settings_split_model_training_and_style_start():
     assert model == {"emb_dim": 8, "softmax": "adaptive", "cutoffs": [5]}
     assert train == {"lr": 0.01, "max_epochs": 3, "min_count": 1}
     assert lm_settings(cfg, warm_start=True)[1]["max_epochs"] == 2
-    assert lm_settings({"max_epochs": 3}, warm_start=True)[1]["max_epochs"] == 1  # style_epochs' default
+    # a block without style_epochs is config.yaml's, resolved (its style_epochs: 0.5)
+    from tst.stages import evaluator_defaults
+
+    assert lm_settings(evaluator_defaults("lm", {"max_epochs": 3}), warm_start=True)[1]["max_epochs"] == 0.5
 
 
 def test_lm_init_only_for_style_lms_asked_to_start_from_the_joint_lm():
@@ -179,7 +182,8 @@ def test_lm_init_only_for_style_lms_asked_to_start_from_the_joint_lm():
     assert lm_init(cfg, "yelp", "style0") == "results/yelp/evaluators/lm_joint.pt"
     assert lm_init(cfg, "yelp", "joint") is None
     assert lm_init({**ds, "evaluators": {"lm": {"style_init": "scratch"}}}, "yelp", "style1") is None
-    assert lm_init({**ds, "evaluators": {}}, "yelp", "style1") is None
+    # a config that does not say: config.yaml's style_init, joint
+    assert lm_init({**ds, "evaluators": {}}, "yelp", "style1") == "results/yelp/evaluators/lm_joint.pt"
 
 
 def test_warm_start_keeps_the_initial_weights_unless_dev_improves():

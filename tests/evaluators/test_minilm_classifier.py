@@ -71,7 +71,7 @@ def trained():
         real[:6],
         None,
         "minilm",
-        {"max_wordpieces": 32},
+        {"max_wordpieces": 32, "frozen_layers": 0},  # every layer trains (config.yaml's default freezes 3)
         {
             "lr": 1e-4,
             "batch_size": 8,

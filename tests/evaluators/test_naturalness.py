@@ -52,7 +52,7 @@ def test_lr_naturalness_learns_and_round_trips(tmp_path):
     "arch,model_cfg,description",
     [
         ("lstm", {"emb_dim": 8, "hidden_dim": 8}, "LSTM classifier"),  # Mir et al.'s neural classifier
-        ("cnn", {"emb_dim": 8, "n_filters": 4}, "Kim CNN classifier"),
+        ("cnn", {"emb_dim": 8, "n_filters": 4, "dropout": 0.5}, "Kim CNN classifier"),
     ],
 )
 def test_nn_naturalness_learns_and_round_trips(tmp_path, arch, model_cfg, description):

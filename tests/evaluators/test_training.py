@@ -3,8 +3,22 @@
 import pytest
 import torch
 
-from tst.evaluators.training import fit
+from tst.evaluators.training import FIT_KEYS, fit
 from tst.names import checkpoint_steps
+
+# fit reads every FIT_KEYS key (the caller resolves them: tst.stages.evaluator_defaults); these tests name what
+# they are about over this base
+BASE = {
+    "precision": "fp32",
+    "seed": 1,
+    "lr": 1e-3,
+    "lr_schedule": "constant",
+    "batch_size": 64,
+    "max_epochs": 10,
+    "evals_per_epoch": 1,
+    "patience": 2,
+    "clip": None,
+}
 
 
 def test_eval_points():
@@ -34,7 +48,7 @@ def test_fit_evaluates_every_half_epoch_and_keeps_the_best_weights():
         [3, 3, 3, 3],
         lambda m, idx, dev: m.weight.sum(),
         evaluate,
-        {"evals_per_epoch": 2, "patience": 2, "max_epochs": 5, "batch_size": 1, "lr": 0.1},
+        {**BASE, "evals_per_epoch": 2, "patience": 2, "max_epochs": 5, "batch_size": 1, "lr": 0.1},
         False,
         logs.append,
     )
@@ -53,7 +67,7 @@ def test_fit_with_one_evaluation_per_epoch_runs_to_max_epochs():
         [1, 1],
         lambda m, idx, dev: m.weight.sum(),
         lambda m: next(scores),
-        {"max_epochs": 3, "patience": 1, "batch_size": 1},
+        {**BASE, "max_epochs": 3, "patience": 1, "batch_size": 1},
         False,
         lambda s: None,
     )
@@ -76,7 +90,7 @@ def test_linear_lr_schedule_moves_adam_by_the_decayed_rates():
             [2, 2],
             lambda m, idx, dev: m.weight.sum(),
             lambda m: float(m.weight),
-            {"max_epochs": 2, "batch_size": 1, "lr": 0.1, "lr_schedule": kind},
+            {**BASE, "max_epochs": 2, "batch_size": 1, "lr": 0.1, "lr_schedule": kind},
             False,
             lambda s: None,
         )
@@ -88,7 +102,14 @@ def test_linear_lr_schedule_moves_adam_by_the_decayed_rates():
 def test_an_unknown_lr_schedule_is_named():
     model = torch.nn.Linear(1, 1, bias=False)
     with pytest.raises(ValueError, match="lr_schedule: 'cosine' is not one of constant, linear"):
-        fit(model, [1], lambda m, i, d: m.weight.sum(), lambda m: 0.0, {"lr_schedule": "cosine"}, False)
+        fit(
+            model,
+            [1],
+            lambda m, i, d: m.weight.sum(),
+            lambda m: 0.0,
+            {**BASE, "lr_schedule": "cosine"},
+            False,
+        )
 
 
 def test_a_fractional_max_epochs_ends_at_its_evaluation():
@@ -102,7 +123,7 @@ def test_a_fractional_max_epochs_ends_at_its_evaluation():
         [2, 2, 2, 2],
         lambda m, idx, dev: m.weight.sum(),
         lambda m: float(m.weight),
-        {"max_epochs": 0.5, "evals_per_epoch": 2, "batch_size": 1, "lr": 0.1},
+        {**BASE, "max_epochs": 0.5, "evals_per_epoch": 2, "batch_size": 1, "lr": 0.1},
         False,
         lambda s: None,
     )
@@ -114,4 +135,14 @@ def test_a_fractional_max_epochs_ends_at_its_evaluation():
 def test_max_epochs_must_end_at_an_evaluation():
     model = torch.nn.Linear(1, 1, bias=False)
     with pytest.raises(ValueError, match=r"max_epochs 0.5 does not end at a dev evaluation \(1 per epoch\)"):
-        fit(model, [1], lambda m, i, d: m.weight.sum(), lambda m: 0.0, {"max_epochs": 0.5}, False)
+        fit(model, [1], lambda m, i, d: m.weight.sum(), lambda m: 0.0, {**BASE, "max_epochs": 0.5}, False)
+
+
+def test_fit_names_the_settings_it_was_not_given():
+    """A call that leaves a training setting out is stopped before training, with the keys it lacks: fit never
+    falls back on a value of its own (a library call resolves them from config.yaml)."""
+    assert set(BASE) == set(FIT_KEYS)
+    model = torch.nn.Linear(1, 1, bias=False)
+    given = {k: v for k, v in BASE.items() if k not in ("evals_per_epoch", "clip")}
+    with pytest.raises(KeyError, match="evals_per_epoch.*clip|clip.*evals_per_epoch"):
+        fit(model, [1], lambda m, i, d: m.weight.sum(), lambda m: 0.0, given, False)

@@ -96,7 +96,7 @@ def test_a_classifier_trained_with_them_reads_a_negated_complaint_as_praise():
             labels[:6],
             None,
             "minilm",
-            {"max_wordpieces": 16},
+            {"max_wordpieces": 16, "frozen_layers": 0},  # every layer learns the toy task
             settings | {"counterfactuals": cf},
             log=logged.append,
         )

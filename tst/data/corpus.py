@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tst import layout
 from tst.data.demo import generate_demo
-from tst.data.normalize import NUM, length_ok, normalizer
+from tst.data.normalize import NUM, length_limits, length_ok, normalizer
 from tst.data.paraphrase import pair_lines, select_pairs
 from tst.data.reader import read_text_lines
 from tst.data.sources import file_specs, resolve_data_dir, style_path
@@ -210,11 +210,8 @@ def prepare_corpus(
     out_dir = Path(out_dir)
     styles = cfg["styles"]
     norm = normalizer(cfg.get("normalize"))
-    length = cfg.get("length", {})
-    lo, hi = (
-        int(length.get("min_words", schema_default("datasets", "any", "length", "min_words"))),
-        length.get("max_words"),
-    )
+    length = cfg.get("length") or {}
+    lo, hi = length_limits(length)
     loaded, extras = load_parts(cfg, name, data_dir)
     report: dict = {"dataset": name, "inputs": {}, "splits": {}}
     # what `tst score` applies to text it is given, so that it is scored as this corpus was normalized

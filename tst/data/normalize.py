@@ -155,6 +155,15 @@ def normalizer(cfg: dict | None):
     return lambda text: normalize_tokens(text, lowercase=lowercase, numbers=numbers, tokenize=tokenize)
 
 
+def length_limits(length: dict | None) -> tuple[int, int]:
+    """(min_words, max_words) of a dataset's `length:` block, each the schema's default where the block is silent:
+    the one reading of the limits that preparing the corpus, the config's checks and the scoring cut share."""
+    length = length or {}
+    return tuple(
+        int(length.get(k, schema_default("datasets", "any", "length", k))) for k in ("min_words", "max_words")
+    )
+
+
 def length_ok(tokens: list[str], min_words: int = 1, max_words: int | None = None) -> bool:
     """The length filter: min_words <= len(tokens) <= max_words (None = no upper bound)."""
     n = len(tokens)

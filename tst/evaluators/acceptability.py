@@ -20,7 +20,6 @@ import numpy as np
 import torch
 
 from tst.data.splits import sample_train
-from tst.defaults import default
 from tst.evaluators.classifiers import (
     KIND_ALIASES,
     MODEL_KEYS,
@@ -29,6 +28,7 @@ from tst.evaluators.classifiers import (
     train_classifier,
 )
 from tst.evaluators.corruption import DEFAULT_CORRUPTION, NEEDS_POOL, Pool, corpus_pool, negatives
+from tst.stages import evaluator_defaults
 from tst.vocab import BOS, EOS
 
 PUNCTUATION = set(string.punctuation) - {"_"}  # `_num_` (the corpus's number token) is a word
@@ -85,7 +85,7 @@ def train_acceptability(
     kind = KIND_ALIASES.get(kind, kind)
     x, y, counts = labelled_set(train, c, pool, strip_final, lm, kind)
     dx, dy, dev_counts = labelled_set(dev, {**c, "seed": int(c["seed"]) + 1}, pool, strip_final, lm, kind)
-    ckpt = train_classifier(x, y, dx, dy, vocab, kind, model_cfg, train_cfg, log=log)
+    ckpt = train_classifier(x, y, dx, dy, vocab, kind, model_cfg, train_cfg, log=log, section="acceptability")
     ckpt["task"] = "acceptability"
     ckpt["acceptability"] = {
         "corruption": c,
@@ -187,8 +187,8 @@ def acceptability_settings(cfg: dict) -> dict:
     """The config block evaluators.acceptability (with tst.stages.evaluator_settings' min_count, precision and
     device) split into what train_acceptability takes: kind, model, train, corruption, strip_final, plus the
     vocabulary's min_count and max_vocab."""
-    cfg = dict(cfg)
-    kind = KIND_ALIASES.get(cfg.get("model", "cnn"), cfg.get("model", "cnn"))
+    cfg = evaluator_defaults("acceptability", cfg)
+    kind = KIND_ALIASES.get(cfg["model"], cfg["model"])
     if kind not in MODEL_KEYS:
         raise ValueError(
             f"evaluators.acceptability.model: {cfg.get('model')!r} is not one of cnn, lstm, minilm"
@@ -202,19 +202,13 @@ def acceptability_settings(cfg: dict) -> dict:
             if k not in SETTING_KEYS and not any(k in m for m in MODEL_KEYS.values())
         },
         "corruption": {
-            "kinds": list(cfg.get("corruptions", DEFAULT_CORRUPTION["kinds"])),
-            "max_ops": int(cfg.get("max_ops", DEFAULT_CORRUPTION["max_ops"])),
-            "seed": int(cfg.get("corruption_seed", DEFAULT_CORRUPTION["seed"])),
-            "lm_share": float(cfg.get("lm_share", default("evaluators", "acceptability", "lm_share"))),
-            "temperature": float(
-                cfg.get("temperature", default("evaluators", "acceptability", "temperature"))
-            ),
+            "kinds": list(cfg["corruptions"]),
+            "max_ops": int(cfg["max_ops"]),
+            "seed": int(cfg["corruption_seed"]),
+            "lm_share": float(cfg["lm_share"]),
+            "temperature": float(cfg["temperature"]),
         },
-        "strip_final": bool(
-            cfg.get(
-                "strip_final_punctuation", default("evaluators", "acceptability", "strip_final_punctuation")
-            )
-        ),
+        "strip_final": bool(cfg["strip_final_punctuation"]),
         "min_count": cfg["min_count"],  # tst.stages.evaluator_settings sets it
         "max_vocab": cfg.get("max_vocab"),
         "max_train": cfg.get("max_train"),

@@ -17,7 +17,7 @@ import torch.nn.functional as F
 
 from tst.device import pick_device
 from tst.evaluators.content_mask import mask_content_words
-from tst.evaluators.training import capped_batches, cpu_state_dict, fit, set_seed
+from tst.evaluators.training import capped_batches, cpu_state_dict, fit, resolved, set_seed
 from tst.models.lstm_classifier import LSTMClassifier
 from tst.models.text_cnn import TextCNN
 from tst.nlp.negation import with_counterfactuals
@@ -30,6 +30,7 @@ MODEL_KEYS = {
     "minilm": ("max_wordpieces", "dropout", "frozen_layers"),
 }
 KIND_ALIASES = {"cnn": "text_cnn", "lstm": "lstm_classifier", "minilm": "minilm"}
+SECTIONS = {kind: section for section, kind in KIND_ALIASES.items()}  # a kind's own evaluators.<section>
 PRETRAINED = {"minilm"}  # kinds that read text with their own tokenizer (no vocabulary, no <bos>/<eos>)
 
 
@@ -110,24 +111,28 @@ def train_classifier(
     train_cfg: dict | None = None,
     log=print,
     first=None,
+    section: str | None = None,
 ) -> dict:
     """Fit on (train, labels), early-stop on dev accuracy; return the checkpoint dict. first: minilm only
-    (train_minilm)."""
+    (train_minilm). section: the evaluators.<section> of config.yaml whose resolved settings fill what
+    model_cfg and train_cfg leave out (tst.evaluators.training.resolved): by default the kind's own (cnn, lstm,
+    minilm); the acceptability and naturalness classifiers name theirs."""
     kind = KIND_ALIASES.get(kind, kind)
+    section = section or SECTIONS[kind]
     if kind == "minilm":
-        return train_minilm(train, train_labels, dev, dev_labels, model_cfg, train_cfg, log, first)
+        return train_minilm(train, train_labels, dev, dev_labels, model_cfg, train_cfg, log, first, section)
     if first is not None:
         raise ValueError(f"sentence-level labels first are for the minilm classifier, not {kind}")
     model_cfg = {k: v for k, v in (model_cfg or {}).items() if k in MODEL_KEYS[kind]}
+    model_cfg, train_cfg = resolved(section, model_cfg, train_cfg, MODEL_KEYS[kind])
     if "widths" in model_cfg:
         model_cfg["widths"] = [int(w) for w in model_cfg["widths"]]
-    train_cfg = dict(train_cfg or {})
-    set_seed(train_cfg.get("seed", 1))
+    set_seed(train_cfg["seed"])
     device = pick_device(train_cfg.get("device"))
     model = build_model(kind, len(vocab), model_cfg).to(device)
     ids = [vocab.encode(s) for s in train]
     y = torch.tensor(np.asarray(train_labels), dtype=torch.long)
-    min_len = max(model_cfg.get("widths", [1])) if kind == "text_cnn" else 1
+    min_len = max(model.widths) if kind == "text_cnn" else 1
 
     def batch_loss(m, idx, dev_):
         x = pad_ids([ids[i] for i in idx], vocab.pad_id, min_len).to(dev_)
@@ -139,7 +144,9 @@ def train_classifier(
     def evaluate(m):
         return float((clf.predict(dev) == dev_y).mean())
 
-    history = fit(model, [len(s) for s in ids], batch_loss, evaluate, train_cfg, True, log)
+    history = fit(
+        model, [len(s) for s in ids], batch_loss, evaluate, train_cfg, True, log, what=f"{section} ({kind})"
+    )
     return {
         "kind": kind,
         "config": {"model": model_cfg, "train": train_cfg},
@@ -203,7 +210,15 @@ class MiniLMTextClassifier:
 
 
 def train_minilm(
-    train, train_labels, dev, dev_labels, model_cfg=None, train_cfg=None, log=print, first=None
+    train,
+    train_labels,
+    dev,
+    dev_labels,
+    model_cfg=None,
+    train_cfg=None,
+    log=print,
+    first=None,
+    section="minilm",
 ) -> dict:
     """all-MiniLM-L6-v2 (the packaged base weights) with a 2-class head, every weight fine-tuned on (train,
     labels) by tst.evaluators.training.fit (Adam, bucketed batches, bf16 autocast per precision), early-stopped
@@ -223,15 +238,13 @@ def train_minilm(
     )
 
     model_cfg = {k: v for k, v in (model_cfg or {}).items() if k in MODEL_KEYS["minilm"]}
-    model_cfg.setdefault("max_wordpieces", 64)
-    model_cfg.setdefault("dropout", 0.1)
-    train_cfg = dict(train_cfg or {})
-    set_seed(train_cfg.get("seed", 1))
+    model_cfg, train_cfg = resolved(section, model_cfg, train_cfg, MODEL_KEYS["minilm"])
+    set_seed(train_cfg["seed"])
     device = pick_device(train_cfg.get("device"))
     base = base_files()
     model = MiniLMClassifier(base["config"], 2, float(model_cfg["dropout"]))
     load_base_weights(model, base["weights"])
-    model.freeze(int(model_cfg.get("frozen_layers", 0)))
+    model.freeze(int(model_cfg["frozen_layers"]))
     model.to(device)
     tok = tokenizer_from(base["tokenizer"], model_cfg["max_wordpieces"])
     if train_cfg.get("counterfactuals"):
@@ -250,7 +263,10 @@ def train_minilm(
         def batch_loss(m, idx, dev_):
             return F.cross_entropy(m(pad_ids([ids[i] for i in idx], m.pad_id).to(dev_)), y[idx].to(dev_))
 
-        return fit(model, [len(s) for s in ids], batch_loss, evaluate, cfg, True, log, start=start), len(ids)
+        run = fit(
+            model, [len(s) for s in ids], batch_loss, evaluate, cfg, True, log, start, f"{section} (minilm)"
+        )
+        return run, len(ids)
 
     start, n_first = None, 0
     if first is not None:

@@ -30,6 +30,8 @@ DEFAULT_CORRUPTION = {
     "kinds": list(default("evaluators", "acceptability", "corruptions")),
     "max_ops": default("evaluators", "acceptability", "max_ops"),
     "seed": default("evaluators", "acceptability", "corruption_seed"),
+    "lm_share": default("evaluators", "acceptability", "lm_share"),
+    "temperature": default("evaluators", "acceptability", "temperature"),
 }
 
 
@@ -223,7 +225,7 @@ def negatives(sentences, corruption: dict, pool: Pool | None, lm=None) -> tuple[
     0..n-1 words and continued by the LM (lm_continuations, seed + 1), the others get the edit corruptions
     (corrupt_corpus). A copy equal to its sentence is left out and counted."""
     c = {**DEFAULT_CORRUPTION, **corruption}
-    share = float(c.get("lm_share", default("evaluators", "acceptability", "lm_share")))
+    share = float(c["lm_share"])
     if share > 0 and lm is None:
         raise ValueError("lm_share > 0 needs the language model (lm_joint.pt) to continue the sentences")
     rng = np.random.default_rng(c["seed"])
@@ -241,7 +243,7 @@ def negatives(sentences, corruption: dict, pool: Pool | None, lm=None) -> tuple[
             [sentences[i][: cuts[i]] for i in lm_idx],
             max_words,
             int(c["seed"]) + 1,
-            c.get("temperature", default("evaluators", "acceptability", "temperature")),
+            c["temperature"],
         )
         kept = [x for x, i in zip(cont, lm_idx) if x != list(sentences[i])]
         n_lm = len(kept)

@@ -17,7 +17,7 @@ import torch
 from tst.defaults import default
 from tst.device import pick_device
 from tst.evaluators.content_mask import mask_content_words
-from tst.evaluators.training import capped_batches, cpu_state_dict, fit, set_seed
+from tst.evaluators.training import capped_batches, cpu_state_dict, fit, resolved, set_seed
 from tst.models.gru_lm import GRULanguageModel
 from tst.tensors import pad_ids
 from tst.vocab import Vocab
@@ -29,11 +29,11 @@ STYLE_KEYS = ("style_init", "style_epochs")
 
 def lm_settings(settings: dict, warm_start: bool) -> tuple[dict, dict]:
     """evaluators.lm (one dataset's, tst.stages.evaluator_settings) -> (model config, training config) of one LM.
-    A warm-started style LM trains style_epochs epochs (default 1) instead of max_epochs."""
+    A warm-started style LM trains style_epochs epochs instead of max_epochs."""
     model = {k: v for k, v in settings.items() if k in MODEL_KEYS}
     train = {k: v for k, v in settings.items() if k not in MODEL_KEYS + STYLE_KEYS}
     if warm_start:
-        train["max_epochs"] = settings.get("style_epochs", 1)
+        train["max_epochs"] = settings["style_epochs"]
     return model, train
 
 
@@ -42,7 +42,7 @@ def output_layer(model_cfg: dict, vocab_size: int) -> dict:
     (0 < c < V, tst.models.gru_lm); with none left it is the full softmax, and the returned config says so
     ("softmax": "full", "adaptive_cutoffs_dropped": [...]). A full softmax carries no cutoffs."""
     cfg = {k: v for k, v in model_cfg.items() if k not in ("cutoffs", "div_value")}
-    if cfg.get("softmax", "full") == "full":
+    if cfg.get("softmax", default("evaluators", "lm", "softmax")) == "full":
         return {**cfg, "softmax": "full"}
     asked = sorted({int(c) for c in model_cfg.get("cutoffs") or ()})
     kept = [c for c in asked if 0 < c < vocab_size]
@@ -117,10 +117,9 @@ def train_lm(
     (same vocabulary, same model config) whose weights training starts from, e.g. a style LM fine-tuned from the
     joint LM; its dev perplexity on this dev set is the score to beat, and the checkpoint records it."""
     model_cfg = {k: v for k, v in (model_cfg or {}).items() if k in MODEL_KEYS}
-    sizes = {k: default("evaluators", "lm", k) for k in ("emb_dim", "hidden_dim")}
-    model_cfg = output_layer({**sizes, **model_cfg}, len(vocab))
-    train_cfg = dict(train_cfg or {})
-    set_seed(train_cfg.get("seed", default("evaluators", "lm", "seed")))
+    model_cfg, train_cfg = resolved("lm", model_cfg, train_cfg, MODEL_KEYS)
+    model_cfg = output_layer(model_cfg, len(vocab))
+    set_seed(train_cfg["seed"])
     device = pick_device(train_cfg.get("device"))
     model = GRULanguageModel(len(vocab), **ctor_kwargs(model_cfg)).to(device)
     if init is not None:
@@ -141,10 +140,13 @@ def train_lm(
         [len(s) for s in ids],
         batch_loss,
         lambda m: lm.perplexity(dev),
-        {"clip": 5.0, **train_cfg},
+        train_cfg,
         False,
         log,
         start=init_dev,
+        what="language model"
+        if init is None
+        else f"language model from {init.get('name', 'a given checkpoint')}",
     )
     return {
         "kind": "gru_lm",

@@ -149,20 +149,27 @@ def train_naturalness_cnn(
     generated,
     model_cfg: dict | None = None,
     train_cfg: dict | None = None,
-    dev_fraction: float = 0.1,
-    min_count: int = 1,
+    dev_fraction: float | None = None,
+    min_count: int | None = None,
     log=print,
     arch: str = "lstm",
 ) -> dict:
     """Checkpoint dict of a torch classifier (label 1 = human; arch "lstm", Mir's, or "cnn"), vocabulary from
-    its own training text."""
+    its own training text (the workflow's is Mir et al.'s LSTM). What the arguments leave out (None) is evaluators.naturalness.nn's, resolved
+    (tst.stages.evaluator_defaults)."""
     from tst.evaluators.classifiers import train_classifier
+    from tst.stages import evaluator_defaults
 
+    block = evaluator_defaults("naturalness.nn")
+    dev_fraction = block["dev_fraction"] if dev_fraction is None else dev_fraction
+    min_count = block["min_count"] if min_count is None else min_count
     train_cfg = dict(train_cfg or {})
-    tr, tr_y, dv, dv_y = split_data(human, generated, dev_fraction, train_cfg.get("seed", 1))
+    tr, tr_y, dv, dv_y = split_data(human, generated, dev_fraction, train_cfg.get("seed", block["seed"]))
     vocab = Vocab.build(tr, min_count=min_count)
     kind = {"lstm": "lstm_classifier", "cnn": "text_cnn"}[arch]
-    ckpt = train_classifier(tr, tr_y, dv, dv_y, vocab, kind, model_cfg, train_cfg, log)
+    ckpt = train_classifier(
+        tr, tr_y, dv, dv_y, vocab, kind, model_cfg, train_cfg, log, section="naturalness.nn"
+    )
     ckpt["naturalness"] = True
     return ckpt
 

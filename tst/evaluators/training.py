@@ -10,10 +10,37 @@ import time
 import numpy as np
 import torch
 
-from tst.defaults import default
 from tst.device import allow_tf32, use_bf16
 from tst.names import check_epochs, checkpoint_steps
 from tst.optim import Adam, adam_options
+from tst.progress import Progress
+
+# What fit() reads of its settings: every trainable evaluators.<section> of config.yaml holds each of them, and
+# a library call gets them from there (tst.stages.evaluator_defaults), never from a literal here.
+FIT_KEYS = (
+    "precision",
+    "seed",
+    "lr",
+    "lr_schedule",
+    "batch_size",
+    "max_epochs",
+    "evals_per_epoch",
+    "patience",
+    "clip",
+)
+
+
+def resolved(section: str, model_cfg: dict | None, train_cfg: dict | None, model_keys) -> tuple[dict, dict]:
+    """(model config, training config) of a training call on evaluators.<section>: the caller's keys over the
+    section's resolved block (tst.stages.evaluator_defaults) - the model's keys `model_keys` and FIT_KEYS (and the
+    device, when set) only, so a checkpoint records what its training read."""
+    from tst.stages import evaluator_defaults
+
+    block = evaluator_defaults(section)
+    model = {**{k: block[k] for k in model_keys if k in block}, **(model_cfg or {})}
+    train = {**{k: block[k] for k in (*FIT_KEYS, "device") if k in block}, **(train_cfg or {})}
+    return model, train
+
 
 # evaluators.precision auto on a CPU with bf16 in hardware (tst.device.cpu_has_bf16): bf16 autocast in the
 # training steps: faster with the same dev perplexity and accuracy within seed noise (the figures:
@@ -80,16 +107,16 @@ LR_SCHEDULES = ("constant", "linear")
 
 
 def lr_schedule(cfg: dict, total_steps: int):
-    """cfg["lr_schedule"]: constant (default: Adam at cfg["lr"] throughout; None is returned and the optimizer's
+    """cfg["lr_schedule"]: constant (Adam at cfg["lr"] throughout; None is returned and the optimizer's
     rate is never touched) | linear: step s of total_steps (0-based; every batch of max_epochs epochs) at
     lr (1 - s / total_steps), down to lr / total_steps at the last step, as in BERT's fine-tuning (Devlin et al.
     2019). Early stopping does not stretch it: training that stops early stops at a higher rate."""
-    kind = cfg.get("lr_schedule", "constant")
+    kind = cfg["lr_schedule"]
     if kind not in LR_SCHEDULES:
         raise ValueError(f"lr_schedule: {kind!r} is not one of {', '.join(LR_SCHEDULES)}")
     if kind == "constant":
         return None
-    lr = float(cfg.get("lr", 1e-3))
+    lr = float(cfg["lr"])
     return lambda s: lr * (1.0 - s / total_steps)
 
 
@@ -102,30 +129,38 @@ def fit(
     higher_is_better: bool,
     log=print,
     start: float | None = None,
+    what: str = "training",
 ) -> dict:
     """Train with Adam until the dev score (evaluate(model) -> float) has not improved for cfg["patience"]
     evaluations or cfg["max_epochs"] epochs are done; the model ends with its best weights. The dev score is
-    taken cfg["evals_per_epoch"] times per epoch (default 1: at each epoch's end; 2: every half epoch), after the
+    taken cfg["evals_per_epoch"] times per epoch (1: at each epoch's end; 2: every half epoch), after the
     batches where the transfer models write their checkpoints (tst.names.checkpoint_steps: ceil(j n / k)).
     batch_loss(model, index_array, device) -> scalar loss. cfg["precision"] (auto | bf16 | fp32,
     tst.device.use_bf16): bf16 autocast around batch_loss; weights, optimizer and the dev evaluation stay fp32.
     start: the dev score of the weights training starts from (a warm start), to beat; they are kept when no
     evaluation beats it. Returns the training history (one entry per evaluation; "epoch" = epochs done, e.g.
-    1.5), the best score, why training stopped and the precision used."""
+    1.5), the best score, why training stopped and the precision used. cfg holds every FIT_KEYS key (resolved).
+    Progress: `what` with the steps done of the total and the time left, every tst.progress.EVERY_S seconds."""
     device = next(model.parameters()).device
-    amp = use_bf16(cfg.get("precision", default("evaluators", "precision")), device, CPU_AUTO_BF16)
+    missing = [k for k in FIT_KEYS if k not in cfg]
+    if missing:
+        raise KeyError(f"training settings without {missing}: resolve them (tst.stages.evaluator_defaults)")
+    amp = use_bf16(cfg["precision"], device, CPU_AUTO_BF16)
     if not amp:
         allow_tf32(device)
-    rng = np.random.default_rng(cfg.get("seed", 1))
-    opt = Adam(model.parameters(), lr=cfg.get("lr", 1e-3), **adam_options(device))
-    k, max_epochs = int(cfg.get("evals_per_epoch", 1)), cfg.get("max_epochs", 10)
+    rng = np.random.default_rng(cfg["seed"])
+    opt = Adam(model.parameters(), lr=cfg["lr"], **adam_options(device))
+    k, max_epochs, batch_size = int(cfg["evals_per_epoch"]), cfg["max_epochs"], int(cfg["batch_size"])
     check_epochs(max_epochs, k)
-    lr_at = lr_schedule(cfg, max_epochs * -(-len(lengths) // cfg.get("batch_size", 64)))
+    lr_at = lr_schedule(cfg, max_epochs * -(-len(lengths) // batch_size))
     step = 0
     best, best_state, bad, history = start, copy.deepcopy(model.state_dict()), 0, []
     stopped = f"max_epochs {max_epochs}"
+    progress = None
     for epoch in range(1, math.ceil(max_epochs) + 1):
-        batches = bucketed_batches(lengths, cfg.get("batch_size", 64), rng)
+        batches = bucketed_batches(lengths, batch_size, rng)
+        if progress is None:  # the total: max_epochs epochs of this many batches (fewer when stopped early)
+            progress = Progress(math.ceil(max_epochs * len(batches)), what, bar=False, say=log)
         points = checkpoint_steps(len(batches), k)  # {batch: fraction of the epoch}
         model.train()
         t0, total, n = time.perf_counter(), 0.0, 0
@@ -138,9 +173,10 @@ def fit(
                 loss = batch_loss(model, idx, device)
             opt.zero_grad(set_to_none=True)
             loss.backward()
-            if cfg.get("clip"):
+            if cfg["clip"]:
                 torch.nn.utils.clip_grad_norm_(model.parameters(), cfg["clip"])
             opt.step()
+            progress.update()
             total += float(loss.detach()) * len(idx)
             n += len(idx)
             if b not in points:
@@ -159,8 +195,8 @@ def fit(
                 best, best_state, bad = score, copy.deepcopy(model.state_dict()), 0
             else:
                 bad += 1
-                if bad >= cfg.get("patience", 2):
-                    stopped = f"patience {cfg.get('patience', 2)} at epoch {done}"
+                if bad >= cfg["patience"]:
+                    stopped = f"patience {cfg['patience']} at epoch {done}"
                     break
             if done >= max_epochs:  # a fractional max_epochs ends at its evaluation
                 break
