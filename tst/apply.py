@@ -15,6 +15,7 @@ from tst import layout
 from tst.data.corpus import DEFAULT_NER_LABELS
 from tst.data.normalize import detokenize as detokenize_words
 from tst.data.normalize import normalizer
+from tst.defaults import schema_default
 from tst.io import read_json
 
 
@@ -43,7 +44,7 @@ def prepare_lines(
     words = [norm(line) for line in lines]
     entities: list = [[] for _ in words]
     ner = dataset_cfg.get("ner") or {}
-    if ner.get("enabled", False) and words:
+    if ner.get("enabled", schema_default("datasets", "any", "ner", "enabled")) and words:
         from tst.nlp.ner import mask
 
         if backend is None:
@@ -60,7 +61,7 @@ def prepare_lines(
             keep,
         )
     tokens = words
-    if (dataset_cfg.get("bpe") or {}).get("enabled", False):
+    if (dataset_cfg.get("bpe") or {}).get("enabled", schema_default("datasets", "any", "bpe", "enabled")):
         from tst.data.bpe import BPE
 
         if bpe_model is None or not Path(bpe_model).is_file():

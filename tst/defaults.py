@@ -52,6 +52,31 @@ def default(*keys: str):
     return node
 
 
+def evaluator_defaults(section: str, given: dict | None = None) -> dict:
+    """The one resolved block a library call trains an evaluator with (tst.evaluators: train_lm,
+    train_classifier, train_acceptability, ...): what the workflow's tst.stages.evaluator_settings gives on
+    config.yaml for a dataset that sets nothing of its own - config.yaml's evaluators.<section>, its precision and
+    the schema's vocabulary min_count ("naturalness.nn": tst.stages.naturalness_settings' block: the naturalness
+    block's shared keys, the nn keys and the precision) - with the caller's keys `given` over it. So a call that
+    names a few keys trains as the workflow would with the rest, never with a literal of the code's own
+    (tests/evaluators/test_settings.py holds the two routes equal). Here, not in tst.stages, so that training
+    code imports no workflow code."""
+    ev = config()["evaluators"]
+    if section == "naturalness.nn":
+        nat = ev["naturalness"]
+        shared = {k: v for k, v in nat.items() if k not in ("lr", "nn", "split", "checkpoint")}
+        base = {**shared, **nat["nn"], "precision": ev["precision"]}
+    else:
+        base = {
+            "min_count": schema_default("datasets", "any", "vocab", "min_count"),
+            "precision": ev["precision"],
+            **ev[section],
+        }
+    if ev.get("device"):
+        base["device"] = ev["device"]
+    return {**base, **(given or {})}
+
+
 def paper_transfer() -> dict:
     """config.yaml's `transfer:` block with configs/paper_dimensions.yaml's keys over it (the papers' model sizes
     and training lengths): the settings of bench scripts that time training at paper dimensions."""

@@ -82,7 +82,7 @@ def evaluator_settings(config: dict, section: str, dataset: str) -> dict:
     the device to evaluators.device, the precision to evaluators.precision; a section of DATASET_EVALUATOR_KEYS
     takes the dataset's own keys over the global ones (the demo's small corpus trains its acceptability shorter and
     its LMs and style classifiers at a smaller batch). config.yaml's block is under them all, so that every key
-    the evaluator's training reads is here, whatever the run's config leaves out (evaluator_defaults)."""
+    the evaluator's training reads is here, whatever the run's config leaves out (tst.defaults.evaluator_defaults)."""
     ev = config.get("evaluators") or {}
     own = (
         (config.get("datasets") or {}).get(dataset, {}).get(section)
@@ -99,22 +99,6 @@ def evaluator_settings(config: dict, section: str, dataset: str) -> dict:
     if ev.get("device"):
         out["device"] = ev["device"]
     return out
-
-
-def evaluator_defaults(section: str, given: dict | None = None) -> dict:
-    """The one resolved block a library call trains an evaluator with (tst.evaluators: train_lm,
-    train_classifier, train_acceptability, ...): the workflow's own settings of `section` on config.yaml for a
-    dataset that sets none of its own (evaluator_settings; "naturalness.nn": naturalness_settings("nn")), with
-    the caller's keys `given` over them. So a call that names a few keys trains as the workflow would with the
-    rest, never with a literal of the code's own."""
-    from tst.defaults import config as shipped
-
-    base_config = {**shipped(), "datasets": {"any": {}}}
-    if section == "naturalness.nn":
-        base = naturalness_settings(base_config, "nn")
-    else:
-        base = evaluator_settings(base_config, section, "any")
-    return {**base, **(given or {})}
 
 
 def vocab_min_count(config: dict, dataset: str) -> int:

@@ -169,7 +169,7 @@ def test_lm_settings_split_model_training_and_style_start():
     assert train == {"lr": 0.01, "max_epochs": 3, "min_count": 1}
     assert lm_settings(cfg, warm_start=True)[1]["max_epochs"] == 2
     # a block without style_epochs is config.yaml's, resolved (its style_epochs: 0.5)
-    from tst.stages import evaluator_defaults
+    from tst.defaults import evaluator_defaults
 
     assert lm_settings(evaluator_defaults("lm", {"max_epochs": 3}), warm_start=True)[1]["max_epochs"] == 0.5
 

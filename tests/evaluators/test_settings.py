@@ -1,5 +1,5 @@
 """Library calls train as config.yaml says: the evaluators' training reads one resolved block
-(tst.stages.evaluator_defaults, the workflow's evaluator_settings on config.yaml), never a literal of its own."""
+(tst.defaults.evaluator_defaults, the workflow's evaluator_settings on config.yaml), never a literal of its own."""
 
 import ast
 import math
@@ -9,8 +9,9 @@ import pytest
 import torch
 import yaml
 
+from tst.defaults import evaluator_defaults
 from tst.evaluators.training import FIT_KEYS
-from tst.stages import evaluator_defaults, evaluator_settings, naturalness_settings
+from tst.stages import evaluator_settings, naturalness_settings
 from tst.vocab import Vocab
 
 ROOT = Path(__file__).parents[2]

@@ -6,7 +6,7 @@ import torch
 from tst.evaluators.training import FIT_KEYS, fit
 from tst.names import checkpoint_steps
 
-# fit reads every FIT_KEYS key (the caller resolves them: tst.stages.evaluator_defaults); these tests name what
+# fit reads every FIT_KEYS key (the caller resolves them: tst.defaults.evaluator_defaults); these tests name what
 # they are about over this base
 BASE = {
     "precision": "fp32",

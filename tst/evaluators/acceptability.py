@@ -20,6 +20,7 @@ import numpy as np
 import torch
 
 from tst.data.splits import sample_train
+from tst.defaults import evaluator_defaults
 from tst.evaluators.classifiers import (
     KIND_ALIASES,
     MODEL_KEYS,
@@ -28,7 +29,6 @@ from tst.evaluators.classifiers import (
     train_classifier,
 )
 from tst.evaluators.corruption import DEFAULT_CORRUPTION, NEEDS_POOL, Pool, corpus_pool, negatives
-from tst.stages import evaluator_defaults
 from tst.vocab import BOS, EOS
 
 PUNCTUATION = set(string.punctuation) - {"_"}  # `_num_` (the corpus's number token) is a word

@@ -155,10 +155,10 @@ def train_naturalness_cnn(
     arch: str = "lstm",
 ) -> dict:
     """Checkpoint dict of a torch classifier (label 1 = human; arch "lstm", Mir's, or "cnn"), vocabulary from
-    its own training text (the workflow's is Mir et al.'s LSTM). What the arguments leave out (None) is evaluators.naturalness.nn's, resolved
-    (tst.stages.evaluator_defaults)."""
+    its own training text (the workflow's is Mir et al.'s LSTM). What the arguments leave out (None) is
+    evaluators.naturalness.nn's, resolved (tst.defaults.evaluator_defaults)."""
+    from tst.defaults import evaluator_defaults
     from tst.evaluators.classifiers import train_classifier
-    from tst.stages import evaluator_defaults
 
     block = evaluator_defaults("naturalness.nn")
     dev_fraction = block["dev_fraction"] if dev_fraction is None else dev_fraction

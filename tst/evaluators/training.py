@@ -10,13 +10,14 @@ import time
 import numpy as np
 import torch
 
+from tst.defaults import evaluator_defaults
 from tst.device import allow_tf32, use_bf16
 from tst.names import check_epochs, checkpoint_steps
 from tst.optim import Adam, adam_options
 from tst.progress import Progress
 
 # What fit() reads of its settings: every trainable evaluators.<section> of config.yaml holds each of them, and
-# a library call gets them from there (tst.stages.evaluator_defaults), never from a literal here.
+# a library call gets them from there (tst.defaults.evaluator_defaults), never from a literal here.
 FIT_KEYS = (
     "precision",
     "seed",
@@ -32,10 +33,8 @@ FIT_KEYS = (
 
 def resolved(section: str, model_cfg: dict | None, train_cfg: dict | None, model_keys) -> tuple[dict, dict]:
     """(model config, training config) of a training call on evaluators.<section>: the caller's keys over the
-    section's resolved block (tst.stages.evaluator_defaults) - the model's keys `model_keys` and FIT_KEYS (and the
+    section's resolved block (tst.defaults.evaluator_defaults) - the model's keys `model_keys` and FIT_KEYS (and the
     device, when set) only, so a checkpoint records what its training read."""
-    from tst.stages import evaluator_defaults
-
     block = evaluator_defaults(section)
     model = {**{k: block[k] for k in model_keys if k in block}, **(model_cfg or {})}
     train = {**{k: block[k] for k in (*FIT_KEYS, "device") if k in block}, **(train_cfg or {})}
@@ -144,7 +143,7 @@ def fit(
     device = next(model.parameters()).device
     missing = [k for k in FIT_KEYS if k not in cfg]
     if missing:
-        raise KeyError(f"training settings without {missing}: resolve them (tst.stages.evaluator_defaults)")
+        raise KeyError(f"training settings without {missing}: resolve them (tst.defaults.evaluator_defaults)")
     amp = use_bf16(cfg["precision"], device, CPU_AUTO_BF16)
     if not amp:
         allow_tf32(device)
