@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -65,29 +66,24 @@ def commit_of(repo: Path) -> str:
     return head + ("+dirty" if git("status", "--porcelain", "--untracked-files=no") else "")
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("workdir", type=Path)
-    ap.add_argument("--configfile", nargs="*", type=Path, default=[], help="overlays after REPO/config.yaml")
-    ap.add_argument("--cores", default="2")
-    ap.add_argument("--repo", type=Path, default=HERE.parent, help="the checkout whose workflow runs")
-    args = ap.parse_args()
-    sys.path[:0] = [str(HERE), str(HERE.parent)]
-    from stage_times import markdown_table, rule_table  # bench/stage_times.py
-
+def time_run(workdir: Path, overlays: list[Path], cores: str = "2", repo: Path = HERE.parent) -> dict:
+    """Run REPO's workflow from nothing in WORKDIR (config.yaml copied in, OVERLAYS after it) and time it:
+    what run_time.json holds (wall, busy core-seconds, the jobs Snakemake counted, the machine's bf16 flags and
+    load before the start). Raises SystemExit when WORKDIR is not empty or an overlay is missing."""
+    sys.path[:0] = [str(HERE.parent)]
     from tst.device import CPU_BF16_FLAGS, cpu_flags
 
-    repo, workdir = args.repo.resolve(), args.workdir.resolve()
+    repo, workdir = repo.resolve(), workdir.resolve()
     if workdir.exists() and any(workdir.iterdir()):
         sys.exit(f"{workdir} is not empty: give a new folder (the run is timed from nothing)")
-    overlays = [p.resolve() for p in args.configfile]
+    overlays = [p.resolve() for p in overlays]
     for p in overlays:
         if not p.is_file():
             sys.exit(f"--configfile {p}: no such file")
     workdir.mkdir(parents=True, exist_ok=True)
     shutil.copy2(repo / "config.yaml", workdir / "config.yaml")
     snakemake = str(Path(sys.executable).with_name("snakemake"))
-    cmd = [snakemake, "-s", str(repo / "Snakefile"), "--cores", str(args.cores)]
+    cmd = [snakemake, "-s", str(repo / "Snakefile"), "--cores", str(cores)]
     cmd += ["--configfile", "config.yaml", *map(str, overlays)]
     env = {
         **os.environ,
@@ -103,20 +99,44 @@ def main() -> None:
     wall, stat1 = time.perf_counter() - t0, Path("/proc/stat").read_text()
     result = {
         "commit": commit_of(repo),
-        "configfiles": ["config.yaml", *map(str, overlays)],
-        "cores": args.cores,
+        "configfiles": [
+            "config.yaml",
+            *(str(p.relative_to(repo)) if p.is_relative_to(repo) else p.name for p in overlays),
+        ],
+        "cores": str(cores),
         "returncode": rc,
         "wall_s": round(wall, 1),
         "busy_core_s": round(busy_core_seconds(stat0, stat1, hz), 1),
+        "jobs": jobs_done((workdir / "run.log").read_text(errors="replace")),
         "cpus": os.cpu_count(),
         "bf16_flags": sorted(cpu_flags() & set(CPU_BF16_FLAGS)),
         "load_1min_before": load,
     }
     (workdir / "run_time.json").write_text(json.dumps(result, indent=1) + "\n")
+    return result
+
+
+def jobs_done(log_text: str) -> int | None:
+    """The jobs Snakemake ran, from its last "N of M steps (100%) done" line (None: none)."""
+    found = re.findall(r"^(\d+) of (\d+) steps \(100%\) done", log_text, flags=re.MULTILINE)
+    return int(found[-1][1]) if found else None
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("workdir", type=Path)
+    ap.add_argument("--configfile", nargs="*", type=Path, default=[], help="overlays after REPO/config.yaml")
+    ap.add_argument("--cores", default="2")
+    ap.add_argument("--repo", type=Path, default=HERE.parent, help="the checkout whose workflow runs")
+    args = ap.parse_args()
+    sys.path[:0] = [str(HERE)]
+    from stage_times import markdown_table, rule_table  # bench/stage_times.py
+
+    result = time_run(args.workdir, args.configfile, args.cores, args.repo)
     print(json.dumps(result))
-    if rc != 0:
-        sys.exit(f"snakemake failed (exit {rc}): {workdir / 'run.log'}")
-    print(markdown_table(rule_table(workdir)))
+    if result["returncode"] != 0:
+        sys.exit(f"snakemake failed (exit {result['returncode']}): {args.workdir.resolve() / 'run.log'}")
+    print(markdown_table(rule_table(args.workdir.resolve())))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,209 @@
+"""The pipeline's headline times, measured and written down: the demo, the Yelp evaluation stage and the test
+suite, timed on this machine and written to bench/results/<date>-<version>.json; the README's and
+docs/performance.md's time tables are made from the newest such file.
+
+    python bench/times.py                       # all three (~35 min on 2 idle cores), then the tables
+    python bench/times.py --only demo yelp      # some of them; the others are carried over from the newest file
+    python bench/times.py --tables              # only rewrite the tables from the newest file
+    python bench/times.py --only suite --suite-output FILE   # the suite's figures from a `make test` output saved
+
+Each run starts from nothing in a temporary folder (bench/run_time.py's time_run: wall, busy core-seconds, jobs,
+the CPU's bf16 flags, the load before). The suite is `make test`'s command (pytest -n 2 --dist worksteal) in this
+checkout; its record keeps pytest's own time, the counts and the 25 slowest tests. Measure on an idle machine:
+the file records the 1-minute load average before each run, and the tables print it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+RESULTS = HERE / "results"
+FP32 = "evaluators: {precision: fp32}\n"  # the overlay of a run measured in fp32 on any CPU
+RUNS = {  # what each measured run is: its overlays after config.yaml (FP32: that one) and its label in the tables
+    "demo": ([], "the demo (`make run`: every rule on the generated corpus, 4 transfer models)"),
+    "yelp": (
+        ["configs/yelp.yaml", "configs/scores_only.yaml", FP32],
+        (
+            "the Yelp evaluation stage (`configs/yelp.yaml configs/scores_only.yaml`, fp32: every evaluator, every "
+            "published system scored)"
+        ),
+    ),
+}
+SUITE_LABEL = "`make test` (pytest's time, 2 workers)"
+BEGIN, END = "<!-- bench/times.py: begin -->", "<!-- bench/times.py: end -->"
+DOCS = (REPO / "README.md", REPO / "docs" / "performance.md")
+
+
+def cpu_model() -> str:
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return platform.processor() or "unknown"
+
+
+def pytest_summary(output: str) -> dict:
+    """What pytest's output says: its own seconds and the counts of its last summary line, and the slowest tests
+    of its --durations table (seconds, phase, test id), in its order."""
+    summary = next((ln for ln in reversed(output.splitlines()) if re.search(r" in [\d.]+s", ln)), "")
+    counts = {
+        k: int(n) for n, k in re.findall(r"(\d+) (passed|failed|skipped|errors?|xfailed|deselected)", summary)
+    }
+    seconds = re.search(r" in ([\d.]+)s", summary)
+    slowest = [
+        {"s": float(s), "phase": phase, "test": test}
+        for s, phase, test in re.findall(
+            r"^\s*([\d.]+)s (call|setup|teardown)\s+(\S.*)$", output, flags=re.MULTILINE
+        )
+    ]
+    return {"pytest_s": float(seconds.group(1)) if seconds else None, "counts": counts, "slowest": slowest}
+
+
+def time_suite() -> dict:
+    venv_bin = Path(sys.executable).parent
+    load = os.getloadavg()[0]
+    t0 = time.perf_counter()
+    proc = subprocess.run(
+        [str(venv_bin / "pytest"), "-q", "-n", "2", "--dist", "worksteal", "-p", "no:cacheprovider"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    out = proc.stdout + proc.stderr
+    return {
+        "returncode": proc.returncode,
+        "wall_s": round(time.perf_counter() - t0, 1),
+        "load_1min_before": load,
+        **pytest_summary(out),
+    }
+
+
+def newest(results: Path = RESULTS) -> Path | None:
+    files = sorted(results.glob("*.json"))
+    return files[-1] if files else None
+
+
+def duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    m, s = divmod(round(seconds), 60)
+    return f"{m} min {s:02d} s" if m else f"{s} s"
+
+
+def table(record: dict) -> str:
+    """The Markdown the README and docs/performance.md show between BEGIN and END, from one results file."""
+    m = record["machine"]
+    flags = ", ".join(f"`{f}`" for f in m["bf16_flags"]) or "no `avx512_bf16` or `amx_bf16`"
+    lines = [
+        (
+            f"Version {record['version']}, measured {record['date']} with `bench/times.py` on {m['cpus']} cores "
+            f"({m['cpu']}; {flags}); file `bench/results/{record['file']}`."
+        ),
+        "",
+        "| run | wall | busy core-s | jobs / tests | load before |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for name, (_, label) in RUNS.items():
+        r = record["runs"].get(name)
+        if r:
+            lines.append(
+                f"| {label} | {duration(r['wall_s'])} | {r['busy_core_s']:,.0f} | {r['jobs']} | "
+                f"{r['load_1min_before']:.2f} |"
+            )
+    s = record["runs"].get("suite")
+    if s:
+        n = sum(v for k, v in s["counts"].items() if k in ("passed", "failed", "skipped"))
+        load = "-" if s["load_1min_before"] is None else f"{s['load_1min_before']:.2f}"
+        lines.append(f"| {SUITE_LABEL} | {duration(s['pytest_s'])} | | {n} | {load} |")
+    return "\n".join(lines)
+
+
+def write_tables(record: dict, docs=DOCS) -> None:
+    text = table(record)
+    for path in docs:
+        doc = path.read_text(encoding="utf-8")
+        if BEGIN not in doc or END not in doc:
+            raise SystemExit(f"{path}: no {BEGIN} ... {END} block to fill")
+        head, rest = doc.split(BEGIN, 1)
+        path.write_text(f"{head}{BEGIN}\n{text}\n{END}{rest.split(END, 1)[1]}", encoding="utf-8")
+
+
+def load(path: Path) -> dict:
+    return {**json.loads(path.read_text()), "file": path.name}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--only", nargs="+", choices=[*RUNS, "suite"], help="measure only these")
+    ap.add_argument("--tables", action="store_true", help="only rewrite the tables from the newest file")
+    ap.add_argument(
+        "--suite-output",
+        type=Path,
+        help="read the suite's figures from this saved output of `make test` (on this machine) instead of running it",
+    )
+    args = ap.parse_args()
+    if args.tables:
+        path = newest()
+        if path is None:
+            sys.exit("no bench/results/*.json yet: run bench/times.py first")
+        write_tables(load(path))
+        return
+    sys.path[:0] = [str(HERE), str(REPO)]
+    from run_time import commit_of, time_run
+
+    from tst import __version__
+    from tst.device import CPU_BF16_FLAGS, cpu_flags
+
+    previous = newest()
+    runs = dict(load(previous)["runs"]) if previous and args.only else {}
+    for name in args.only or [*RUNS, "suite"]:
+        print(f"timing {name} ...", flush=True)
+        if name == "suite" and args.suite_output:
+            text = args.suite_output.read_text(errors="replace")
+            runs[name] = {"from": args.suite_output.name, "load_1min_before": None, **pytest_summary(text)}
+        elif name == "suite":
+            runs[name] = time_suite()
+        else:
+            with tempfile.TemporaryDirectory(prefix=f"tst-times-{name}-") as tmp:
+                overlays = []
+                for p in RUNS[name][0]:
+                    if p == FP32:
+                        (Path(tmp) / "fp32.yaml").write_text(FP32)
+                        overlays.append(Path(tmp) / "fp32.yaml")
+                    else:
+                        overlays.append(REPO / p)
+                runs[name] = time_run(Path(tmp) / "run", overlays)
+        print(json.dumps({k: v for k, v in runs[name].items() if k != "slowest"}), flush=True)
+    today = datetime.date.today().isoformat()
+    record = {
+        "version": __version__,
+        "date": today,
+        "commit": commit_of(REPO),
+        "machine": {
+            "cpu": cpu_model(),
+            "cpus": os.cpu_count(),
+            "bf16_flags": sorted(cpu_flags() & set(CPU_BF16_FLAGS)),
+        },
+        "runs": runs,
+    }
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / f"{today}-{__version__}.json"
+    path.write_text(json.dumps(record, indent=1) + "\n")
+    print(f"wrote {path}")
+    write_tables(load(path))
+
+
+if __name__ == "__main__":
+    main()

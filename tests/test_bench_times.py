@@ -1,0 +1,73 @@
+"""bench/times.py: the README's and docs/performance.md's time tables are made from its newest results file;
+pytest's and Snakemake's own lines are read by hand-checked parsers."""
+
+import importlib.util
+import json
+
+from conftest import REPO
+
+spec = importlib.util.spec_from_file_location("times", REPO / "bench" / "times.py")
+times = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(times)
+spec = importlib.util.spec_from_file_location("run_time", REPO / "bench" / "run_time.py")
+run_time = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(run_time)
+
+PYTEST = """........s..F
+============================= slowest 25 durations =============================
+412.50s call     tests/workflow/test_run.py::test_the_demo_runs
+ 30.25s setup    tests/test_api.py::test_api_equals_cli
+0.50s teardown tests/x.py::test_y[a b]
+=========================== short test summary info ============================
+FAILED tests/a.py::test_b
+1 failed, 1040 passed, 12 skipped, 2 deselected in 611.30s (0:10:11)
+"""
+
+
+def test_pytest_summary_by_hand():
+    s = times.pytest_summary(PYTEST)
+    assert s["pytest_s"] == 611.30
+    assert s["counts"] == {"failed": 1, "passed": 1040, "skipped": 12, "deselected": 2}
+    assert [(t["s"], t["phase"], t["test"]) for t in s["slowest"]] == [
+        (412.5, "call", "tests/workflow/test_run.py::test_the_demo_runs"),
+        (30.25, "setup", "tests/test_api.py::test_api_equals_cli"),
+        (0.5, "teardown", "tests/x.py::test_y[a b]"),
+    ]
+
+
+def test_jobs_from_snakemakes_last_progress_line():
+    log = "1 of 93 steps (1%) done\n...\n92 of 93 steps (99%) done\n93 of 93 steps (100%) done\n"
+    assert run_time.jobs_done(log) == 93 and run_time.jobs_done("nothing to be done\n") is None
+
+
+def test_the_docs_tables_are_the_newest_results_file():
+    """README.md and docs/performance.md show, between their markers, the table bench/times.py makes of the
+    newest bench/results/*.json: the figures a reader sees are the measured ones."""
+    path = times.newest()
+    assert path is not None, "bench/results holds no measurement: run python bench/times.py"
+    record = times.load(path)
+    assert record["version"] and record["runs"]
+    expected = f"{times.BEGIN}\n{times.table(record)}\n{times.END}"
+    for doc in times.DOCS:
+        assert expected in doc.read_text(encoding="utf-8"), f"{doc}: run python bench/times.py --tables"
+
+
+def test_the_table_rows_by_hand(tmp_path):
+    record = {
+        "version": "9.9.9",
+        "date": "2026-01-02",
+        "file": "2026-01-02-9.9.9.json",
+        "machine": {"cpu": "Some CPU", "cpus": 2, "bf16_flags": []},
+        "runs": {
+            "demo": {"wall_s": 179.6, "busy_core_s": 301.2, "jobs": 93, "load_1min_before": 0.05},
+            "suite": {"pytest_s": 601.0, "counts": {"passed": 10, "skipped": 2}, "load_1min_before": 0.1},
+        },
+    }
+    text = times.table(record)
+    assert "2 cores (Some CPU; no `avx512_bf16` or `amx_bf16`)" in text
+    assert "| 3 min 00 s | 301 | 93 | 0.05 |" in text and "| 10 min 01 s | | 12 | 0.10 |" in text
+    doc = tmp_path / "d.md"
+    doc.write_text(f"a\n{times.BEGIN}\nold\n{times.END}\nb\n")
+    times.write_tables(record, docs=[doc])
+    assert doc.read_text() == f"a\n{times.BEGIN}\n{text}\n{times.END}\nb\n"
+    json.dumps(record)
