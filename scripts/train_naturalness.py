@@ -52,11 +52,7 @@ def train(kind, human, generated, cfg, seed):
         human,
         generated,
         {k: v for k, v in cfg.items() if k in model_keys},
-        {
-            k: v
-            for k, v in cfg.items()
-            if k not in model_keys and k not in ("dev_fraction", "min_count", "arch")
-        },
+        {k: v for k, v in cfg.items() if k not in model_keys and k not in ("dev_fraction", "min_count")},
         dev_fraction,
         cfg["min_count"],
         log=log.info,

@@ -16,6 +16,8 @@ from importlib.resources.abc import Traversable
 
 import yaml
 
+from tst.names import NATURALNESS_KINDS
+
 FILES = files("tst") / "files"
 CONFIG = FILES / "config.yaml"  # config.yaml of the clone
 SCHEMA = FILES / "config.schema.yaml"  # schemas/config.schema.yaml
@@ -52,29 +54,43 @@ def default(*keys: str):
     return node
 
 
+def evaluator_block(evaluators: dict | None, section: str) -> dict:
+    """One evaluator's settings from an `evaluators:` config block (a run's; {} for config.yaml's alone):
+    config.yaml's evaluators.<section> with the block's keys over it, and the block's precision and device (when
+    set) over config.yaml's. "naturalness.lr" / "naturalness.nn": the naturalness block's shared keys (not its
+    split and checkpoint) and the kind's own; only the torch classifier, nn, takes a precision and a device.
+    What the workflow's tst.stages.evaluator_settings and naturalness_settings and a library call's
+    evaluator_defaults all resolve through, so the three cannot drift apart."""
+    ev, shipped = evaluators or {}, config()["evaluators"]
+    precision = ev.get("precision", shipped["precision"])
+    if section.startswith("naturalness."):
+        kind = section.removeprefix("naturalness.")
+        nat = {**shipped["naturalness"], **(ev.get("naturalness") or {})}
+        out = {k: v for k, v in nat.items() if k not in (*NATURALNESS_KINDS, "split", "checkpoint")}
+        out.update({**shipped["naturalness"][kind], **((ev.get("naturalness") or {}).get(kind) or {})})
+        if kind != "nn":
+            return out
+        out["precision"] = precision
+    else:
+        out = {"precision": precision, **shipped[section], **(ev.get(section) or {})}
+    device = ev.get("device", shipped.get("device"))
+    if device:
+        out["device"] = device
+    return out
+
+
 def evaluator_defaults(section: str, given: dict | None = None) -> dict:
     """The one resolved block a library call trains an evaluator with (tst.evaluators: train_lm,
     train_classifier, train_acceptability, ...): what the workflow's tst.stages.evaluator_settings gives on
-    config.yaml for a dataset that sets nothing of its own - config.yaml's evaluators.<section>, its precision and
-    the schema's vocabulary min_count ("naturalness.nn": tst.stages.naturalness_settings' block: the naturalness
-    block's shared keys, the nn keys and the precision) - with the caller's keys `given` over it. So a call that
-    names a few keys trains as the workflow would with the rest, never with a literal of the code's own
-    (tests/evaluators/test_settings.py holds the two routes equal). Here, not in tst.stages, so that training
-    code imports no workflow code."""
-    ev = config()["evaluators"]
-    if section == "naturalness.nn":
-        nat = ev["naturalness"]
-        shared = {k: v for k, v in nat.items() if k not in ("lr", "nn", "split", "checkpoint")}
-        base = {**shared, **nat["nn"], "precision": ev["precision"]}
-    else:
-        base = {
-            "min_count": schema_default("datasets", "any", "vocab", "min_count"),
-            "precision": ev["precision"],
-            **ev[section],
-        }
-    if ev.get("device"):
-        base["device"] = ev["device"]
-    return {**base, **(given or {})}
+    config.yaml for a dataset that sets nothing of its own (evaluator_block of config.yaml alone, the schema's
+    vocabulary min_count), with the caller's keys `given` over it. So a call that names a few keys trains as the
+    workflow would with the rest, never with a literal of the code's own (tests/evaluators/test_settings.py holds
+    the two routes equal). Here, not in tst.stages, so that training code imports no workflow code."""
+    return {
+        "min_count": schema_default("datasets", "any", "vocab", "min_count"),
+        **evaluator_block({}, section),
+        **(given or {}),
+    }
 
 
 def paper_transfer() -> dict:

@@ -6,7 +6,8 @@ rule reads: tst.rule_inputs."""
 from __future__ import annotations
 
 from tst import baselines, names, variants
-from tst.defaults import default, schema_default
+from tst.data.normalize import length_limits
+from tst.defaults import default, evaluator_block, schema_default
 
 # Keys of the `transfer` section that steer the workflow rather than the trainer.
 TRANSFER_WORKFLOW_KEYS = (
@@ -83,22 +84,16 @@ def evaluator_settings(config: dict, section: str, dataset: str) -> dict:
     takes the dataset's own keys over the global ones (the demo's small corpus trains its acceptability shorter and
     its LMs and style classifiers at a smaller batch). config.yaml's block is under them all, so that every key
     the evaluator's training reads is here, whatever the run's config leaves out (tst.defaults.evaluator_defaults)."""
-    ev = config.get("evaluators") or {}
     own = (
         (config.get("datasets") or {}).get(dataset, {}).get(section)
         if section in DATASET_EVALUATOR_KEYS
         else None
     )
-    out = {
+    return {
         "min_count": vocab_min_count(config, dataset),
-        "precision": ev.get("precision", default("evaluators", "precision")),
-        **default("evaluators", section),
-        **(ev.get(section) or {}),
+        **evaluator_block(config.get("evaluators"), section),
         **(own or {}),
     }
-    if ev.get("device"):
-        out["device"] = ev["device"]
-    return out
 
 
 def vocab_min_count(config: dict, dataset: str) -> int:
@@ -237,21 +232,9 @@ def naturalness_source(config: dict, system: str) -> tuple[str, str]:
 
 
 def naturalness_settings(config: dict, kind: str) -> dict:
-    """Settings of one naturalness classifier kind (lr | nn): the shared keys plus the kind's own."""
-    ev = config.get("evaluators") or {}
-    nat = ev.get("naturalness") or {}
-    shipped = default("evaluators", "naturalness")
-    out = {
-        k: v
-        for k, v in {**shipped, **nat}.items()
-        if k not in (*names.NATURALNESS_KINDS, "split", "checkpoint")
-    }
-    out.update({**shipped[kind], **(nat.get(kind) or {})})
-    if kind == "nn":
-        out["precision"] = ev.get("precision", default("evaluators", "precision"))
-        if ev.get("device"):
-            out["device"] = ev["device"]
-    return out
+    """Settings of one naturalness classifier kind (lr | nn): the shared keys plus the kind's own, over
+    config.yaml's (tst.defaults.evaluator_block)."""
+    return evaluator_block(config.get("evaluators"), f"naturalness.{kind}")
 
 
 # Li et al. 2018's rated systems (output-file suffixes)
@@ -401,8 +384,6 @@ def score_max_words(config: dict | None = None, dataset: str | None = None) -> i
     given = (config.get("score") or {}).get("max_words")
     if given is not None:
         return int(given)
-    from tst.data.normalize import length_limits
-
     return (
         SCORE_MAX_WORDS_FACTOR
         * length_limits(((config.get("datasets") or {}).get(dataset) or {}).get("length"))[1]

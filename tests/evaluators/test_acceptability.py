@@ -297,6 +297,18 @@ def test_rule_script_trains_from_the_config_block(tmp_path):
     assert ckpt["acceptability"]["train"]["n_real"] == 600 and ckpt["metrics"]["dev_accuracy"] >= 0.9
 
 
+# config.yaml's evaluators.acceptability training settings, written out by hand
+SHIPPED_TRAINING = {
+    "batch_size": 32,
+    "max_epochs": 1,
+    "evals_per_epoch": 1,
+    "patience": 2,
+    "seed": 1,
+    "clip": None,
+    "lr_schedule": "constant",
+}
+
+
 def test_settings_split_the_config_block():
     s = acceptability_settings(
         {
@@ -314,17 +326,7 @@ def test_settings_split_the_config_block():
     )
     # what the block leaves out is config.yaml's evaluators.acceptability (dropout 0.1, batch 32, 1 epoch, ...)
     assert s["kind"] == "lstm_classifier" and s["model"] == {"emb_dim": 8, "hidden_dim": 8, "dropout": 0.1}
-    assert s["train"] == {
-        "lr": 0.01,
-        "precision": "fp32",
-        "batch_size": 32,
-        "max_epochs": 1,
-        "evals_per_epoch": 1,
-        "patience": 2,
-        "seed": 1,
-        "clip": None,
-        "lr_schedule": "constant",
-    }
+    assert s["train"] == {**SHIPPED_TRAINING, "lr": 0.01, "precision": "fp32"}
     assert s["corruption"] == {
         "kinds": ["swap"],
         "max_ops": 1,
@@ -459,17 +461,7 @@ def test_default_minilm_reads_word_text_and_needs_neither_vocabulary_nor_lm(repo
     config = yaml.safe_load((repo_root / "config.yaml").read_text())
     s = acceptability_settings({**config["evaluators"]["acceptability"], "min_count": 1})
     assert s["kind"] == "minilm" and s["model"] == {"max_wordpieces": 64, "frozen_layers": 3, "dropout": 0.1}
-    assert s["train"] == {
-        "lr": 5e-5,
-        "batch_size": 32,
-        "max_epochs": 1,
-        "evals_per_epoch": 1,
-        "patience": 2,
-        "seed": 1,
-        "clip": None,
-        "lr_schedule": "constant",
-        "precision": "auto",
-    }
+    assert s["train"] == {**SHIPPED_TRAINING, "lr": 5e-5, "precision": "auto"}
     assert s["corruption"]["lm_share"] == 0.0 and s["max_train"] == 5000
     files = acceptability_files(config, "demo")
     assert files == {
