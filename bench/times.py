@@ -125,8 +125,8 @@ def table(record: dict) -> str:
     s = record["runs"].get("suite")
     if s:
         n = sum(v for k, v in s["counts"].items() if k in ("passed", "failed", "skipped"))
-        load = "-" if s["load_1min_before"] is None else f"{s['load_1min_before']:.2f}"
-        lines.append(f"| {SUITE_LABEL} | {duration(s['pytest_s'])} | | {n} | {load} |")
+        before = "-" if s["load_1min_before"] is None else f"{s['load_1min_before']:.2f}"
+        lines.append(f"| {SUITE_LABEL} | {duration(s['pytest_s'])} | | {n} | {before} |")
     return "\n".join(lines)
 
 
