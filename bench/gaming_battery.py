@@ -80,7 +80,12 @@ def main():
             f"{r['fluency']:.3f} | {r['failures_raised']} |"
         )
     raised = [r for r in rows if r["failures_raised"]]
+    moved = [r for r in rows if r["failures_raised_style_moved"]]
     print(f"\nforms that raise {a.honest} in place of its failures: {len(raised)} of {len(rows)}")
+    print(
+        f"forms whose edit took out the source's style (read apart, outside the class) and that raise it there: "
+        f"{len(moved)} ({sum(r['failures_raised_style_moved'] for r in moved)} outputs)"
+    )
     out = {"forms": rows, "t_j": t_j, "whole": {}, "attacks": {}}
     with tempfile.TemporaryDirectory() as tmp:
         for r in rows[: a.rescore]:

@@ -5,6 +5,7 @@ docs/performance.md's time tables are made from the newest such file.
     python bench/times.py                       # all three (~35 min on 2 idle cores), then the tables
     python bench/times.py --only demo yelp      # some of them; the others are carried over from the newest file
     python bench/times.py --tables              # only rewrite the tables from the newest file
+    python bench/times.py --only yelp --keep DIR   # keep each run in DIR/<name> (DIR/yelp/run: publish its leaderboard)
     python bench/times.py --only suite --suite-output FILE   # the suite's figures from a `make test` output saved
 
 Each run starts from nothing in a temporary folder (bench/run_time.py's time_run: wall, busy core-seconds, jobs,
@@ -16,6 +17,7 @@ the file records the 1-minute load average before each run, and the tables print
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import json
 import os
@@ -153,7 +155,14 @@ def main() -> None:
         type=Path,
         help="read the suite's figures from this saved output of `make test` (on this machine) instead of running it",
     )
+    ap.add_argument(
+        "--keep",
+        type=Path,
+        help="run each workflow in KEEP/<name> (must not exist yet) and keep it, instead of a temporary folder",
+    )
     args = ap.parse_args()
+    if args.keep is not None and args.keep.exists():
+        sys.exit(f"--keep {args.keep}: exists already; name a folder that does not")
     if args.tables:
         path = newest()
         if path is None:
@@ -176,7 +185,12 @@ def main() -> None:
         elif name == "suite":
             runs[name] = time_suite()
         else:
-            with tempfile.TemporaryDirectory(prefix=f"tst-times-{name}-") as tmp:
+            with (
+                tempfile.TemporaryDirectory(prefix=f"tst-times-{name}-")
+                if args.keep is None
+                else contextlib.nullcontext(args.keep / name)
+            ) as tmp:
+                Path(tmp).mkdir(parents=True)
                 overlays = []
                 for p in RUNS[name][0]:
                     if p == FP32:

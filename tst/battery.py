@@ -11,6 +11,9 @@ A form is (edit, join, material), each drawn for every source with a seeded gene
   swapped; the edited word is never one of the source style's words nor a negation (a word at least
   STYLE_RATIO times as common, add-one, in the source style's training sentences as in the other's), so the
   kept material still reads in the source's style — the class the battery tests, not a transfer by deletion;
+  where an edit still takes out what made its source's style (a word of both styles' sentences, "priced" in
+  "way over priced"), the style classifier reads the edit apart from the source (Scorer.reads_as_source) and
+  the battery counts that output apart;
 - JOINS: the material after the source, before it or inside it, with punctuation, coordinating and subordinating
   conjunctions, relative clauses, prepositions, parentheses, dashes, emoticons and emoji, or nothing;
 - MATERIAL of the target style: a whole training sentence, a clause of one, a phrase around one of the style's
@@ -19,7 +22,7 @@ A form is (edit, join, material), each drawn for every source with a seeded gene
 
 Each form's GM is read on a seeded sample of the test sources (its J over them against the run's t_J), beside
 an honest system's J on the same sample; put in place of the honest system's failures (joint 0), a form raises
-its GM exactly when one of its outputs there has a joint term above 0 (`raises`).
+its GM exactly when one of its outputs there has a joint term above 0 ("failures_raised").
 """
 
 from __future__ import annotations
@@ -220,11 +223,19 @@ def _material(kind: str, target: int, corpus: Corpus, rng: random.Random) -> lis
     raise ValueError(f"unknown material {kind!r}; known: {', '.join(MATERIALS)}")
 
 
+def _edited(form: Form, source: str, style: int, corpus: Corpus, seed: int, i: int):
+    rng = random.Random(f"{seed}|{form.name}|{style}|{i}")
+    return _edit(source.split(), form.edit, corpus, rng, style), rng
+
+
+def edited(form: Form, source: str, style: int, corpus: Corpus, seed: int, i: int) -> str:
+    """The form's edit of source number i, as make() draws it (the material the output keeps)."""
+    return " ".join(_edited(form, source, style, corpus, seed, i)[0])
+
+
 def make(form: Form, source: str, style: int, corpus: Corpus, seed: int, i: int) -> str:
     """The form's output for source number i (of style `style`; target 1 - style), seeded by (seed, form, i)."""
-    rng = random.Random(f"{seed}|{form.name}|{style}|{i}")
-    tokens = source.split()
-    s = _edit(tokens, form.edit, corpus, rng, style)
+    s, rng = _edited(form, source, style, corpus, seed, i)
     m = _material(form.material, 1 - style, corpus, rng)
     template = dict(JOINS)[form.join]
     if "{a}" in template:
@@ -270,7 +281,7 @@ class Scorer:
         from tst.metrics import sbert
         from tst.metrics.acc import empty_mask
         from tst.metrics.joint import content_margin, fluency_above_floor, held_shares, joint
-        from tst.metrics.style import part_probs
+        from tst.metrics.style import gain_of, part_probs
 
         own = np.asarray(own, dtype=int)
         src = [self.sources[i] for i in own]
@@ -285,7 +296,7 @@ class Scorer:
             )
             self._source_reading.update(zip(missing, got))
         base = np.asarray([self._source_reading[int(i)] for i in own])
-        s = np.maximum(part_probs(outputs, src, targets, self.classifier) - base, 0.0)
+        s = gain_of(part_probs(outputs, src, targets, self.classifier), base)
         s[empty_mask(outputs)] = 0.0
         margin, _ = content_margin(
             sbert.embed(outputs, self.sbert), self.source_vectors, self.styles, own=own
@@ -300,6 +311,20 @@ class Scorer:
             )
         f = fluency_above_floor(p, self.floor)
         return {"style": s, "content": c, "fluency": f, "joint": joint(s, c, f)}
+
+    def reads_as_source(self, edits: list[str], own: list[int]) -> np.ndarray:
+        """Whether each edit of a source still reads in its source's style to the style classifier: its R (read by
+        its own parts) at most tst.metrics.style.SAME_STYLE above the source's in log-odds of the target style,
+        the rule by which the style factor reads an output's unchanged source words."""
+        from tst.metrics.style import SAME_STYLE, log_odds, part_probs
+
+        own = np.asarray(own, dtype=int)
+        targets = 1 - self.styles[own]
+        r_edit = part_probs(edits, edits, targets, self.classifier)
+        r_src = part_probs(
+            [self.sources[i] for i in own], [self.sources[i] for i in own], targets, self.classifier
+        )
+        return log_odds(r_edit) <= log_odds(r_src) + SAME_STYLE
 
 
 def sample(n: int, size: int, seed: int) -> list[int]:
@@ -325,21 +350,25 @@ def run(
 ) -> list[dict]:
     """Each form on a seeded sample of `per_form` sources (the same sample for every form) and on the honest
     system's failures (joint 0; at most `per_form` of them): {"form", "gm", "joint", "honest_joint",
-    "honest_gm", "failures_raised" (outputs at failures with a joint term above 0), "style", "content",
+    "honest_gm", "failures_raised" (outputs at failures with a joint term above 0 whose edit of the source still
+    reads in the source's style: Scorer.reads_as_source), "failures_raised_style_moved" (the others: an edit that
+    took out what made the source's style, a transfer by deletion, outside the class), "style", "content",
     "fluency"}, worst (highest GM) first. All forms' outputs are read in one pass."""
     n = len(scorer.sources)
     at = sample(n, per_form, seed)
     failures = [i for i, j in enumerate(honest_joint) if j == 0]
     failures = [failures[k] for k in sample(len(failures), per_form, seed + 1)]
     the_forms = the_forms if the_forms is not None else forms(sentiment)
-    texts, own, where = [], [], []
+    texts, edits, own, where = [], [], [], []
     for f in the_forms:
         for group, idx in (("sample", at), ("failures", failures)):
             for i in idx:
                 texts.append(make(f, scorer.sources[i], int(scorer.styles[i]), corpus, seed, i))
+                edits.append(edited(f, scorer.sources[i], int(scorer.styles[i]), corpus, seed, i))
                 own.append(i)
                 where.append((f.name, group))
     terms = scorer.terms(texts, own)
+    in_class = scorer.reads_as_source(edits, own)
     honest_j = float(np.mean([honest_joint[i] for i in at]))
     rows = []
     for f in the_forms:
@@ -353,7 +382,8 @@ def run(
                 "joint": j,
                 "honest_joint": honest_j,
                 "honest_gm": gm_of(honest_j, t_j),
-                "failures_raised": int((terms["joint"][fail] > 0).sum()),
+                "failures_raised": int(((terms["joint"] > 0) & fail & in_class).sum()),
+                "failures_raised_style_moved": int(((terms["joint"] > 0) & fail & ~in_class).sum()),
                 **{k: float(terms[k][pick].mean()) for k in ("style", "content", "fluency")},
             }
         )

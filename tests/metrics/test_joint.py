@@ -15,11 +15,11 @@ import tst.scoring.evaluator_files as score_mod
 from tst.metrics import sbert
 from tst.metrics.joint import content_margin, fixed_sentence_bound, joint, nearest_k
 from tst.metrics.registry import METRICS
-from tst.metrics.style import style_gain
+from tst.metrics.style import gain_of, style_gain
 from tst.scoring.compute import score_system
 
 # P(style 1) of each sentence by the fake style classifier (one row per sentence, as predict_proba returns)
-P1 = {"a b": 0.2, "c d": 0.3, "e f": 0.1, "g h": 0.4, "a x": 0.9, "g z": 0.1, "": 0.95}
+P1 = {"a b": 0.2, "c d": 0.3, "e f": 0.1, "g h": 0.6, "e g": 0.4, "a x": 0.9, "g z": 0.1, "": 0.95}
 
 
 class Rows:
@@ -39,8 +39,8 @@ def test_style_gain_by_hand():
     outputs = ["a x", "c d", "", "g z"]  # a transfer, a copy, an empty output, a transfer
     gain = style_gain(sources, outputs, [1, 1, 0, 0], Rows())
     # P(target) of output minus of source, floored at 0:
-    # 0.9 - 0.2 = 0.7; the copy 0.3 - 0.3 = 0; the empty output 0; target 0: (1 - 0.1) - (1 - 0.4) = 0.3
-    assert gain.tolist() == pytest.approx([0.7, 0.0, 0.0, 0.3])
+    # 0.9 - 0.2 = 0.7; the copy 0.3 - 0.3 = 0; the empty output 0; target 0: (1 - 0.1) - (1 - 0.6) = 0.5
+    assert gain.tolist() == pytest.approx([0.7, 0.0, 0.0, 0.5])
     # a loss is no gain: an output further from the target than its source scores 0, not below
     assert style_gain(["a x"], ["a b"], [1], Rows()).tolist() == [0.0]
     # an empty output scores 0 even where the classifier calls it the target style (P1[""] = 0.95)
@@ -48,6 +48,29 @@ def test_style_gain_by_hand():
     assert style_gain([], [], [], Rows()).tolist() == []
     with pytest.raises(ValueError, match="2 sources, 1 outputs"):
         style_gain(["a b", "c d"], ["a x"], [1, 1], Rows())
+    # an output that does not read as the target style gains nothing, however far it moved: "e g" reads 0.4 as
+    # style 1 against its source's 0.1 (a gain of 0.3 had it crossed 1/2)
+    assert style_gain(["e f"], ["e g"], [1], Rows()).tolist() == [0.0]
+    # nor does the output of a source already read as the target style: "c d" reads 0.7 as style 0, "g z" 0.9
+    assert style_gain(["c d"], ["g z"], [0], Rows()).tolist() == [0.0]
+    # where the source does not, the same output gains: "a x" reads 0.1 as style 0
+    assert style_gain(["a x"], ["g z"], [0], Rows()).tolist() == pytest.approx([0.8])
+
+
+def test_a_gain_is_a_crossing_into_the_target_style():
+    """On generated readings: s_i > 0 exactly where the output reads as the target style (R(y_i | x_i) > 1/2) and
+    its source does not (R(x_i | x_i) <= 1/2), and then s_i = R(y_i | x_i) - R(x_i | x_i); so an output one part of
+    which reads below 1/2 adds 0 to J, and so does any output of a source the classifier already reads as the
+    target style."""
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        r_y, r_x = rng.random(50), rng.random(50)
+        r_y[rng.random(50) < 0.1] = 0.5  # the boundary itself: not in the target style
+        r_x[rng.random(50) < 0.1] = 0.5  # a source on it: not in the target style either
+        s = gain_of(r_y, r_x)
+        crossed = (r_y > 0.5) & (r_x <= 0.5)
+        assert np.array_equal(s > 0, crossed)
+        assert np.allclose(s[crossed], (r_y - r_x)[crossed])
 
 
 def test_style_score_is_the_mean_probability_of_the_target_style():
@@ -232,7 +255,7 @@ def test_score_system_computes_style_content_and_joint_each_once(tmp_path, monke
     assert sorted(computed) == sorted(inputs) and len(computed) == 5
     assert clf.calls == 2 and acc.calls == 1  # outputs, sources; the non-empty outputs
     # style: P(target) of the outputs (test_style_score_is_the_mean_probability_of_the_target_style); J takes the
-    # gains of test_style_gain_by_hand, 0.7, 0, 0, 0.3, from the same classifier calls
+    # gains of test_style_gain_by_hand, 0.7, 0, 0, 0.5, from the same classifier calls
     assert scores["style"].per_sentence == pytest.approx([0.9, 0.3, 0.0, 0.9])
     # cosines to the own source 0.8, 1 (copy), 0 (empty line's vector), 0.96; two sources per style (k = 1), so
     # the content is the margin over the other source's cosine: (0.8 - 0.6) / 0.4 = 0.5, (1 - 0) / 1 = 1,
@@ -242,13 +265,13 @@ def test_score_system_computes_style_content_and_joint_each_once(tmp_path, monke
     assert scores["content"].per_sentence == pytest.approx(c)
     assert scores["content"].details["nearest_k"] == {"0": 1, "1": 1}
     assert scores["content"].details["fixed_sentence_bound"] == pytest.approx(0.5)  # (1 + 1) / 4
-    # the corpus content: weighted by the style gains 0.7, 0, 0, 0.3 (the copy's 1.0 weighs nothing)
-    assert scores["content"].score == pytest.approx((0.7 * c[0] + 0.3 * c[3]) / 1.0)
+    # the corpus content: weighted by the style gains 0.7, 0, 0, 0.5 (the copy's 1.0 weighs nothing)
+    assert scores["content"].score == pytest.approx((0.7 * c[0] + 0.5 * c[3]) / 1.2)
     # acceptability: P(real) 0.9, 0.8, empty 0, 0.5
     assert scores["acceptability"].per_sentence == pytest.approx([0.9, 0.8, 0.0, 0.5])
     # J: fluency above t_F = 0.2: (0.9 - 0.2) / 0.8 = 0.875 and (0.5 - 0.2) / 0.8 = 0.375; so (0.7 c_0 0.875)^(1/3),
-    # the copy 0, the empty line 0, (0.3 c_3 0.375)^(1/3)
-    j = [(0.7 * c[0] * 0.875) ** (1 / 3), 0.0, 0.0, (0.3 * c[3] * 0.375) ** (1 / 3)]
+    # the copy 0, the empty line 0, (0.5 c_3 0.375)^(1/3)
+    j = [(0.7 * c[0] * 0.875) ** (1 / 3), 0.0, 0.0, (0.5 * c[3] * 0.375) ** (1 / 3)]
     assert scores["joint"].per_sentence == pytest.approx(j)
     assert scores["joint"].score == pytest.approx(sum(j) / 4)
     assert scores["joint"].details == {

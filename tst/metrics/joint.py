@@ -1,7 +1,8 @@
 """The sentence-level joint score of the default GM (ours; the aggregation of Krishna et al. 2020's J, with
 this pipeline's factors). Per output y_i of source x_i, three factors in [0, 1]:
 
-    s_i = [R(y_i | x_i) - R(x_i | x_i)]_+                       style gain, R = the least P(target) of the parts
+    s_i = R(y_i | x_i) - R(x_i | x_i) if R(y_i | x_i) > 1/2 >= R(x_i | x_i), else 0
+                                                                 style gain, R = the least P(target) of the parts
                                                                  (tst.metrics.style.style_gain, tst.nlp.parts)
     c_i = h_i [cos(y_i, x_i) - m_i]_+ / (1 - m_i)                content: nearer its own source than others,
                                                                  h_i the share of y_i's words x_i holds
@@ -54,7 +55,7 @@ CONTENT_VARIANT = (
     "all-MiniLM-L6-v2 cosine (ours)"
 )
 JOINT_VARIANT = (
-    "mean over outputs of (style gain of the least on-style part x content nearer its own source than others x "
+    "mean over outputs of (style gain of the least on-style part, where it crosses 1/2, x content nearer its own source than others x "
     "acceptability above the 95th percentile of shuffled dev sentences')^(1/3) (ours; Krishna et al. 2020's "
     "sentence-level aggregation)"
 )

@@ -9,11 +9,15 @@ docs/style_and_gm.md; the CNN Acc (tst.metrics.acc) stays Pang & Gimpel's Acc.
 
 A sentence is in the target style only where every part of it is: "the food was cold , but overall it was great !"
 keeps a complaint, and so does a source joined to any verdict. The default GM (tst.metrics.joint) takes each
-output's gain over its source, read by the same rule,
+output's gain over its source, read by the same rule, where the output crossed into the target style,
 
-    s_i = [R(y_i | x_i) - R(x_i | x_i)]_+
+    s_i = R(y_i | x_i) - R(x_i | x_i)   if R(y_i | x_i) > TRANSFERRED (1/2) >= R(x_i | x_i), else 0
 
-so that an unchanged copy (the same parts as its source) adds exactly 0 to it whatever the classifier thinks of it.
+so that an unchanged copy (the same parts as its source) adds exactly 0 to it whatever the classifier thinks of it,
+and so does any output one part of which still reads in the source's style — its kept material (the source's
+content, however lightly edited) among them — whatever it adds: a small gain that does not cross the
+classifier's decision is not a transfer; nor can a transfer be seen from a source the classifier already reads as
+the target style.
 """
 
 from __future__ import annotations
@@ -63,11 +67,15 @@ def _tokens(s) -> list[str]:
     return s.split() if isinstance(s, str) else list(s)
 
 
+TRANSFERRED = (
+    0.5  # an output has changed style only where its least on-style part reads as the target style and
+)
+# its source's does not
 SAME_STYLE = 1.0  # the source's own words read as the source does: their log-odds of the target style at most
 # this much above the source's (odds within a factor e)
 
 
-def _log_odds(p) -> np.ndarray:
+def log_odds(p) -> np.ndarray:
     p = np.clip(np.asarray(p, dtype=np.float64), 1e-12, 1 - 1e-12)
     return np.log(p) - np.log1p(-p)
 
@@ -109,7 +117,7 @@ def part_probs(outputs, sources, target_styles, classifier) -> np.ndarray:
         src_min = np.full(len(outputs), np.inf)
         np.minimum.at(kept_min, np.asarray(same_owner), probs[len(parts) : len(parts) + len(same)])
         np.minimum.at(src_min, np.asarray(src_owner), probs[len(parts) + len(same) :])
-        veto = np.isfinite(kept_min) & (_log_odds(kept_min) <= _log_odds(src_min) + SAME_STYLE)
+        veto = np.isfinite(kept_min) & (log_odds(kept_min) <= log_odds(src_min) + SAME_STYLE)
         out[veto] = np.minimum(out[veto], kept_min[veto])
     return out
 
@@ -135,20 +143,27 @@ def style_probability(outputs, target_styles, classifier, name: str = "style", s
 
 
 def style_gain(sources, outputs, target_styles, classifier) -> np.ndarray:
-    """Per sentence s_i = [R(y_i | x_i) - R(x_i | x_i)]_+ (0 for an empty output)."""
+    """Per sentence s_i = R(y_i | x_i) - R(x_i | x_i) where the output crossed into the target style (R(y_i | x_i)
+    > TRANSFERRED >= R(x_i | x_i)), else 0 (0 for an empty output)."""
     if not (len(sources) == len(outputs) == len(target_styles)):
         raise ValueError(
             f"{len(sources)} sources, {len(outputs)} outputs, {len(target_styles)} target styles"
         )
     if not outputs:
         return np.zeros(0)
-    gain = np.maximum(
-        part_probs(outputs, sources, target_styles, classifier)
-        - part_probs(sources, sources, target_styles, classifier),
-        0.0,
+    gain = gain_of(
+        part_probs(outputs, sources, target_styles, classifier),
+        part_probs(sources, sources, target_styles, classifier),
     )
     gain[empty_mask(outputs)] = 0.0
     return gain
+
+
+def gain_of(r_outputs, r_sources) -> np.ndarray:
+    """s_i = R(y_i | x_i) - R(x_i | x_i) where R(y_i | x_i) > TRANSFERRED >= R(x_i | x_i), else 0 (module
+    docstring)."""
+    r_y, r_x = np.asarray(r_outputs, dtype=np.float64), np.asarray(r_sources, dtype=np.float64)
+    return np.where((r_y > TRANSFERRED) & (r_x <= TRANSFERRED), r_y - r_x, 0.0)
 
 
 # ---- registry row (tst.metrics.registry) ----
