@@ -4,6 +4,7 @@ docs/performance.md's time tables are made from the newest such file.
 
     python bench/times.py                       # all three (~35 min on 2 idle cores), then the tables
     python bench/times.py --only demo yelp      # some of them; the others are carried over from the newest file
+                                                # (each row says the version that measured it)
     python bench/times.py --tables              # only rewrite the tables from the newest file
     python bench/times.py --only yelp --keep DIR   # keep each run in DIR/<name> (DIR/yelp/run: publish its leaderboard)
     python bench/times.py --only suite --suite-output FILE   # the suite's figures from a `make test` output saved
@@ -114,21 +115,24 @@ def table(record: dict) -> str:
             f"({m['cpu']}; {flags}); file `bench/results/{record['file']}`."
         ),
         "",
-        "| run | wall | busy core-s | jobs / tests | load before |",
-        "|---|---:|---:|---:|---:|",
+        "| run | version | wall | busy core-s | jobs / tests | load before |",
+        "|---|---|---:|---:|---:|---:|",
     ]
     for name, (_, label) in RUNS.items():
         r = record["runs"].get(name)
         if r:
             lines.append(
-                f"| {label} | {duration(r['wall_s'])} | {r['busy_core_s']:,.0f} | {r['jobs']} | "
-                f"{r['load_1min_before']:.2f} |"
+                f"| {label} | {r.get('version', record['version'])} | {duration(r['wall_s'])} | "
+                f"{r['busy_core_s']:,.0f} | {r['jobs']} | {r['load_1min_before']:.2f} |"
             )
     s = record["runs"].get("suite")
     if s:
         n = sum(v for k, v in s["counts"].items() if k in ("passed", "failed", "skipped"))
         before = "-" if s["load_1min_before"] is None else f"{s['load_1min_before']:.2f}"
-        lines.append(f"| {SUITE_LABEL} | {duration(s['pytest_s'])} | | {n} | {before} |")
+        lines.append(
+            f"| {SUITE_LABEL} | {s.get('version', record['version'])} | {duration(s['pytest_s'])} | | {n} | "
+            f"{before} |"
+        )
     return "\n".join(lines)
 
 
@@ -176,7 +180,10 @@ def main() -> None:
     from tst.device import CPU_BF16_FLAGS, cpu_flags
 
     previous = newest()
-    runs = dict(load(previous)["runs"]) if previous and args.only else {}
+    runs = {}
+    if previous and args.only:  # carried over with the version that measured them
+        old = load(previous)
+        runs = {k: {"version": old["version"], **v} for k, v in old["runs"].items()}
     for name in args.only or [*RUNS, "suite"]:
         print(f"timing {name} ...", flush=True)
         if name == "suite" and args.suite_output:
@@ -199,6 +206,7 @@ def main() -> None:
                     else:
                         overlays.append(REPO / p)
                 runs[name] = time_run(Path(tmp) / "run", overlays)
+        runs[name]["version"] = __version__
         print(json.dumps({k: v for k, v in runs[name].items() if k != "slowest"}), flush=True)
     today = datetime.date.today().isoformat()
     record = {
