@@ -20,6 +20,7 @@ class Rows:
 def test_an_edit_reads_as_its_source_within_same_style_in_log_odds():
     scorer = object.__new__(battery.Scorer)  # no models loaded: only the style classifier is read
     scorer.classifier, scorer.sources, scorer.styles = Rows(), ["a b c"], np.array([0])
+    scorer._source_reading = {}
     got = scorer.reads_as_source(["a b c", "a c", "b a c", "a b"], [0, 0, 0, 0])
     # log-odds of style 1: the source ln(0.1/0.9) = -2.197; "a c" ln(0.2/0.8) = -1.386 (+0.81, within 1);
     # "b a c" ln(0.25/0.75) = -1.099 (+1.10, beyond); "a b" ln(0.6/0.4) = +0.405 (the style taken out)
@@ -29,14 +30,14 @@ def test_an_edit_reads_as_its_source_within_same_style_in_log_odds():
     assert SAME_STYLE == 1.0
 
 
-def test_edited_is_the_edit_make_draws():
+def test_draw_gives_the_edit_make_draws():
     train = {0: [["the", "food", "was", "cold", "and", "slow", "."]] * 5, 1: [["great", "food", "!"]] * 5}
     corpus = battery.Corpus(train)
     source = "the food was cold and slow ."
     for edit in ("none", "drop", "reorder", "change"):
         form = battery.Form(edit, "comma", "hand")
-        e = battery.edited(form, source, 0, corpus, 3, 9)
-        out = battery.make(form, source, 0, corpus, 3, 9)
+        e, out = battery.draw(form, source, 0, corpus, 3, 9)
+        assert out == battery.make(form, source, 0, corpus, 3, 9)
         # the comma join puts the material after the edited source without its final punctuation
         assert out.startswith(e.rstrip(" .") + " , "), (edit, e, out)
         if edit == "none":

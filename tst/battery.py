@@ -223,19 +223,15 @@ def _material(kind: str, target: int, corpus: Corpus, rng: random.Random) -> lis
     raise ValueError(f"unknown material {kind!r}; known: {', '.join(MATERIALS)}")
 
 
-def _edited(form: Form, source: str, style: int, corpus: Corpus, seed: int, i: int):
-    rng = random.Random(f"{seed}|{form.name}|{style}|{i}")
-    return _edit(source.split(), form.edit, corpus, rng, style), rng
-
-
-def edited(form: Form, source: str, style: int, corpus: Corpus, seed: int, i: int) -> str:
-    """The form's edit of source number i, as make() draws it (the material the output keeps)."""
-    return " ".join(_edited(form, source, style, corpus, seed, i)[0])
-
-
 def make(form: Form, source: str, style: int, corpus: Corpus, seed: int, i: int) -> str:
     """The form's output for source number i (of style `style`; target 1 - style), seeded by (seed, form, i)."""
-    s, rng = _edited(form, source, style, corpus, seed, i)
+    return draw(form, source, style, corpus, seed, i)[1]
+
+
+def draw(form: Form, source: str, style: int, corpus: Corpus, seed: int, i: int) -> tuple[str, str]:
+    """(the form's edit of source number i, its output): make()'s output with the edited source it keeps."""
+    rng = random.Random(f"{seed}|{form.name}|{style}|{i}")
+    s = _edit(source.split(), form.edit, corpus, rng, style)
     m = _material(form.material, 1 - style, corpus, rng)
     template = dict(JOINS)[form.join]
     if "{a}" in template:
@@ -246,7 +242,7 @@ def make(form: Form, source: str, style: int, corpus: Corpus, seed: int, i: int)
     else:
         core = s[:-1] if s and s[-1] in FINAL and not template.startswith("{m}") else s
         text = template.format(s=" ".join(core), m=" ".join(m))
-    return re.sub(r"\s+", " ", text).strip()
+    return " ".join(s), re.sub(r"\s+", " ", text).strip()
 
 
 class Scorer:
@@ -286,17 +282,7 @@ class Scorer:
         own = np.asarray(own, dtype=int)
         src = [self.sources[i] for i in own]
         targets = 1 - self.styles[own]
-        missing = sorted({int(i) for i in own} - set(self._source_reading))
-        if missing:
-            got = part_probs(
-                [self.sources[i] for i in missing],
-                [self.sources[i] for i in missing],
-                1 - self.styles[missing],
-                self.classifier,
-            )
-            self._source_reading.update(zip(missing, got))
-        base = np.asarray([self._source_reading[int(i)] for i in own])
-        s = gain_of(part_probs(outputs, src, targets, self.classifier), base)
+        s = gain_of(part_probs(outputs, src, targets, self.classifier), self.source_reading(own))
         s[empty_mask(outputs)] = 0.0
         margin, _ = content_margin(
             sbert.embed(outputs, self.sbert), self.source_vectors, self.styles, own=own
@@ -312,19 +298,30 @@ class Scorer:
         f = fluency_above_floor(p, self.floor)
         return {"style": s, "content": c, "fluency": f, "joint": joint(s, c, f)}
 
+    def source_reading(self, own) -> np.ndarray:
+        """R(x_i | x_i) of each source own[i] (its own parts), each source read once for the Scorer's life."""
+        from tst.metrics.style import part_probs
+
+        missing = sorted({int(i) for i in own} - set(self._source_reading))
+        if missing:
+            got = part_probs(
+                [self.sources[i] for i in missing],
+                [self.sources[i] for i in missing],
+                1 - self.styles[missing],
+                self.classifier,
+            )
+            self._source_reading.update(zip(missing, got))
+        return np.asarray([self._source_reading[int(i)] for i in own])
+
     def reads_as_source(self, edits: list[str], own: list[int]) -> np.ndarray:
         """Whether each edit of a source still reads in its source's style to the style classifier: its R (read by
-        its own parts) at most tst.metrics.style.SAME_STYLE above the source's in log-odds of the target style,
-        the rule by which the style factor reads an output's unchanged source words."""
-        from tst.metrics.style import SAME_STYLE, log_odds, part_probs
+        its own parts) against the source's by tst.metrics.style.reads_as_source, the rule by which the style
+        factor reads an output's unchanged source words."""
+        from tst.metrics.style import part_probs, reads_as_source
 
         own = np.asarray(own, dtype=int)
-        targets = 1 - self.styles[own]
-        r_edit = part_probs(edits, edits, targets, self.classifier)
-        r_src = part_probs(
-            [self.sources[i] for i in own], [self.sources[i] for i in own], targets, self.classifier
-        )
-        return log_odds(r_edit) <= log_odds(r_src) + SAME_STYLE
+        r_edit = part_probs(edits, edits, 1 - self.styles[own], self.classifier)
+        return reads_as_source(r_edit, self.source_reading(own))
 
 
 def sample(n: int, size: int, seed: int) -> list[int]:
@@ -363,8 +360,9 @@ def run(
     for f in the_forms:
         for group, idx in (("sample", at), ("failures", failures)):
             for i in idx:
-                texts.append(make(f, scorer.sources[i], int(scorer.styles[i]), corpus, seed, i))
-                edits.append(edited(f, scorer.sources[i], int(scorer.styles[i]), corpus, seed, i))
+                edit, text = draw(f, scorer.sources[i], int(scorer.styles[i]), corpus, seed, i)
+                texts.append(text)
+                edits.append(edit)
                 own.append(i)
                 where.append((f.name, group))
     terms = scorer.terms(texts, own)

@@ -83,8 +83,9 @@ def test_the_kept_material_of_every_generated_form_holds_the_edited_source(edit)
             style = rng.randrange(2)
             i = rng.randrange(len(train[style]))
             source = " ".join(train[style][i])
-            out = battery.make(form, source, style, corpus, 0, i)
-            edited = battery.edited(form, source, style, corpus, 0, i).split()  # the edit make() drew
+            edit, out = battery.draw(form, source, style, corpus, 0, i)
+            assert out == battery.make(form, source, style, corpus, 0, i)
+            edited = edit.split()  # the edit make() drew
             kept = Counter(w for w in kept_material(out.split(), source.split()) if w.isalnum())
             want = Counter(w for w in edited if w.isalnum())
             assert not want - kept, (form.name, source, out, kept, want)

@@ -55,8 +55,8 @@ CONTENT_VARIANT = (
     "all-MiniLM-L6-v2 cosine (ours)"
 )
 JOINT_VARIANT = (
-    "mean over outputs of (style gain of the least on-style part, where it crosses 1/2, x content nearer its own source than others x "
-    "acceptability above the 95th percentile of shuffled dev sentences')^(1/3) (ours; Krishna et al. 2020's "
+    "mean over outputs of (style gain of the least on-style part, where it crosses 1/2, x content nearer its own "
+    "source than others x acceptability above the 95th percentile of shuffled dev sentences')^(1/3) (ours; Krishna et al. 2020's "
     "sentence-level aggregation)"
 )
 

@@ -67,10 +67,8 @@ def _tokens(s) -> list[str]:
     return s.split() if isinstance(s, str) else list(s)
 
 
-TRANSFERRED = (
-    0.5  # an output has changed style only where its least on-style part reads as the target style and
-)
-# its source's does not
+# an output has changed style only where its least on-style part reads as the target style and its source's does not
+TRANSFERRED = 0.5
 SAME_STYLE = 1.0  # the source's own words read as the source does: their log-odds of the target style at most
 # this much above the source's (odds within a factor e)
 
@@ -78,6 +76,12 @@ SAME_STYLE = 1.0  # the source's own words read as the source does: their log-od
 def log_odds(p) -> np.ndarray:
     p = np.clip(np.asarray(p, dtype=np.float64), 1e-12, 1 - 1e-12)
     return np.log(p) - np.log1p(-p)
+
+
+def reads_as_source(p, p_source) -> np.ndarray:
+    """Whether text read at P(target) p reads as its source, read at p_source, does: its log-odds of the target
+    style at most SAME_STYLE above the source's."""
+    return log_odds(p) <= log_odds(p_source) + SAME_STYLE
 
 
 def part_probs(outputs, sources, target_styles, classifier) -> np.ndarray:
@@ -117,7 +121,7 @@ def part_probs(outputs, sources, target_styles, classifier) -> np.ndarray:
         src_min = np.full(len(outputs), np.inf)
         np.minimum.at(kept_min, np.asarray(same_owner), probs[len(parts) : len(parts) + len(same)])
         np.minimum.at(src_min, np.asarray(src_owner), probs[len(parts) + len(same) :])
-        veto = np.isfinite(kept_min) & (log_odds(kept_min) <= log_odds(src_min) + SAME_STYLE)
+        veto = np.isfinite(kept_min) & reads_as_source(kept_min, src_min)
         out[veto] = np.minimum(out[veto], kept_min[veto])
     return out
 
