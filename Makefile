@@ -4,7 +4,7 @@
 #   make report -> results/report.html, the report of the last make run (its SNAKEMAKE_ARGS, kept in
 #                 results/.make_run_args; or give SNAKEMAKE_ARGS again)
 #   make test  -> the test suite (it includes the checks of make lint: tests/test_style.py)
-#   make test-quick -> the same without its workflow tests (pytest -m "not slow", 36 of them): the inner loop while editing
+#   make test-quick -> the same without its workflow runs and longer trainings (pytest -m "not slow", 62 of them): the inner loop while editing
 #   make lint  -> ruff check, ruff format --check, snakefmt --check, snakemake --lint
 #   make test-slurm -> the demo through a single-node SLURM (profiles/slurm, installed and started here with
 #                  apt-get when missing: needs root) vs a local run: scores and tables byte-identical

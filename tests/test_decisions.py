@@ -408,10 +408,15 @@ def test_schema_defs_are_used_and_blocks_not_repeated(repo_root):
     assert {r.removeprefix("#/$defs/") for r in refs} == set(schema["$defs"])
     # evaluators.cnn, lstm, naturalness.nn, and datasets.<name>.cnn, lstm
     assert refs.count("#/$defs/neural_evaluator") == 5
-    # evaluators.lm and datasets.<name>.lm: the same properties as neural_evaluator (a YAML merge) + its own
+    # evaluators.lm and datasets.<name>.lm: the same properties as neural_evaluator (a YAML merge) + its own; it
+    # restates two: max_epochs (a fraction allowed) and dropout (Pang & Gimpel's and the default, described)
     assert refs.count("#/$defs/language_model") == 2
     lm = schema["$defs"]["language_model"]["properties"]
-    assert schema["$defs"]["neural_evaluator"]["properties"].items() <= lm.items()
+    common = schema["$defs"]["neural_evaluator"]["properties"]
+    assert common.keys() <= lm.keys()
+    restated = {k for k in common if lm[k] != common[k]}
+    assert restated == {"max_epochs", "dropout"}
+    assert lm["max_epochs"]["type"] == "number" and lm["dropout"]["type"] == common["dropout"]["type"]
 
     def blocks(node):  # every object schema with its own properties
         if isinstance(node, dict):

@@ -80,6 +80,7 @@ def assert_close(plain, fast):
     return worst
 
 
+@pytest.mark.slow  # 200 training steps twice (make test, not make test-quick)
 def test_foreach_adam_gives_the_per_parameter_adam_losses_over_200_steps():
     def foreach(model, opt_g, opt_d):
         cfg = {**DEFAULTS, **CFG}
@@ -100,6 +101,7 @@ def test_foreach_adam_gives_the_per_parameter_adam_losses_over_200_steps():
     assert plain == fast
 
 
+@pytest.mark.slow  # 200 training steps twice (make test, not make test-quick)
 def test_compiled_soft_decoding_gives_the_plain_losses_over_200_steps():
     def compiled(model, opt_g, opt_d):
         compile_soft_decode(model, backend="aot_eager")  # the graph torch.compile traces, run eagerly

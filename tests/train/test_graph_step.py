@@ -112,6 +112,7 @@ def assert_close(plain, graphed):
             assert b[k] == pytest.approx(a[k], rel=RTOL, abs=ATOL), (step, k, a[k], b[k])
 
 
+@pytest.mark.slow  # 200 training steps of each variant, twice (make test, not make test-quick)
 @pytest.mark.parametrize("name", VARIANTS)
 def test_the_static_step_is_the_plain_steps_arithmetic(name):
     # every term of the variant, Shen et al.'s gating switching the adversarial term (adv_threshold 1.2, the D
@@ -133,6 +134,7 @@ def test_the_static_step_is_the_plain_steps_arithmetic(name):
         assert all("para" in r and "lm" in r and "adv2" in r for r in plain)
 
 
+@pytest.mark.slow  # 200 training steps of each variant, twice (make test, not make test-quick)
 @pytest.mark.parametrize("name", VARIANTS)
 def test_the_static_step_gives_the_plain_losses_over_200_steps(name):
     # against the plain path itself (packed encoder, greedy stopping early, paraphrases padded per batch): one
