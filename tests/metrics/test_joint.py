@@ -26,10 +26,11 @@ class Rows:
     """A style classifier whose predict_proba returns the given rows [P(style 0), P(style 1)], counting calls."""
 
     def __init__(self):
-        self.calls = 0
+        self.calls, self.read = 0, []
 
     def predict_proba(self, sentences):
         self.calls += 1
+        self.read += [" ".join(s) for s in sentences]
         p1 = np.array([P1[" ".join(s)] for s in sentences])
         return np.stack([1 - p1, p1], axis=1)
 
@@ -281,11 +282,15 @@ def test_score_system_computes_style_content_and_joint_each_once(tmp_path, monke
         "shuffled_floor": 0.2,
     }
     # asked for J alone: its factors are computed (not reported), the evaluator files checked; the style gain
-    # needs no style score
+    # needs no style score, and is read only where the content and fluency factors are above 0: J_i is 0 wherever
+    # either is, so the empty output (f = 0) and its source "e f" are never read by the style classifier
     computed.clear()
+    clf.read.clear()
     alone = score_system(sources, outputs, [0, 0, 1, 1], d, options={"precision": "fp32"}, only=["joint"])
-    assert list(alone) == ["joint"] and alone["joint"].score == pytest.approx(sum(j) / 4)
-    assert sorted(computed) == sorted(k for k in inputs if k != "style")
+    assert list(alone) == ["joint"] and alone["joint"].per_sentence == pytest.approx(j)
+    assert alone["joint"].details == scores["joint"].details
+    assert sorted(computed) == ["acceptability", "joint", "sbert_all_minilm_l6_v2"]
+    assert "e f" in P1 and "e f" not in clf.read and {"a x", "a b", "g z", "g h"} <= set(clf.read)
 
 
 def test_joint_is_skipped_with_its_factors_reason(tmp_path, monkeypatch):
@@ -326,3 +331,79 @@ def test_fluency_counts_only_what_is_above_word_salad():
     # 21 values 0.00 .. 0.20: the 95th percentile sits at rank 0.95 x 20 = 19, the value 0.19
     assert floor == {"q": 0.95, "value": pytest.approx(0.19), "n": 21}
     assert model.seen == salad
+
+
+def _unit_hash(text: str, salt: str) -> float:
+    import hashlib
+
+    return int(hashlib.sha256((salt + text).encode()).hexdigest()[:12], 16) / 16**12
+
+
+class HashedRows:
+    """A style classifier by a word list: P(style 1) = sigmoid(2 (positive words - negative words)), nudged by a
+    hash of the text (so that no two sentences tie)."""
+
+    def predict_proba(self, sentences):
+        score = [sum((w in POS) - (w in NEG) for w in s) for s in sentences]
+        p1 = np.array([1 / (1 + math.exp(-2 * v)) for v in score])
+        p1 = np.clip(p1 + 0.01 * np.array([_unit_hash(" ".join(s), "style") - 0.5 for s in sentences]), 0, 1)
+        return np.stack([1 - p1, p1], axis=1)
+
+
+POS, NEG = {"good", "great"}, {"bad", "awful", "rude"}
+
+
+class HashedEncoder:
+    """A sentence's vector: the sum of its words' (hashed) vectors, unit length: outputs that keep their source's
+    words stay nearest to it."""
+
+    def encode(self, texts, **kw):
+        def word(w):
+            return np.array([_unit_hash(w, f"dim{d}") - 0.5 for d in range(16)])
+
+        v = np.array([sum((word(w) for w in t.split()), np.full(16, 1e-6)) for t in texts])
+        return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+class HashedAcceptability:
+    def __init__(self):
+        self.shuffled_floor = {"q": 0.95, "value": 0.5, "n": 4}
+
+    def p_real(self, sentences):
+        return [_unit_hash(" ".join(s), "real") for s in sentences]
+
+
+def test_j_alone_equals_j_beside_its_factors_on_generated_corpora(tmp_path, monkeypatch):
+    # J asked for alone reads the style gain of the outputs whose content and fluency factors are above 0 only;
+    # on 20 generated corpora of 40 pairs (words of a small vocabulary, so that outputs keep, drop and add source
+    # words) it equals, sentence by sentence, J computed after the style and content scores (every output's gain)
+    d = tmp_path / "evaluators"
+    d.mkdir()
+    for name in ("style_minilm.pt", "acceptability.pt"):
+        (d / name).write_text("read by the patched loaders")
+    monkeypatch.setattr(score_mod, "load_classifier", lambda path: HashedRows())
+    monkeypatch.setattr(score_mod, "load_acceptability", lambda path: HashedAcceptability())
+    monkeypatch.setattr(sbert, "load_model", lambda: HashedEncoder())
+    monkeypatch.setattr(sbert, "missing", lambda: None)
+    words = ["the", "food", "was", "good", "bad", "great", "awful", ",", "and", "so", "but", "staff", "rude"]
+    outputs_of = {0: ["great", "good"], 1: ["bad", "awful"]}
+    rng = np.random.default_rng(0)
+    partial = 0
+    for _ in range(20):
+        sources = [" ".join(rng.choice(words, rng.integers(2, 7))) for _ in range(40)]
+        styles = [int(b) for b in rng.integers(0, 2, 40)]
+        outputs = [  # the source's words but its style words, kept at random, with target-style words added
+            " ".join(
+                [w for w in x.split() if w not in POS | NEG and rng.random() < 0.8]
+                + list(rng.choice(outputs_of[style], rng.integers(0, 3)))
+            )
+            for x, style in zip(sources, styles)
+        ]
+        alone = score_system(sources, outputs, styles, d, options={"precision": "fp32"}, only=["joint"])
+        every = score_system(
+            sources, outputs, styles, d, options={"precision": "fp32"}, only=["style", "content", "joint"]
+        )
+        assert alone["joint"].per_sentence == every["joint"].per_sentence
+        assert alone["joint"].details == every["joint"].details
+        partial += every["joint"].details["n_positive"]
+    assert partial >= 30  # outputs with J > 0 among the 800 (40 with seed 0)

@@ -199,6 +199,7 @@ class Context:
     # the metric registry (tst.metrics.registry.METRICS), which the scorer passes: result() computes from it
     registry: dict = field(default_factory=dict, repr=False)
     _results: dict = field(default_factory=dict, init=False, repr=False)
+    _shared: dict = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self):
         self.targets = [1 - int(s) for s in self.source_styles]
@@ -209,6 +210,17 @@ class Context:
         if name not in self._classifiers:
             self._classifiers[name] = OncePerInput(self.load(name))
         return self._classifiers[name]
+
+    def once(self, key: str, compute: Callable[[], Any]):
+        """compute() once per context, remembered under `key`: an intermediate that several metrics read (the
+        default GM's style gain and content factor, tst.metrics.joint)."""
+        if key not in self._shared:
+            self._shared[key] = compute()
+        return self._shared[key]
+
+    def has(self, key: str) -> bool:
+        """Whether once() computed `key` already."""
+        return key in self._shared
 
     def result(self, key: str):
         """Metric `key`'s MetricResult on this context, computed once (the scorer's loop and a metric built on

@@ -141,11 +141,41 @@ def held_shares(outputs, sources) -> np.ndarray:
     return np.asarray([held_share(y, x) for y, x in tok], dtype=np.float64)
 
 
+def _gain(ctx: Context) -> np.ndarray:
+    """s_i of every output (tst.metrics.style.style_gain), once per context."""
+    return ctx.once(
+        "style_gain", lambda: style_gain(ctx.sources, ctx.outputs, ctx.targets, ctx.classifier(MINILM))
+    )
+
+
+def _gain_where(ctx: Context, live: np.ndarray) -> np.ndarray:
+    """s_i where `live`, 0 elsewhere. J_i is 0 wherever c_i or f_i is, whatever s_i, so J needs the style gain of
+    the other outputs only: read from every output's gain where a metric computed it already (the style and
+    content scores of a score job), else the style classifier reads the live outputs alone (J of a damaged copy,
+    tst.validity: most shuffled outputs keep no fluency)."""
+    if ctx.has("style_gain"):
+        return np.where(live, _gain(ctx), 0.0)
+    s, idx = np.zeros(len(ctx.outputs)), np.flatnonzero(live)
+    if len(idx):
+        sources, outputs = [ctx.sources[i] for i in idx], [ctx.outputs[i] for i in idx]
+        s[idx] = style_gain(sources, outputs, [ctx.targets[i] for i in idx], ctx.classifier(MINILM))
+    return s
+
+
+def _content_factor(ctx: Context) -> tuple[np.ndarray, dict]:
+    """(c_i of every output, k by style), once per context."""
+
+    def compute():
+        margin, ks = content_margin(*_vectors(ctx), ctx.source_styles)
+        return margin * held_shares(ctx.outputs, ctx.sources), ks
+
+    return ctx.once("content_factor", compute)
+
+
 def _content(ctx: Context):
-    margin, ks = content_margin(*_vectors(ctx), ctx.source_styles)
-    per = margin * held_shares(ctx.outputs, ctx.sources)
+    per, ks = _content_factor(ctx)
     clf = ctx.classifier(MINILM)
-    s = style_gain(ctx.sources, ctx.outputs, ctx.targets, clf)
+    s = _gain(ctx)
     score = float((s * per).sum() / s.sum()) if s.sum() > 0 else None
     details = {
         "n": len(per),
@@ -160,8 +190,6 @@ def _content(ctx: Context):
 
 def _joint(ctx: Context):
     clf = ctx.classifier(MINILM)
-    s = style_gain(ctx.sources, ctx.outputs, ctx.targets, clf)
-    content = ctx.result("content")
     model = ctx.load(ACCEPTABILITY)
     floor = getattr(
         getattr(model, "model", model), "shuffled_floor", None
@@ -172,8 +200,9 @@ def _joint(ctx: Context):
             "retrain it (rule train_acceptability)"
         )
     f = fluency_above_floor(ctx.result("acceptability").per_sentence, floor["value"])
-    per = joint(s, content.per_sentence, f)
-    bound = content.details["fixed_sentence_bound"]
+    c, ks = _content_factor(ctx)
+    per = joint(_gain_where(ctx, (c > 0) & (f > 0)), c, f)
+    bound = fixed_sentence_bound(ks, len(per))
     details = {
         "n": len(per),
         "n_positive": int((per > 0).sum()),
