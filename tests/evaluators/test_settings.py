@@ -90,7 +90,7 @@ def test_a_library_lm_trains_two_evaluations_an_epoch_and_says_how_far_it_is(mon
     t = ckpt["config"]["train"]
     assert (t["clip"], t["batch_size"], t["evals_per_epoch"]) == (5.0, 256, 2)
     m = ckpt["config"]["model"]
-    assert m["softmax"] == "full" and m["adaptive_cutoffs_dropped"] == [2000, 6000]
+    assert m["softmax"] == "full" and m["adaptive_cutoffs_dropped"] == SHIPPED["evaluators"]["lm"]["cutoffs"]
     assert m["dropout"] == SHIPPED["evaluators"]["lm"]["dropout"]
     progress = [line for line in logged if " steps" in line]
     n = len(steps)  # 600 sentences in batches of at most 256: at least 3
