@@ -6,6 +6,7 @@ helpers by its name (`from test_trainer import CFG`), wherever it lives: every t
 so test module names are unique across folders (pytest's default import mode needs that anyway)."""
 
 import fcntl
+import json
 import os
 import shutil
 import subprocess
@@ -143,23 +144,33 @@ def shared_run_folder(tmp_path_factory) -> Path:
     return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "finished_run"
 
 
-@pytest.fixture(scope="session")
-def finished_run(repo_root, tmp_path_factory) -> Path:
-    """The tiny config run once, locally, for the whole session: test_run.py's cache checks plan against it and
-    compare a second run to it; test_slurm_demo.py compares a SLURM run to it. No test changes its bytes.
-    With pytest-xdist the first worker to need it runs it while a file lock holds the others, which then reuse it;
-    a failed run is deleted and run again by the next worker that asks (and fails there too, with its log)."""
-    workdir = shared_run_folder(tmp_path_factory)
-    done = workdir.with_name(workdir.name + ".done")
-    with open(workdir.with_name(workdir.name + ".lock"), "w") as lock:
+def once_per_session(tmp_path_factory, name: str, build) -> tuple[Path, object]:
+    """(folder, record): build(folder) run once for the whole session in `name`, beside finished_run's folder,
+    where every pytest-xdist worker sees it; its JSON-able return value is the record. The first worker to ask
+    builds it while a file lock holds the others, which then reuse the folder and read the record; a failed build
+    is deleted and built again by the next worker that asks (and fails there too, with its log)."""
+    folder = shared_run_folder(tmp_path_factory).with_name(name)
+    done = folder.with_name(name + ".done")
+    with open(folder.with_name(name + ".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
         if not done.exists():
-            shutil.rmtree(workdir, ignore_errors=True)
-            workdir.mkdir()
-            (workdir / "config.yaml").write_text(yaml.safe_dump(tiny_config(repo_root)))
-            snakemake(workdir, repo_root)
-            done.touch()
-    return workdir
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            done.write_text(json.dumps(build(folder)))
+    return folder, json.loads(done.read_text())
+
+
+@pytest.fixture(scope="session")
+def finished_run(repo_root, tmp_path_factory) -> Path:
+    """The tiny config run once, locally, for the whole session (once_per_session): test_run.py's cache checks
+    plan against it and compare a second run to it; test_slurm_demo.py compares a SLURM run to it. No test
+    changes its bytes."""
+
+    def build(workdir: Path) -> None:
+        (workdir / "config.yaml").write_text(yaml.safe_dump(tiny_config(repo_root)))
+        snakemake(workdir, repo_root)
+
+    return once_per_session(tmp_path_factory, "finished_run", build)[0]
 
 
 WORKFLOW_FILES = (

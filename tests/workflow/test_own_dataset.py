@@ -14,7 +14,7 @@ import json
 
 import pytest
 import yaml
-from conftest import planned_jobs, snakemake
+from conftest import once_per_session, planned_jobs, snakemake
 
 from tst.config_files import merge_configs
 from tst.data.normalize import normalizer
@@ -66,19 +66,25 @@ def build_corpus(li, data) -> dict:
 
 @pytest.fixture(scope="module")
 def own_run(repo_root, shared_data, tmp_path_factory):
+    """The recipe run once per session (conftest.once_per_session: both tests read it, on either pytest-xdist
+    worker): (its folder, the test sentences per style, the run's output)."""
     li = shared_data / "imagecaption" / "li"
     if not (li / "reference.0").is_file():
         pytest.skip(f"Li et al.'s image captions not found under {li} (TST_DATA_DIR)")
-    work = tmp_path_factory.mktemp("own_dataset")
-    data = work / "data"
-    test = build_corpus(li, data)
-    own = yaml.safe_load((repo_root / "configs" / "own_dataset.yaml").read_text())
-    own["data_dir"] = str(data)
-    own["datasets"]["mine"]["styles"] = STYLES
-    base = yaml.safe_load((repo_root / "config.yaml").read_text())
-    (work / "config.yaml").write_text(yaml.safe_dump(merge_configs([base, own, SMALL])))
-    result = snakemake(work, repo_root, timeout=1500)
-    return work, test, result.stdout + result.stderr
+
+    def build(work):
+        data = work / "data"
+        test = build_corpus(li, data)
+        own = yaml.safe_load((repo_root / "configs" / "own_dataset.yaml").read_text())
+        own["data_dir"] = str(data)
+        own["datasets"]["mine"]["styles"] = STYLES
+        base = yaml.safe_load((repo_root / "config.yaml").read_text())
+        (work / "config.yaml").write_text(yaml.safe_dump(merge_configs([base, own, SMALL])))
+        result = snakemake(work, repo_root, timeout=1500)
+        return {"test": test, "log": result.stdout + result.stderr}
+
+    work, record = once_per_session(tmp_path_factory, "own_dataset", build)
+    return work, record["test"], record["log"]
 
 
 def test_the_recipe_scores_the_human_references_first(own_run):
