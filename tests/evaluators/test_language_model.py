@@ -244,7 +244,7 @@ def test_full_softmax_overlay_gives_pang_and_gimpels_lms(repo_root):
 
 def test_the_demo_keeps_batch_64_and_every_other_dataset_takes_batch_256(repo_root):
     """evaluators.lm trains at batch 256, lr 5e-3 decayed linearly over 1.5 epochs at dropout 0.2, cutoffs
-    1,000 / 6,000 (docs/performance.md: on Yelp the joint LM reaches a lower dev PP in 0.4x the time of dropout 0.5
+    1,000 / 6,000 (docs/performance.md: on Yelp the joint LM reaches a lower dev PP in half the time of dropout 0.5
     at a constant 3e-3 over 3 epochs); the style classifiers, evaluators.cnn and lstm, at batch 256, lr 3e-3 (the
     declared rule there). The demo's 4,800 training sentences would give 19 updates an epoch, so datasets.demo
     keeps batch 64 at lr 1e-3 for all three, and its LM the settings it had before: dropout 0.5, 3 epochs at a
