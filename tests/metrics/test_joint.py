@@ -226,16 +226,24 @@ class Acceptability:
         return [P_REAL[" ".join(s)] for s in sentences]
 
 
-def test_score_system_computes_style_content_and_joint_each_once(tmp_path, monkeypatch):
+def patched_evaluators(tmp_path, monkeypatch, classifier, acceptability, encoder=None):
+    """An evaluators folder whose style classifier, acceptability classifier and (unless None) sentence encoder
+    are the given objects (the loaders patched to return them)."""
     d = tmp_path / "evaluators"
     d.mkdir()
     for name in ("style_minilm.pt", "acceptability.pt"):
         (d / name).write_text("read by the patched loaders")
-    clf, acc, enc = Rows(), Acceptability(), Encoder()
-    monkeypatch.setattr(score_mod, "load_classifier", lambda path: clf)
-    monkeypatch.setattr(score_mod, "load_acceptability", lambda path: acc)
-    monkeypatch.setattr(sbert, "load_model", lambda: enc)
-    monkeypatch.setattr(sbert, "missing", lambda: None)
+    monkeypatch.setattr(score_mod, "load_classifier", lambda path: classifier)
+    monkeypatch.setattr(score_mod, "load_acceptability", lambda path: acceptability)
+    if encoder is not None:
+        monkeypatch.setattr(sbert, "load_model", lambda: encoder)
+        monkeypatch.setattr(sbert, "missing", lambda: None)
+    return d
+
+
+def test_score_system_computes_style_content_and_joint_each_once(tmp_path, monkeypatch):
+    clf, acc = Rows(), Acceptability()
+    d = patched_evaluators(tmp_path, monkeypatch, clf, acc, Encoder())
     computed = []
 
     def counted(key, compute):
@@ -294,12 +302,7 @@ def test_score_system_computes_style_content_and_joint_each_once(tmp_path, monke
 
 
 def test_joint_is_skipped_with_its_factors_reason(tmp_path, monkeypatch):
-    d = tmp_path / "evaluators"
-    d.mkdir()
-    for name in ("style_minilm.pt", "acceptability.pt"):
-        (d / name).write_text("read by the patched loaders")
-    monkeypatch.setattr(score_mod, "load_classifier", lambda path: Rows())
-    monkeypatch.setattr(score_mod, "load_acceptability", lambda path: Acceptability())
+    d = patched_evaluators(tmp_path, monkeypatch, Rows(), Acceptability())
     s = score_system(["a b"], ["a x"], [0], d, options={"sbert": False}, only=["content", "joint", "style"])
     assert "sbert" in s.skipped["content"] and s.skipped["joint"] == s.skipped["content"]
     assert s["style"].per_sentence == pytest.approx([0.9])
@@ -377,14 +380,7 @@ def test_j_alone_equals_j_beside_its_factors_on_generated_corpora(tmp_path, monk
     # J asked for alone reads the style gain of the outputs whose content and fluency factors are above 0 only;
     # on 20 generated corpora of 40 pairs (words of a small vocabulary, so that outputs keep, drop and add source
     # words) it equals, sentence by sentence, J computed after the style and content scores (every output's gain)
-    d = tmp_path / "evaluators"
-    d.mkdir()
-    for name in ("style_minilm.pt", "acceptability.pt"):
-        (d / name).write_text("read by the patched loaders")
-    monkeypatch.setattr(score_mod, "load_classifier", lambda path: HashedRows())
-    monkeypatch.setattr(score_mod, "load_acceptability", lambda path: HashedAcceptability())
-    monkeypatch.setattr(sbert, "load_model", lambda: HashedEncoder())
-    monkeypatch.setattr(sbert, "missing", lambda: None)
+    d = patched_evaluators(tmp_path, monkeypatch, HashedRows(), HashedAcceptability(), HashedEncoder())
     words = ["the", "food", "was", "good", "bad", "great", "awful", ",", "and", "so", "but", "staff", "rude"]
     outputs_of = {0: ["great", "good"], 1: ["bad", "awful"]}
     rng = np.random.default_rng(0)

@@ -150,9 +150,9 @@ def _gain(ctx: Context) -> np.ndarray:
 
 def _gain_where(ctx: Context, live: np.ndarray) -> np.ndarray:
     """s_i where `live`, 0 elsewhere. J_i is 0 wherever c_i or f_i is, whatever s_i, so J needs the style gain of
-    the other outputs only: read from every output's gain where a metric computed it already (the style and
-    content scores of a score job), else the style classifier reads the live outputs alone (J of a damaged copy,
-    tst.validity: most shuffled outputs keep no fluency)."""
+    the other outputs only: read from every output's gain where the content score computed it already (a score
+    job), else the style classifier reads the live outputs alone (J of a damaged copy, tst.validity: most shuffled
+    outputs keep no fluency)."""
     if ctx.has("style_gain"):
         return np.where(live, _gain(ctx), 0.0)
     s, idx = np.zeros(len(ctx.outputs)), np.flatnonzero(live)
