@@ -441,3 +441,61 @@ def test_one_list_of_model_families(repo_root):
     assert "model 'gpt' is not one of cross_aligned, multi_decoder, style_embedding" in variants.problems(
         {"model": "gpt"}
     )
+
+
+def _names_by_whole_parse(source: str) -> frozenset[str]:
+    """The tst modules a text imports, read from its whole syntax tree (the reference for codehash's reading)."""
+    import ast
+
+    from tst.codehash import PACKAGE, _import_names
+
+    names = _import_names(ast.parse(source))
+    return frozenset(n for n in names if n == PACKAGE or n.startswith(PACKAGE + "."))
+
+
+def test_code_hash_reads_the_imports_a_whole_parse_reads(repo_root):
+    """codehash parses only the import statements of a file: the same names as its whole syntax tree, on every
+    module and script of the repository and on generated forms (parenthesized lists with comments holding
+    parentheses, aliases, nested imports, continuation lines, other packages, relative imports)."""
+    import random
+
+    from tst.codehash import _imports_in
+
+    files = [*(repo_root / "tst").rglob("*.py"), *(repo_root / "scripts").glob("*.py")]
+    assert len(files) > 100
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        assert _imports_in.__wrapped__(text, str(path)) == _names_by_whole_parse(text), path
+    rng = random.Random(0)
+    modules = ["tst", "tst.a", "tst.a.b", "tstx", "os", "tst_other"]
+    for _ in range(300):
+        lines = []
+        for _ in range(rng.randint(1, 6)):
+            module, names = rng.choice(modules), [f"n{rng.randint(0, 9)}" for _ in range(rng.randint(1, 4))]
+            form = rng.randrange(6)
+            if form == 0:
+                lines.append(f"import {module}" + (" as alias" if rng.random() < 0.5 else ""))
+            elif form == 1:
+                lines.append(f"from {module} import {', '.join(names)}  # a note (with parentheses)")
+            elif form == 2:
+                lines += [
+                    f"from {module} import (  # noqa: F401 (re-exported)",
+                    *(f"    {n}," for n in names),
+                    ")",
+                ]
+            elif form == 3:
+                lines += [
+                    "def f():",
+                    "    if True:",
+                    f"        from {module} import {names[0]} as x",
+                    "    return 1",
+                ]
+            elif form == 4:
+                lines += [f"from {module} import {names[0]}, \\", f"    {names[-1]}"]
+            else:
+                lines.append(f"from .{module.split('.')[-1]} import {names[0]}")
+            lines.append(
+                rng.choice(["x = (1,\n    2)", "y = 'import tst'", "pass"]) if rng.random() < 0.3 else ""
+            )
+        text = "\n".join(lines) + "\n"
+        assert _imports_in.__wrapped__(text, "generated.py") == _names_by_whole_parse(text), text
