@@ -70,7 +70,10 @@ VOCABULARY = (
 )
 
 
+@cache
 def is_word(token: str) -> bool:
+    """A token with a letter or digit (not punctuation alone); remembered per token (a score job asks millions of
+    times, of a few thousand tokens)."""
     return any(ch.isalnum() for ch in token)
 
 

@@ -28,7 +28,7 @@ of its source, and an output that contains its source has them all: its style ga
 
 from __future__ import annotations
 
-from tst.nlp.align import kept_material, kept_share
+from tst.nlp.align import is_word, kept_material, kept_share
 
 SENTENCE_MARKS = frozenset({".", "!", "?", ";"})
 DISCOURSE = frozenset(
@@ -50,23 +50,19 @@ KEPT_SHARE = 0.5  # the kept material is read apart where it holds at least this
 FINAL_PUNCTUATION = frozenset({".", "!", "?", ";", ",", "..."})
 
 
-def _is_word(token: str) -> bool:
-    return any(ch.isalnum() for ch in token)
-
-
 def _n_words(tokens: list[str]) -> int:
-    return sum(_is_word(t) for t in tokens)
+    return sum(map(is_word, tokens))
 
 
 def split_parts(tokens: list[str]) -> list[list[str]]:
     """The parts of one tokenized sentence by the rule above (a sentence with one part: [tokens])."""
     raw, cur = [], []
     for i, t in enumerate(tokens):
-        if t in DISCOURSE and any(_is_word(u) and u not in DISCOURSE for u in cur):
+        if t in DISCOURSE and any(is_word(u) and u not in DISCOURSE for u in cur):
             raw.append(cur)
             cur = []
         cur.append(t)
-        if t in SENTENCE_MARKS and any(_is_word(u) for u in tokens[i + 1 :]):
+        if t in SENTENCE_MARKS and any(is_word(u) for u in tokens[i + 1 :]):
             raw.append(cur)
             cur = []
     if cur:
