@@ -356,22 +356,25 @@ def run(
     failures = [i for i, j in enumerate(honest_joint) if j == 0]
     failures = [failures[k] for k in sample(len(failures), per_form, seed + 1)]
     the_forms = the_forms if the_forms is not None else forms(sentiment)
-    texts, edits, own, where = [], [], [], []
+    texts, edits, own = [], [], []
+    where: dict[tuple[str, str], list[int]] = {}  # (form, "sample" | "failures") -> its outputs' positions
     for f in the_forms:
         for group, idx in (("sample", at), ("failures", failures)):
             for i in idx:
                 edit, text = draw(f, scorer.sources[i], int(scorer.styles[i]), corpus, seed, i)
+                where.setdefault((f.name, group), []).append(len(texts))
                 texts.append(text)
                 edits.append(edit)
                 own.append(i)
-                where.append((f.name, group))
     terms = scorer.terms(texts, own)
     in_class = scorer.reads_as_source(edits, own)
     honest_j = float(np.mean([honest_joint[i] for i in at]))
     rows = []
     for f in the_forms:
-        pick = np.asarray([w == (f.name, "sample") for w in where])
-        fail = np.asarray([w == (f.name, "failures") for w in where])
+        pick = np.zeros(len(texts), dtype=bool)
+        pick[where.get((f.name, "sample"), [])] = True
+        fail = np.zeros(len(texts), dtype=bool)
+        fail[where.get((f.name, "failures"), [])] = True
         j = float(terms["joint"][pick].mean())
         rows.append(
             {
