@@ -7,7 +7,12 @@ references' rank, read whole and by parts (tst.nlp.parts), the training time and
 
     python bench/style_labels.py --run results/yelp --data-dir "$TST_DATA_DIR" --out runs/style_labels
 
-Checkpoints are kept in --out and reused; the table is printed and written to --out/table.json.
+Checkpoints are kept in --out and reused; the table is printed and written to --out/table.json. With
+--classifier, one trained style classifier (a stage's evaluators/style_minilm.pt) is read instead, the three ways:
+whole, by the output's own parts (the source not read), and by parts (R, the style score: the source's kept
+material read apart too):
+
+    python bench/style_labels.py --classifier results/yelp/evaluators/style_minilm.pt --data-dir "$TST_DATA_DIR"
 """
 
 from __future__ import annotations
@@ -103,17 +108,23 @@ def evaluate(clf, table) -> dict:
     target = (1 - table["source_style"]).to_numpy()
     return {
         "whole": agreement(table, target_probs(out, target, clf)),
+        "own_parts": agreement(table, part_probs(out, [None] * len(out), target, clf)),
         "parts": agreement(table, part_probs(out, src, target, clf)),
     }
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--run", type=Path, required=True, help="a prepared run's folder, e.g. results/yelp")
+    ap.add_argument(
+        "--run", type=Path, help="a prepared run's folder, e.g. results/yelp (to train candidates)"
+    )
+    ap.add_argument(
+        "--classifier", type=Path, help="read this trained style classifier instead of candidates"
+    )
     ap.add_argument(
         "--data-dir", type=Path, required=True, help="the data folder (li ratings, sst2/train.tsv)"
     )
-    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--out", type=Path, help="where candidates are trained and the table written")
     ap.add_argument("--candidates", nargs="+", default=list(CANDIDATES))
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--precision", default="fp32")
@@ -121,12 +132,18 @@ def main():
         "--also", nargs="*", default=["amazon"], help="other rated datasets to report (their Li ratings)"
     )
     a = ap.parse_args()
+    if a.classifier is None and (a.run is None or a.out is None):
+        ap.error("give --run and --out (train the candidates), or --classifier (read one)")
     torch.manual_seed(a.seed)
-    a.out.mkdir(parents=True, exist_ok=True)
     tables = {"yelp": rated_rows(a.data_dir, "yelp")}
     tables |= {
         d: rated_rows(a.data_dir, d) for d in a.also if (a.data_dir / d / "li" / "human_ratings").exists()
     }
+    if a.classifier is not None:
+        clf = load_classifier(a.classifier)
+        print(json.dumps({d: evaluate(clf, table) for d, table in tables.items()}, indent=1))
+        return
+    a.out.mkdir(parents=True, exist_ok=True)
     results = json.loads((a.out / "table.json").read_text()) if (a.out / "table.json").exists() else {}
     for name in a.candidates:
         path = a.out / f"{name}.seed{a.seed}.pt"
