@@ -21,6 +21,14 @@ REPO = Path(__file__).resolve().parents[1]
 # start, find it through TST_DATA_DIR, set here when it is unset and that folder exists.
 if not os.environ.get("TST_DATA_DIR") and (REPO.parent / "shared" / "data").is_dir():
     os.environ["TST_DATA_DIR"] = str(REPO.parent / "shared" / "data")
+# pytest-xdist's workers share the cores (`make test`: 2 workers on 2 cores): each process a test starts (`tst score`,
+# a script) computes on the workers' share of them, as each job of a workflow run does (Snakemake sets
+# OMP_NUM_THREADS to a job's threads). torch's default, one thread per core in every process, puts twice as many
+# threads as cores to work: two `tst.battery` runs of 456 outputs side by side take 36 s with 2 threads each, 22 s
+# with 1 (and 14 s / 20 s alone). An OMP_NUM_THREADS already set is kept.
+if os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
+    share = (os.cpu_count() or 1) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"])
+    os.environ.setdefault("OMP_NUM_THREADS", str(max(1, share)))
 TEST_FOLDERS = sorted(p for p in Path(__file__).parent.iterdir() if p.is_dir() and any(p.glob("test_*.py")))
 sys.path[:0] = [str(p) for p in TEST_FOLDERS]
 
