@@ -447,10 +447,9 @@ def _names_by_whole_parse(source: str) -> frozenset[str]:
     """The tst modules a text imports, read from its whole syntax tree (the reference for codehash's reading)."""
     import ast
 
-    from tst.codehash import PACKAGE, _import_names
+    from tst.codehash import _import_names
 
-    names = _import_names(ast.parse(source))
-    return frozenset(n for n in names if n == PACKAGE or n.startswith(PACKAGE + "."))
+    return frozenset(_import_names(ast.parse(source)))
 
 
 def test_code_hash_reads_the_imports_a_whole_parse_reads(repo_root):

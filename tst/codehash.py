@@ -44,7 +44,7 @@ _MAX_IMPORT_LINES = 200  # a parenthesized import of more names than this is not
 def _imports_in(source: str, filename: str) -> frozenset[str]:
     """_imported of one source text, read once per process: the workflow hashes ~25 scripts at every start,
     which import the same modules. Only the import statements are parsed, each from its first line (found by
-    _IMPORT_START) to the line that completes it: the same names as parsing the whole file (tests/test_codehash.py
+    _IMPORT_START) to the line that completes it: the same names as parsing the whole file (tests/test_decisions.py
     compares the two on every module), at ~1/15 of its time (~0.05 s instead of ~0.7 s of each `snakemake`
     start). Keyed by the text itself, so an edited file is read anew."""
     lines = source.splitlines()
@@ -59,11 +59,11 @@ def _imports_in(source: str, filename: str) -> frozenset[str]:
         else:
             continue
         names |= _import_names(tree)
-    return frozenset(n for n in names if n == PACKAGE or n.startswith(PACKAGE + "."))
+    return frozenset(names)
 
 
 def _import_names(tree: ast.AST) -> set[str]:
-    """The modules (and `from m import x`'s m.x) that a parsed text's absolute import statements name."""
+    """The tst modules (and `from m import x`'s m.x) that a parsed text's absolute import statements name."""
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -71,7 +71,7 @@ def _import_names(tree: ast.AST) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names.add(node.module)
             names.update(f"{node.module}.{a.name}" for a in node.names)
-    return names
+    return {n for n in names if n == PACKAGE or n.startswith(PACKAGE + ".")}
 
 
 def modules_of(script: str | Path, package_dir: Path = PACKAGE_DIR) -> dict[str, Path]:
