@@ -144,6 +144,33 @@ def snakemake(workdir: Path, repo_root: Path, *args, check=True, env=None, timeo
     return result
 
 
+def refusal(repo_root: Path, workdir: Path, *configfiles: Path) -> str | None:
+    """What `snakemake -n --configfile *configfiles` in workdir says when it refuses the config while it loads
+    the workflow, before it plans any job: the error's text, else None (the workflow loaded). Snakemake's own API
+    runs in this process: the Snakefile is parsed and every check in it runs as under the `snakemake` command,
+    without starting a Python for it (~3 s on 2 cores, most of it Snakemake's imports).
+    tests/test_config.py checks that the command refuses with the same text."""
+    from snakemake.api import SnakemakeApi
+    from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings
+
+    cwd = os.getcwd()  # Snakemake changes into the workflow's folder
+    try:
+        with SnakemakeApi(OutputSettings(dryrun=True, quiet={"all"})) as api:
+            workflow = api.workflow(
+                resource_settings=ResourceSettings(cores=1),
+                config_settings=ConfigSettings(configfiles=[Path(c) for c in configfiles]),
+                snakefile=repo_root / "Snakefile",
+                workdir=workdir,
+            )
+            try:
+                workflow.dag()  # parses the Snakefile: the config checks run here
+            except Exception as error:  # noqa: BLE001 - the refusal's text is the result
+                return str(error)
+    finally:
+        os.chdir(cwd)
+    return None
+
+
 def shared_run_folder(tmp_path_factory) -> Path:
     """Where finished_run runs the tiny config, known before the run (test_slurm_demo.py starts beside it): in the
     session's folder that every pytest-xdist worker sees (`make test` runs 2), the parent of a worker's basetemp
@@ -179,6 +206,20 @@ def finished_run(repo_root, tmp_path_factory) -> Path:
         snakemake(workdir, repo_root)
 
     return once_per_session(tmp_path_factory, "finished_run", build)[0]
+
+
+@pytest.fixture(scope="session")
+def default_plan(repo_root, tmp_path_factory) -> str:
+    """`snakemake -n --cores 1` on config.yaml (the demo): its output, planned once for the session
+    (once_per_session), which the tests that read the default DAG share."""
+
+    def plan(workdir: Path) -> str:
+        shutil.copy(repo_root / "config.yaml", workdir / "config.yaml")
+        result = snakemake(workdir, repo_root, "-n", "--cores", "1", check=False)
+        assert result.returncode == 0, (result.stderr + result.stdout)[-4000:]
+        return result.stdout
+
+    return once_per_session(tmp_path_factory, "default_plan", plan)[1]
 
 
 WORKFLOW_FILES = (

@@ -1,4 +1,5 @@
-"""The workflow refuses a bad config with a message naming the key; dry runs with both profiles."""
+"""The workflow refuses a bad config with a message naming the key (tests/workflow/test_profiles.py: the dry runs
+under the SLURM profile)."""
 
 import shutil
 import subprocess
@@ -6,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import refusal
 
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 
@@ -29,9 +31,7 @@ def overlay(tmp_path, text):
     return str(path)
 
 
-def test_default_config_dry_run_plans_the_whole_dag(repo_root, tmp_path):
-    result = dry_run(repo_root, tmp_path)
-    assert result.returncode == 0, result.stderr + result.stdout
+def test_default_config_dry_run_plans_the_whole_dag(default_plan):
     for rule in (
         "prepare_data",
         "train_classifier",
@@ -42,7 +42,7 @@ def test_default_config_dry_run_plans_the_whole_dag(repo_root, tmp_path):
         "score_external",
         "report_tables",
     ):
-        assert rule in result.stdout, f"{rule} missing from the default DAG"
+        assert rule in default_plan, f"{rule} missing from the default DAG"
 
 
 def test_the_style_classifiers_counterfactuals_and_labels_keys_are_settings(repo_root, tmp_path):
@@ -55,64 +55,81 @@ def test_the_style_classifiers_counterfactuals_and_labels_keys_are_settings(repo
     assert "train_classifier" in result.stdout
 
 
-def test_slurm_profile_dry_run(repo_root, tmp_path):
-    result = dry_run(repo_root, tmp_path, "--profile", str(repo_root / "profiles" / "slurm"))
-    assert result.returncode == 0, result.stderr + result.stdout
-    assert "train_transfer" in result.stdout
+BAD_CONFIGS = [
+    ("learning_rate: 0.1\n", "learning_rate"),  # unknown top-level key
+    ("datasets:\n  demo:\n    length: {max_words: fifteen}\n", "fifteen"),  # wrong type
+    ("run: [nosuchdata]\n", "nosuchdata"),  # unknown dataset
+    ("datasets:\n  demo:\n    ner: {enabled: true, backend_typo: 1}\n", "backend_typo"),
+    # names that would reach a shell, a path or a regex stop at load, the key named
+    (
+        "datasets:\n  demo:\n    systems: {'x$(touch PWNED)': {file: a}}\n",
+        "datasets.demo.systems.x$(touch PWNED)",
+    ),
+    (
+        "transfer:\n  variants: {'../../x': {model: cross_aligned}}\n  run_variants: ['../../x']\n",
+        "transfer.variants.../../x",
+    ),
+    (
+        "run: ['de.*mo']\ndatasets:\n  'de.*mo': {styles: [a, b], source: {kind: demo}}\n",
+        "datasets.de.*mo",
+    ),
+    ("transfer:\n  run_variants: [M9]\n", "transfer.run_variants[0]"),
+    ("transfer:\n  variants: {X: {model: multi_decoder, lambda_adv2: 1}}\n", "lambda_adv2"),
+    ("transfer:\n  model: multi_decoder\n", "transfer.variants.<name>.model"),
+    # a family and a lambda are checked against tst.models.registry / tst.variants, not a schema list
+    ("transfer:\n  variants: {X: {model: gpt}}\n", "model 'gpt' is not one of cross_aligned"),
+    ("transfer:\n  variants: {X: {model: cross_aligned, lambda_typo: 1}}\n", "['lambda_typo']"),
+    ("transfer:\n  variants: {X: {model: cross_aligned, lambda_cyc: -1}}\n", "lambda_cyc"),
+    ("transfer:\n  epochs: 0.5\n", "0.5"),
+    # the transfer models take CUDA when present (one GPU per job, tst.gpus); no key pins another device
+    ("transfer:\n  device: cuda:1\n", "'device' was unexpected"),
+    ("jobs_per_gpu: 0\n", "jobs_per_gpu"),  # GPU slots per GPU (tst.gpus): at least one
+    ("transfer:\n  test_checkpoints: [ep9.0]\n  epochs: 1\n", "transfer.test_checkpoints[0]"),
+    ("score:\n  naturalness: {lr: json, nm: pt}\n", "score.naturalness.nm"),
+    ("evaluators:\n  lm: {lr_schedule: cosine}\n", "'cosine' is not one of ['constant', 'linear']"),
+    ("evaluators:\n  minilm: {counterfactuals: 'yes'}\n", "['minilm']['counterfactuals']"),
+    ("evaluators:\n  minilm: {labels: lexicon}\n", "'lexicon' is not one of ['corpus', 'vader']"),
+    # a style LM's fractional epochs must end at one of its dev evaluations (2 per epoch in config.yaml)
+    ("evaluators:\n  lm: {style_epochs: 0.25}\n", "evaluators.lm.style_epochs (dataset demo)"),
+    # a released system's metadata: source must be owner/repository@commit, url an http(s) address
+    (
+        "datasets:\n  demo:\n    systems: {x: {file: a, source: fastnlp/style-transformer}}\n",
+        "style-transformer",
+    ),
+    ("datasets:\n  demo:\n    systems: {x: {file: a, url: 'ftp://h/x.{style}'}}\n", "ftp://h/x.{style}"),
+]
 
 
-@pytest.mark.parametrize(
-    "text, expected",
-    [
-        ("learning_rate: 0.1\n", "learning_rate"),  # unknown top-level key
-        ("datasets:\n  demo:\n    length: {max_words: fifteen}\n", "fifteen"),  # wrong type
-        ("run: [nosuchdata]\n", "nosuchdata"),  # unknown dataset
-        ("datasets:\n  demo:\n    ner: {enabled: true, backend_typo: 1}\n", "backend_typo"),
-        # names that would reach a shell, a path or a regex stop at load, the key named
-        (
-            "datasets:\n  demo:\n    systems: {'x$(touch PWNED)': {file: a}}\n",
-            "datasets.demo.systems.x$(touch PWNED)",
-        ),
-        (
-            "transfer:\n  variants: {'../../x': {model: cross_aligned}}\n  run_variants: ['../../x']\n",
-            "transfer.variants.../../x",
-        ),
-        (
-            "run: ['de.*mo']\ndatasets:\n  'de.*mo': {styles: [a, b], source: {kind: demo}}\n",
-            "datasets.de.*mo",
-        ),
-        ("transfer:\n  run_variants: [M9]\n", "transfer.run_variants[0]"),
-        ("transfer:\n  variants: {X: {model: multi_decoder, lambda_adv2: 1}}\n", "lambda_adv2"),
-        ("transfer:\n  model: multi_decoder\n", "transfer.variants.<name>.model"),
-        # a family and a lambda are checked against tst.models.registry / tst.variants, not a schema list
-        ("transfer:\n  variants: {X: {model: gpt}}\n", "model 'gpt' is not one of cross_aligned"),
-        ("transfer:\n  variants: {X: {model: cross_aligned, lambda_typo: 1}}\n", "['lambda_typo']"),
-        ("transfer:\n  variants: {X: {model: cross_aligned, lambda_cyc: -1}}\n", "lambda_cyc"),
-        ("transfer:\n  epochs: 0.5\n", "0.5"),
-        # the transfer models take CUDA when present (one GPU per job, tst.gpus); no key pins another device
-        ("transfer:\n  device: cuda:1\n", "'device' was unexpected"),
-        ("jobs_per_gpu: 0\n", "jobs_per_gpu"),  # GPU slots per GPU (tst.gpus): at least one
-        ("transfer:\n  test_checkpoints: [ep9.0]\n  epochs: 1\n", "transfer.test_checkpoints[0]"),
-        ("score:\n  naturalness: {lr: json, nm: pt}\n", "score.naturalness.nm"),
-        ("evaluators:\n  lm: {lr_schedule: cosine}\n", "'cosine' is not one of ['constant', 'linear']"),
-        ("evaluators:\n  minilm: {counterfactuals: 'yes'}\n", "['minilm']['counterfactuals']"),
-        ("evaluators:\n  minilm: {labels: lexicon}\n", "'lexicon' is not one of ['corpus', 'vader']"),
-        # a style LM's fractional epochs must end at one of its dev evaluations (2 per epoch in config.yaml)
-        ("evaluators:\n  lm: {style_epochs: 0.25}\n", "evaluators.lm.style_epochs (dataset demo)"),
-        # a released system's metadata: source must be owner/repository@commit, url an http(s) address
-        (
-            "datasets:\n  demo:\n    systems: {x: {file: a, source: fastnlp/style-transformer}}\n",
-            "style-transformer",
-        ),
-        ("datasets:\n  demo:\n    systems: {x: {file: a, url: 'ftp://h/x.{style}'}}\n", "ftp://h/x.{style}"),
-    ],
-)
+# Each bad config of the list, loaded as `snakemake -n` loads it (tests/conftest.py's refusal: Snakemake's API in
+# this process); CLI_ROUTE: the ones also run through the `snakemake` command, which must refuse with the same text
+# (a schema error; a name that would reach a shell, refused by tst.config)
+CLI_ROUTE = (0, 4)
+
+
+@pytest.mark.parametrize("text, expected", BAD_CONFIGS)
 def test_bad_config_stops_with_the_key_named(repo_root, tmp_path, text, expected):
-    result = dry_run(repo_root, tmp_path, "--configfile", overlay(tmp_path, text))
-    assert result.returncode != 0
-    message = result.stderr + result.stdout
+    shutil.copy(repo_root / "config.yaml", tmp_path / "config.yaml")
+    message = refusal(repo_root, tmp_path, Path(overlay(tmp_path, text)))
+    assert message is not None, "the workflow loaded"  # refused while loading: before any job is planned
     assert expected in message, message[-2000:]
+    assert not (tmp_path / "PWNED").exists() and not (tmp_path.parent / "x").exists()
+
+
+def test_the_default_config_loads_where_the_bad_ones_are_refused(repo_root, tmp_path):
+    shutil.copy(repo_root / "config.yaml", tmp_path / "config.yaml")
+    assert refusal(repo_root, tmp_path) is None
+
+
+@pytest.mark.parametrize("text, expected", [BAD_CONFIGS[i] for i in CLI_ROUTE])
+def test_the_snakemake_command_refuses_a_bad_config_with_the_same_text(repo_root, tmp_path, text, expected):
+    result = dry_run(repo_root, tmp_path, "--configfile", overlay(tmp_path, text))
+    assert result.returncode == 1
+    message = result.stderr + result.stdout
     assert "Job stats" not in message  # stopped before planning any job
+    refused = refusal(repo_root, tmp_path, tmp_path / "overlay.yaml")
+    assert expected in refused
+    for line in filter(None, map(str.strip, refused.splitlines())):
+        assert line in message, (line, message[-2000:])
     assert not (tmp_path / "PWNED").exists() and not (tmp_path.parent / "x").exists()
 
 

@@ -12,10 +12,12 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import torch
 import yaml
+from conftest import once_per_session
 from test_build import DEV_ACC, EPOCHS, EXTERNAL, ours_metrics, write_score
 
 from tst import names
@@ -63,11 +65,16 @@ def write_tsv(json_path: Path) -> None:
     json_path.with_suffix(".tsv").write_text("\n".join(rows) + "\n")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def toy_report(tmp_path_factory):
     """The toy dataset's score files, the report rules run on them, then `snakemake --report report.html`:
-    (the folder, the targets' run, the report run)."""
-    tmp_path = tmp_path_factory.mktemp("toy_report")
+    (the folder, the targets' run, the report run: each its returncode, stdout and stderr; None when not run).
+    Made once for the session, by whichever pytest-xdist worker asks first (once_per_session)."""
+    folder, (rules, page) = once_per_session(tmp_path_factory, "toy_report", make_toy_report)
+    return folder, *(None if r is None else SimpleNamespace(**r) for r in (rules, page))
+
+
+def make_toy_report(tmp_path: Path) -> list:
     scores = tmp_path / "results" / "toy" / "scores"
     for (v, seed), accs in DEV_ACC.items():
         for ep, a in zip(EPOCHS, accs):
@@ -134,7 +141,10 @@ def toy_report(tmp_path_factory):
             timeout=300,
             check=False,
         )
-    return tmp_path, rules, page
+    return [
+        None if r is None else {k: getattr(r, k) for k in ("returncode", "stdout", "stderr")}
+        for r in (rules, page)
+    ]
 
 
 @pytest.mark.slow

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import planned_jobs
+from conftest import once_per_session, planned_jobs
 
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 
@@ -112,6 +112,7 @@ def slurm_dry_run(repo_root, workdir, *argv, env=None):
 def test_demo_fits_the_profile_node(repo_root, tmp_path):
     result = slurm_dry_run(repo_root, tmp_path)
     assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
+    assert "train_transfer" in result.stdout
     assert "gpu=1" not in result.stdout  # the CPU demo asks no GPU (a cluster without one rejects gpu: 1)
 
 
@@ -131,21 +132,26 @@ def test_a_job_larger_than_the_profile_node_stops_the_run_naming_the_setting(rep
 # with the limits the profile's comment names for it (1 GPU, 32000 MB per submission)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def paper_dry_run(repo_root, shared_data, tmp_path_factory):
     # with ParaNMT's pairs as the paper trains M1, M4, M5, M7 (configs/paranmt.yaml: fetched by the local
-    # download rule, so no submission more)
+    # download rule, so no submission more); planned once for the session, whichever pytest-xdist worker asks
+    # first (once_per_session: a plan of thousands of jobs takes ~12 s)
     overlays = [
         str(repo_root / "configs" / n) for n in ("yelp.yaml", "paper_dimensions.yaml", "paranmt.yaml")
     ]
-    result = slurm_dry_run(
-        repo_root,
-        tmp_path_factory.mktemp("paper"),
-        *("--resources", "gpu=1", "mem_mb=32000", "--configfile", *overlays),
-        env={"TST_DATA_DIR": str(shared_data)},
-    )
-    assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
-    return result.stdout
+
+    def plan(workdir):
+        result = slurm_dry_run(
+            repo_root,
+            workdir,
+            *("--resources", "gpu=1", "mem_mb=32000", "--configfile", *overlays),
+            env={"TST_DATA_DIR": str(shared_data)},
+        )
+        assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
+        return result.stdout
+
+    return once_per_session(tmp_path_factory, "paper_slurm_dry_run", plan)[1]
 
 
 def paper_numbers(repo_root):
