@@ -1,18 +1,20 @@
 """The pipeline's headline times, measured and written down: the demo, the Yelp evaluation stage and the test
-suite, timed on this machine and written to bench/results/<date>-<version>.json; the README's and
-docs/performance.md's time tables are made from the newest such file.
+suite (`make test`, and `make test-quick` without its slow tests), timed on this machine and written to
+bench/results/<date>-<version>.json; the README's and docs/performance.md's time tables are made from the newest
+such file.
 
-    python bench/times.py                       # all three (~35 min on 2 idle cores), then the tables
+    python bench/times.py                       # all four (~65 min on 2 idle cores), then the tables
     python bench/times.py --only demo yelp      # some of them; the others are carried over from the newest file
                                                 # (each row says the version that measured it)
     python bench/times.py --tables              # only rewrite the tables from the newest file
     python bench/times.py --only yelp --keep DIR   # keep each run in DIR/<name> (DIR/yelp/run: publish its leaderboard)
     python bench/times.py --only suite --suite-output FILE   # the suite's figures from a `make test` output saved
+    python bench/times.py --only quick --quick-output FILE   # likewise `make test-quick`'s
 
 Each run starts from nothing in a temporary folder (bench/run_time.py's time_run: wall, busy core-seconds, jobs,
-the CPU's bf16 flags, the load before). The suite is `make test`'s command (pytest -n 2 --dist worksteal) in this
-checkout; its record keeps pytest's own time, the counts and the 25 slowest tests. Measure on an idle machine:
-the file records the 1-minute load average before each run, and the tables print it.
+the CPU's bf16 flags, the load before). The suites are `make test`'s and `make test-quick`'s commands (pytest -n 2
+--dist worksteal) in this checkout; each record keeps pytest's own time, the counts and the slowest tests. Measure
+on an idle machine: the file records the 1-minute load average before each run, and the tables print it.
 """
 
 from __future__ import annotations
@@ -44,7 +46,13 @@ RUNS = {  # what each measured run is: its overlays after config.yaml (FP32: tha
         ),
     ),
 }
-SUITE_LABEL = "`make test` (pytest's time, 2 workers)"
+SUITES = {  # pytest's arguments after `make test`'s (-q -n 2 --dist worksteal) and each one's label in the tables
+    "suite": ([], "`make test` (pytest's time, 2 workers)"),
+    "quick": (
+        ["-m", "not slow"],
+        "`make test-quick` (the same without the workflow runs and longer trainings)",
+    ),
+}
 BEGIN, END = "<!-- bench/times.py: begin -->", "<!-- bench/times.py: end -->"
 DOCS = (REPO / "README.md", REPO / "docs" / "performance.md")
 
@@ -73,12 +81,23 @@ def pytest_summary(output: str) -> dict:
     return {"pytest_s": float(seconds.group(1)) if seconds else None, "counts": counts, "slowest": slowest}
 
 
-def time_suite() -> dict:
+def time_suite(name: str = "suite") -> dict:
+    """`make test`'s pytest command (name "suite"), or `make test-quick`'s ("quick"), run in this checkout."""
     venv_bin = Path(sys.executable).parent
     load = os.getloadavg()[0]
     t0 = time.perf_counter()
     proc = subprocess.run(
-        [str(venv_bin / "pytest"), "-q", "-n", "2", "--dist", "worksteal", "-p", "no:cacheprovider"],
+        [
+            str(venv_bin / "pytest"),
+            "-q",
+            "-n",
+            "2",
+            "--dist",
+            "worksteal",
+            "-p",
+            "no:cacheprovider",
+            *SUITES[name][0],
+        ],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -125,14 +144,15 @@ def table(record: dict) -> str:
                 f"| {label} | {r.get('version', record['version'])} | {duration(r['wall_s'])} | "
                 f"{r['busy_core_s']:,.0f} | {r['jobs']} | {r['load_1min_before']:.2f} |"
             )
-    s = record["runs"].get("suite")
-    if s:
-        n = sum(v for k, v in s["counts"].items() if k in ("passed", "failed", "skipped"))
-        before = "-" if s["load_1min_before"] is None else f"{s['load_1min_before']:.2f}"
-        lines.append(
-            f"| {SUITE_LABEL} | {s.get('version', record['version'])} | {duration(s['pytest_s'])} | | {n} | "
-            f"{before} |"
-        )
+    for name, (_, label) in SUITES.items():
+        s = record["runs"].get(name)
+        if s:
+            n = sum(v for k, v in s["counts"].items() if k in ("passed", "failed", "skipped"))
+            before = "-" if s["load_1min_before"] is None else f"{s['load_1min_before']:.2f}"
+            lines.append(
+                f"| {label} | {s.get('version', record['version'])} | {duration(s['pytest_s'])} | | {n} | "
+                f"{before} |"
+            )
     return "\n".join(lines)
 
 
@@ -152,12 +172,17 @@ def load(path: Path) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--only", nargs="+", choices=[*RUNS, "suite"], help="measure only these")
+    ap.add_argument("--only", nargs="+", choices=[*RUNS, *SUITES], help="measure only these")
     ap.add_argument("--tables", action="store_true", help="only rewrite the tables from the newest file")
     ap.add_argument(
         "--suite-output",
         type=Path,
         help="read the suite's figures from this saved output of `make test` (on this machine) instead of running it",
+    )
+    ap.add_argument(
+        "--quick-output",
+        type=Path,
+        help="likewise the quick suite's, from a saved output of `make test-quick`",
     )
     ap.add_argument(
         "--keep",
@@ -184,13 +209,14 @@ def main() -> None:
     if previous and args.only:  # carried over with the version that measured them
         old = load(previous)
         runs = {k: {"version": old["version"], **v} for k, v in old["runs"].items()}
-    for name in args.only or [*RUNS, "suite"]:
+    saved = {"suite": args.suite_output, "quick": args.quick_output}
+    for name in args.only or [*RUNS, *SUITES]:
         print(f"timing {name} ...", flush=True)
-        if name == "suite" and args.suite_output:
-            text = args.suite_output.read_text(errors="replace")
-            runs[name] = {"from": args.suite_output.name, "load_1min_before": None, **pytest_summary(text)}
-        elif name == "suite":
-            runs[name] = time_suite()
+        if name in SUITES and saved[name]:
+            text = saved[name].read_text(errors="replace")
+            runs[name] = {"from": saved[name].name, "load_1min_before": None, **pytest_summary(text)}
+        elif name in SUITES:
+            runs[name] = time_suite(name)
         else:
             with (
                 tempfile.TemporaryDirectory(prefix=f"tst-times-{name}-")

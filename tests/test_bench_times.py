@@ -67,6 +67,7 @@ def test_the_table_rows_by_hand(tmp_path):
                 "version": "9.9.8",
             },
             "suite": {"pytest_s": 601.0, "counts": {"passed": 10, "skipped": 2}, "load_1min_before": 0.1},
+            "quick": {"pytest_s": 169.6, "counts": {"passed": 9, "deselected": 3}, "load_1min_before": None},
         },
     }
     text = times.table(record)
@@ -74,6 +75,10 @@ def test_the_table_rows_by_hand(tmp_path):
     # the demo measured by an earlier version (carried over), the suite by the file's
     assert (
         "| 9.9.8 | 3 min 00 s | 301 | 93 | 0.05 |" in text and "| 9.9.9 | 10 min 01 s | | 12 | 0.10 |" in text
+    )
+    # the quick suite below the whole one, its deselected tests not counted, no load recorded (a saved output)
+    assert text.endswith(
+        "| `make test-quick` (the same without the workflow runs and longer trainings) | 9.9.9 | 2 min 50 s | | 9 | - |"
     )
     doc = tmp_path / "d.md"
     doc.write_text(f"a\n{times.BEGIN}\nold\n{times.END}\nb\n")
