@@ -151,11 +151,12 @@ def refusal(repo_root: Path, workdir: Path, *configfiles: Path) -> str | None:
     without starting a Python for it (~3 s on 2 cores, most of it Snakemake's imports).
     tests/test_config.py checks that the command refuses with the same text."""
     from snakemake.api import SnakemakeApi
+    from snakemake.settings.enums import Quietness
     from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings
 
     cwd = os.getcwd()  # Snakemake changes into the workflow's folder
     try:
-        with SnakemakeApi(OutputSettings(dryrun=True, quiet={"all"})) as api:
+        with SnakemakeApi(OutputSettings(dryrun=True, quiet={Quietness.ALL})) as api:
             workflow = api.workflow(
                 resource_settings=ResourceSettings(cores=1),
                 config_settings=ConfigSettings(configfiles=[Path(c) for c in configfiles]),
