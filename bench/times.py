@@ -209,7 +209,7 @@ def main() -> None:
     if previous and args.only:  # carried over with the version that measured them
         old = load(previous)
         runs = {k: {"version": old["version"], **v} for k, v in old["runs"].items()}
-    saved = {"suite": args.suite_output, "quick": args.quick_output}
+    saved = {name: getattr(args, f"{name}_output") for name in SUITES}  # --suite-output, --quick-output
     for name in args.only or [*RUNS, *SUITES]:
         print(f"timing {name} ...", flush=True)
         if name in SUITES and saved[name]:

@@ -209,18 +209,27 @@ def finished_run(repo_root, tmp_path_factory) -> Path:
     return once_per_session(tmp_path_factory, "finished_run", build)[0]
 
 
-@pytest.fixture(scope="session")
-def default_plan(repo_root, tmp_path_factory) -> str:
-    """`snakemake -n --cores 1` on config.yaml (the demo): its output, planned once for the session
-    (once_per_session), which the tests that read the default DAG share."""
+def planned_once(tmp_path_factory, name: str, dry_run) -> str:
+    """The output of dry_run(folder), a `snakemake -n` that must succeed (its finished process), run once for
+    the session in `name` (once_per_session): a plan that tests on both pytest-xdist workers read."""
 
     def plan(workdir: Path) -> str:
-        shutil.copy(repo_root / "config.yaml", workdir / "config.yaml")
-        result = snakemake(workdir, repo_root, "-n", "--cores", "1", check=False)
-        assert result.returncode == 0, (result.stderr + result.stdout)[-4000:]
+        result = dry_run(workdir)
+        assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
         return result.stdout
 
-    return once_per_session(tmp_path_factory, "default_plan", plan)[1]
+    return once_per_session(tmp_path_factory, name, plan)[1]
+
+
+@pytest.fixture(scope="session")
+def default_plan(repo_root, tmp_path_factory) -> str:
+    """`snakemake -n --cores 1` on config.yaml (the demo): the plan the tests that read the default DAG share."""
+
+    def dry_run(workdir: Path):
+        shutil.copy(repo_root / "config.yaml", workdir / "config.yaml")
+        return snakemake(workdir, repo_root, "-n", "--cores", "1", check=False)
+
+    return planned_once(tmp_path_factory, "default_plan", dry_run)
 
 
 WORKFLOW_FILES = (

@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 import yaml
-from conftest import once_per_session, planned_jobs, snakemake
+from conftest import planned_jobs, planned_once, snakemake
 
 from tst import rule_inputs, stages
 from tst.config import ConfigError
@@ -25,20 +25,18 @@ def run(repo_root, workdir, *args, env=None):
 
 @pytest.fixture(scope="session")
 def plan(repo_root, shared_data, tmp_path_factory):
-    """The dry run's output, planned once for the session by whichever pytest-xdist worker asks first."""
+    """The dry run's output, planned once for the session (planned_once)."""
     configs = [str(repo_root / "configs" / n) for n in OVERLAYS]
 
     def dry_run(workdir):
-        result = run(
+        return run(
             repo_root,
             workdir,
             *("-n", "--cores", "all", "--resources", "gpu=1", "--configfile", *configs),
             env={"TST_DATA_DIR": str(shared_data)},
         )
-        assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
-        return result.stdout
 
-    return once_per_session(tmp_path_factory, "pg_table2_dry_run", dry_run)[1]
+    return planned_once(tmp_path_factory, "pg_table2_dry_run", dry_run)
 
 
 def merged(repo_root) -> dict:

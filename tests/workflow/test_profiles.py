@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import once_per_session, planned_jobs
+from conftest import planned_jobs, planned_once
 
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 
@@ -136,22 +136,20 @@ def test_a_job_larger_than_the_profile_node_stops_the_run_naming_the_setting(rep
 def paper_dry_run(repo_root, shared_data, tmp_path_factory):
     # with ParaNMT's pairs as the paper trains M1, M4, M5, M7 (configs/paranmt.yaml: fetched by the local
     # download rule, so no submission more); planned once for the session, whichever pytest-xdist worker asks
-    # first (once_per_session: a plan of thousands of jobs takes ~12 s)
+    # first (planned_once: a plan of thousands of jobs takes ~12 s)
     overlays = [
         str(repo_root / "configs" / n) for n in ("yelp.yaml", "paper_dimensions.yaml", "paranmt.yaml")
     ]
 
-    def plan(workdir):
-        result = slurm_dry_run(
+    def dry_run(workdir):
+        return slurm_dry_run(
             repo_root,
             workdir,
             *("--resources", "gpu=1", "mem_mb=32000", "--configfile", *overlays),
             env={"TST_DATA_DIR": str(shared_data)},
         )
-        assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
-        return result.stdout
 
-    return once_per_session(tmp_path_factory, "paper_slurm_dry_run", plan)[1]
+    return planned_once(tmp_path_factory, "paper_slurm_dry_run", dry_run)
 
 
 def paper_numbers(repo_root):
