@@ -1,12 +1,13 @@
 """The pipeline's headline times, measured and written down: the demo, the Yelp evaluation stage and the test
 suite (`make test`, and `make test-quick` without its slow tests), timed on this machine and written to
-bench/results/<date>-<version>.json; the README's and docs/performance.md's time tables are made from the newest
-such file.
+bench/results/<date>-<version>-<machine>.json (<machine>: the CPU's maker and family, its cores and bf16 flags);
+the README's and docs/performance.md's time tables are made from the newest such file of each machine, one
+table per machine.
 
     python bench/times.py                       # all four (~65 min on 2 idle cores), then the tables
-    python bench/times.py --only demo yelp      # some of them; the others are carried over from the newest file
-                                                # (each row says the version that measured it)
-    python bench/times.py --tables              # only rewrite the tables from the newest file
+    python bench/times.py --only demo yelp      # some of them; the others are carried over from this machine's
+                                                # newest file (each row says the version that measured it)
+    python bench/times.py --tables              # only rewrite the tables from the newest files
     python bench/times.py --only yelp --keep DIR   # keep each run in DIR/<name> (DIR/yelp/run: publish its leaderboard)
     python bench/times.py --only suite --suite-output FILE   # the suite's figures from a `make test` output saved
     python bench/times.py --only quick --quick-output FILE   # likewise `make test-quick`'s
@@ -14,7 +15,9 @@ such file.
 Each run starts from nothing in a temporary folder (bench/run_time.py's time_run: wall, busy core-seconds, jobs,
 the CPU's bf16 flags, the load before). The suites are `make test`'s and `make test-quick`'s commands (pytest -n 2
 --dist worksteal) in this checkout; each record keeps pytest's own time, the counts and the slowest tests. Measure
-on an idle machine: the file records the 1-minute load average before each run, and the tables print it.
+on an idle machine: the file records the 1-minute load average before each run, and the tables print it. A
+figure is only carried over from a file of the same machine (CPU model, cores, bf16 flags): times from two
+machines never share a table.
 """
 
 from __future__ import annotations
@@ -112,9 +115,37 @@ def time_suite(name: str = "suite") -> dict:
     }
 
 
-def newest(results: Path = RESULTS) -> Path | None:
-    files = sorted(results.glob("*.json"))
-    return files[-1] if files else None
+def this_machine() -> dict:
+    from tst.device import CPU_BF16_FLAGS, cpu_flags
+
+    return {
+        "cpu": cpu_model(),
+        "cpus": os.cpu_count(),
+        "bf16_flags": sorted(cpu_flags() & set(CPU_BF16_FLAGS)),
+    }
+
+
+def machine_name(machine: dict) -> str:
+    """A file-name part for a machine: its CPU's maker and family, its cores, its bf16 flags ("amd-epyc-2c",
+    "intel-xeon-2c-amx_bf16-avx512_bf16")."""
+    words = [w for w in re.sub(r"\(\w+\)", " ", machine["cpu"]).lower().split() if w.isalnum()]
+    return "-".join([*words[:2], f"{machine['cpus']}c", *machine["bf16_flags"]])
+
+
+def newest_by_machine(results: Path = RESULTS) -> dict[str, Path]:
+    """The newest results file (by its date, then name) of each machine that has one, by machine_name."""
+    out = {}
+    for path in sorted(results.glob("*.json"), key=lambda p: (p.name[:10], p.name)):
+        out[machine_name(json.loads(path.read_text())["machine"])] = path
+    return out
+
+
+def newest(results: Path = RESULTS, machine: dict | None = None) -> Path | None:
+    """The newest results file of `machine` (None: of any machine)."""
+    files = newest_by_machine(results)
+    if machine is not None:
+        return files.get(machine_name(machine))
+    return max(files.values(), key=lambda p: (p.name[:10], p.name)) if files else None
 
 
 def duration(seconds: float | None) -> str:
@@ -156,8 +187,14 @@ def table(record: dict) -> str:
     return "\n".join(lines)
 
 
-def write_tables(record: dict, docs=DOCS) -> None:
-    text = table(record)
+def tables(records: list[dict]) -> str:
+    """One table per machine, the newest measurement first."""
+    ordered = sorted(records, key=lambda r: (r["date"], r["file"]), reverse=True)
+    return "\n\n".join(table(r) for r in ordered)
+
+
+def write_tables(records: list[dict], docs=DOCS) -> None:
+    text = tables(records)
     for path in docs:
         doc = path.read_text(encoding="utf-8")
         if BEGIN not in doc or END not in doc:
@@ -193,18 +230,17 @@ def main() -> None:
     if args.keep is not None and args.keep.exists():
         sys.exit(f"--keep {args.keep}: exists already; name a folder that does not")
     if args.tables:
-        path = newest()
-        if path is None:
+        if not newest_by_machine():
             sys.exit("no bench/results/*.json yet: run bench/times.py first")
-        write_tables(load(path))
+        write_tables([load(p) for p in newest_by_machine().values()])
         return
     sys.path[:0] = [str(HERE), str(REPO)]
     from run_time import commit_of, time_run
 
     from tst import __version__
-    from tst.device import CPU_BF16_FLAGS, cpu_flags
 
-    previous = newest()
+    machine = this_machine()
+    previous = newest(machine=machine)
     runs = {}
     if previous and args.only:  # carried over with the version that measured them
         old = load(previous)
@@ -239,18 +275,14 @@ def main() -> None:
         "version": __version__,
         "date": today,
         "commit": commit_of(REPO),
-        "machine": {
-            "cpu": cpu_model(),
-            "cpus": os.cpu_count(),
-            "bf16_flags": sorted(cpu_flags() & set(CPU_BF16_FLAGS)),
-        },
+        "machine": machine,
         "runs": runs,
     }
     RESULTS.mkdir(exist_ok=True)
-    path = RESULTS / f"{today}-{__version__}.json"
+    path = RESULTS / f"{today}-{__version__}-{machine_name(machine)}.json"
     path.write_text(json.dumps(record, indent=1) + "\n")
     print(f"wrote {path}")
-    write_tables(load(path))
+    write_tables([load(p) for p in newest_by_machine().values()])
 
 
 if __name__ == "__main__":

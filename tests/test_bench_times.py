@@ -1,5 +1,5 @@
-"""bench/times.py: the README's and docs/performance.md's time tables are made from its newest results file;
-pytest's and Snakemake's own lines are read by hand-checked parsers."""
+"""bench/times.py: the README's and docs/performance.md's time tables are made from its newest results file of
+each machine; pytest's and Snakemake's own lines are read by hand-checked parsers."""
 
 import importlib.util
 import json
@@ -40,14 +40,14 @@ def test_jobs_from_snakemakes_last_progress_line():
     assert run_time.jobs_done(log) == 93 and run_time.jobs_done("nothing to be done\n") is None
 
 
-def test_the_docs_tables_are_the_newest_results_file():
-    """README.md and docs/performance.md show, between their markers, the table bench/times.py makes of the
-    newest bench/results/*.json: the figures a reader sees are the measured ones."""
-    path = times.newest()
-    assert path is not None, "bench/results holds no measurement: run python bench/times.py"
-    record = times.load(path)
-    assert record["version"] and record["runs"]
-    expected = f"{times.BEGIN}\n{times.table(record)}\n{times.END}"
+def test_the_docs_tables_are_the_newest_results_files():
+    """README.md and docs/performance.md show, between their markers, the tables bench/times.py makes of the
+    newest bench/results/*.json of each machine: the figures a reader sees are the measured ones."""
+    paths = times.newest_by_machine()
+    assert paths, "bench/results holds no measurement: run python bench/times.py"
+    records = [times.load(p) for p in paths.values()]
+    assert all(r["version"] and r["runs"] for r in records)
+    expected = f"{times.BEGIN}\n{times.tables(records)}\n{times.END}"
     for doc in times.DOCS:
         assert expected in doc.read_text(encoding="utf-8"), f"{doc}: run python bench/times.py --tables"
 
@@ -82,6 +82,45 @@ def test_the_table_rows_by_hand(tmp_path):
     )
     doc = tmp_path / "d.md"
     doc.write_text(f"a\n{times.BEGIN}\nold\n{times.END}\nb\n")
-    times.write_tables(record, docs=[doc])
+    times.write_tables([record], docs=[doc])
     assert doc.read_text() == f"a\n{times.BEGIN}\n{text}\n{times.END}\nb\n"
     json.dumps(record)
+
+
+def test_each_machine_has_its_own_newest_file_and_table(tmp_path):
+    """Files of two machines: each machine's newest is found by its name (maker, family, cores, bf16 flags), a
+    figure is carried over only from the same machine's file, and the tables show each machine's newest, the newest
+    measurement first."""
+    amd = {"cpu": "AMD EPYC 7B13", "cpus": 2, "bf16_flags": []}
+    intel = {"cpu": "Intel(R) Xeon(R) Processor", "cpus": 2, "bf16_flags": ["amx_bf16", "avx512_bf16"]}
+    assert times.machine_name(amd) == "amd-epyc-2c"
+    assert times.machine_name(intel) == "intel-xeon-2c-amx_bf16-avx512_bf16"
+    demo = {"wall_s": 60.0, "busy_core_s": 100.0, "jobs": 94, "load_1min_before": 0.1}
+    files = {
+        "2026-01-01-1.0.0.json": (amd, 400.0),  # an older file name, without the machine
+        "2026-01-03-1.1.0-amd-epyc-2c.json": (amd, 300.0),
+        "2026-01-02-1.1.0-intel-xeon-2c-amx_bf16-avx512_bf16.json": (intel, 200.0),
+    }
+    for name, (machine, wall) in files.items():
+        record = {
+            "version": name[11:16],
+            "date": name[:10],
+            "machine": machine,
+            "runs": {"demo": {**demo, "wall_s": wall}},
+        }
+        (tmp_path / name).write_text(json.dumps(record))
+    newest = times.newest_by_machine(tmp_path)
+    assert {k: p.name for k, p in newest.items()} == {
+        "amd-epyc-2c": "2026-01-03-1.1.0-amd-epyc-2c.json",
+        "intel-xeon-2c-amx_bf16-avx512_bf16": "2026-01-02-1.1.0-intel-xeon-2c-amx_bf16-avx512_bf16.json",
+    }
+    assert times.newest(tmp_path, machine=intel).name.startswith("2026-01-02")
+    assert times.newest(tmp_path).name.startswith("2026-01-03")
+    assert times.newest(tmp_path, machine={**intel, "bf16_flags": ["avx512_bf16"]}) is None
+    text = times.tables([times.load(p) for p in newest.values()])
+    amd_at, intel_at = (
+        text.index("(AMD EPYC 7B13; no `avx512_bf16`"),
+        text.index("(Intel(R) Xeon(R) Processor; `amx_bf16`"),
+    )
+    assert amd_at < intel_at  # the newer measurement first
+    assert "| 5 min 00 s | 100 |" in text and "| 3 min 20 s | 100 |" in text and "6 min 40 s" not in text

@@ -111,6 +111,8 @@ def test_every_tst_and_snakemake_command_of_the_quick_start_runs(finished_run, t
             command = command.replace(".venv/bin/tst", shlex.quote(str(BIN / "tst"))).replace(
                 demo_last, tiny_last
             )
+            if " score " in command:  # at the tiny run's precision (fp32; the demo's auto is tst score's too)
+                command += f" --precision {tiny_config(REPO)['evaluators']['precision']}"
         else:
             continue  # make run (the workflow, as finished_run ran it) and make test (this suite)
         result = subprocess.run(

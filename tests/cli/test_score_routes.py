@@ -37,9 +37,12 @@ def scored_runs(config: dict) -> list[tuple[str, str, bool]]:
 
 
 def cli_args(config: dict, system: str, ckpt: str, external: bool) -> list[str]:
-    """The `tst score` command line for the files the workflow's score job of (system, test, ckpt) reads."""
+    """The `tst score` command line for the files the workflow's score job of (system, test, ckpt) reads, at the
+    run's precision (the tiny config's fp32; without it `tst score` runs auto, bf16 on a CPU with bf16 in hardware,
+    where the run's MiniLM ran in fp32)."""
     inputs = rule_inputs.score_inputs(config, DATASET, system, [("test", ckpt)], external)
     args = ["--dataset-dir", layout.root(DATASET), "--system", system, "--checkpoint", ckpt]
+    args += ["--precision", config["evaluators"]["precision"]]
     args += ["--sources", *inputs["sources"], "--outputs", *inputs["outputs"]]
     for option in ("references", "lists", "lists_text"):
         if inputs.get(option):
