@@ -133,9 +133,10 @@ def machine_name(machine: dict) -> str:
 
 
 def newest_by_machine(results: Path = RESULTS) -> dict[str, Path]:
-    """The newest results file (by its date, then name) of each machine that has one, by machine_name."""
+    """The newest results file of each machine that has one, by machine_name (a file's name starts with its date,
+    so the names sort by date)."""
     out = {}
-    for path in sorted(results.glob("*.json"), key=lambda p: (p.name[:10], p.name)):
+    for path in sorted(results.glob("*.json")):
         out[machine_name(json.loads(path.read_text())["machine"])] = path
     return out
 
@@ -145,7 +146,7 @@ def newest(results: Path = RESULTS, machine: dict | None = None) -> Path | None:
     files = newest_by_machine(results)
     if machine is not None:
         return files.get(machine_name(machine))
-    return max(files.values(), key=lambda p: (p.name[:10], p.name)) if files else None
+    return max(files.values()) if files else None
 
 
 def duration(seconds: float | None) -> str:
@@ -189,7 +190,7 @@ def table(record: dict) -> str:
 
 def tables(records: list[dict]) -> str:
     """One table per machine, the newest measurement first."""
-    ordered = sorted(records, key=lambda r: (r["date"], r["file"]), reverse=True)
+    ordered = sorted(records, key=lambda r: r["file"], reverse=True)
     return "\n\n".join(table(r) for r in ordered)
 
 
@@ -230,9 +231,10 @@ def main() -> None:
     if args.keep is not None and args.keep.exists():
         sys.exit(f"--keep {args.keep}: exists already; name a folder that does not")
     if args.tables:
-        if not newest_by_machine():
+        files = newest_by_machine()
+        if not files:
             sys.exit("no bench/results/*.json yet: run bench/times.py first")
-        write_tables([load(p) for p in newest_by_machine().values()])
+        write_tables([load(p) for p in files.values()])
         return
     sys.path[:0] = [str(HERE), str(REPO)]
     from run_time import commit_of, time_run
