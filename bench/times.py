@@ -261,7 +261,7 @@ def main() -> None:
                 if args.keep is None
                 else contextlib.nullcontext(args.keep / name)
             ) as tmp:
-                Path(tmp).mkdir(parents=True)
+                Path(tmp).mkdir(parents=True, exist_ok=True)
                 overlays = []
                 for p in RUNS[name][0]:
                     if p == FP32:
