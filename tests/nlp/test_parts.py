@@ -93,17 +93,42 @@ def test_the_least_on_style_part_by_hand():
     src = ["the food was cold ."] * 3
     out = ["the food was cold , but overall it was great !", "the food was hot .", "the food was cold ."]
     r = style_probability(out, [1, 1, 1], clf, sources=src)
-    # the trick: parts "the food was cold ," 0.06, "but overall it was great !" 0.97, the source's run 0.04, the
-    # source 0.05 -> 0.04
-    # the transfer: one part, 0.85; the copy: 0.05
-    assert r.per_sentence == pytest.approx([0.04, 0.85, 0.05])
+    # the trick: own parts "the food was cold ," 0.06 and "but overall it was great !" 0.97 -> 0.06; its content
+    # parts, the source's run 0.04 and the source 0.05, read in the source's style (<= 1/2): MIXED x 0.06 = 0.03
+    # the transfer: one part, 0.85, no content parts (it adds nothing); the copy: 0.05
+    assert r.per_sentence == pytest.approx([0.03, 0.85, 0.05])
     assert clf.calls == 1  # every part of every output in one call
-    # without sources (no run to look for): the least of the parts, 0.06
+    # without sources (no content parts): the least of the own parts, 0.06
     assert style_probability(out[:1], [1], clf).per_sentence == pytest.approx([0.06])
-    # the gain over the source read by the same rule: 0.04 - 0.05 < 0 -> 0; 0.85 - 0.05; the copy 0
+    # the gain over the source read by the same rule: 0.03 <= 1/2 -> 0; 0.85 - 0.05; the copy 0
     assert style_gain(src, out, [1, 1, 1], clf).tolist() == pytest.approx([0.0, 0.80, 0.0])
-    # for a negative target the parts are read as P(style 0): the verdict is the least on-style part
+    # for a negative target the parts are read as P(style 0): the verdict is the least on-style own part (0.03),
+    # the content parts read as the target (0.96, 0.95): 0.03 stands
     assert part_probs(out[:1], src[:1], [0], clf).tolist() == pytest.approx([1 - 0.97])
+
+
+def test_content_that_reads_in_the_source_style_halves_the_reading_and_on_style_content_does_not_cap_it():
+    """A tail with no discourse word (one own part, read on-style) after the whole source: its content parts read
+    in the source's style, so R is MIXED times its own reading, below 1/2 however on-style the tail. An honest
+    rewrite that adds words keeps material (the source's words and the substitute) that reads as the target:
+    R is its own reading, not the lower reading of its kept material."""
+    from tst.metrics.style import MIXED, TRANSFERRED
+
+    assert MIXED * 1.0 <= TRANSFERRED
+    p1 = P1 | {
+        "the food was cold and i loved it": 0.99,
+        "the food was hot and fresh .": 0.95,
+        "the food was hot .": 0.85,
+        "the food was .": 0.30,
+    }
+    src = ["the food was cold ."] * 2
+    out = ["the food was cold and i loved it", "the food was hot and fresh ."]
+    clf = Table(p1)
+    # the tail: content parts "the food was cold" 0.04, "the food was cold ." 0.05 -> 0.5 x 0.99
+    # the rewrite: content part "the food was hot ." 0.85 > 1/2; its unchanged words "the food was ." 0.30 do not
+    # read as the source (odds 8 x the source's) -> its own reading 0.95
+    assert part_probs(out, src, [1, 1], clf).tolist() == pytest.approx([0.495, 0.95])
+    assert style_gain(src, out, [1, 1], clf).tolist() == pytest.approx([0.0, 0.90])
 
 
 def test_a_verdict_put_where_a_word_was_dropped_is_read_against_the_source():
@@ -123,7 +148,8 @@ def test_a_verdict_put_where_a_word_was_dropped_is_read_against_the_source():
     clf = Table(p1)
     sources = ["plus the food was cold .", "the food was cold ."]
     outputs = ["outstanding -- the food was cold .", "the food was hot ."]
-    assert part_probs(outputs, sources, [1, 1], clf).tolist() == pytest.approx([0.05, 0.85])
+    # the swap with a verdict: its own reading 0.70, its unchanged words 0.05 read as the source -> 0.5 x 0.70
+    assert part_probs(outputs, sources, [1, 1], clf).tolist() == pytest.approx([0.35, 0.85])
     assert style_gain(sources, outputs, [1, 1], clf).tolist() == pytest.approx([0.0, 0.80])
     assert clf.calls == 3  # one call per reading of outputs and sources
     # the own words' odds of the target style more than e^SAME_STYLE times the source's: not its reading, no veto
@@ -153,3 +179,50 @@ def test_a_copy_has_no_gain_whatever_its_parts():
             p1[" ".join(p)] = float(rng.uniform())
     gain = style_gain(sentences, sentences, rng.integers(0, 2, 30).tolist(), Table(p1))
     assert set(gain.tolist()) == {0.0}
+
+
+def test_generated_outputs_whose_content_reads_in_the_source_style_never_gain():
+    """Generated forms of the class (the source unedited, a word dropped or two words swapped; a tail or a prefix,
+    with or without a discourse word) under random readings of every text: wherever a content part reads at most
+    1/2, R is half the least own part, at most 1/2, and the gain is 0; an output with no content part and no
+    unchanged words reads its own parts alone."""
+    from tst.nlp.parts import content_parts, unchanged_part
+
+    rng = np.random.default_rng(7)
+    sources, outputs = [], []
+    for i in range(300):
+        src = f"w{i} v{i} u{i} t{i} ."
+        words_ = src.split()
+        edit = i % 3
+        if edit == 1:
+            words_ = words_[1:]
+        elif edit == 2:
+            words_[1], words_[2] = words_[2], words_[1]
+        tail = ["so", "i", "loved", f"it{i}", "!"] if i % 2 else ["but", "overall", f"great{i}", "!"]
+        out = tail + words_ if i % 5 == 0 else words_[:-1] + [","] + tail
+        sources.append(src)
+        outputs.append(" ".join(out))
+    p1 = {}
+
+    def reading(text):
+        return p1.setdefault(" ".join(text), float(rng.uniform()))
+
+    mixed, plain, own = [], [], []
+    for y, x in zip(outputs, sources):
+        y, x = y.split(), x.split()
+        own.append(min(reading(p) for p in split_parts(y)))
+        content = [reading(p) for p in content_parts(y, x)]
+        same = unchanged_part(y, x)
+        for p in [same, *split_parts(same)] if same is not None else []:
+            reading(p)
+        for p in split_parts(x):  # the source's own parts: the veto's reference and the gain's R(x | x)
+            reading(p)
+        mixed.append(bool(content) and min(content) <= 0.5)
+        plain.append(same is None and (not content or min(content) > 0.5))
+    r = part_probs(outputs, sources, [1] * len(outputs), Table(p1))
+    gain = style_gain(sources, outputs, [1] * len(outputs), Table(p1))
+    mixed, plain, own = np.array(mixed), np.array(plain), np.array(own)
+    assert mixed.sum() > 60 and plain.sum() > 60  # both kinds are drawn
+    assert np.allclose(r[mixed], own[mixed] / 2) and (r[mixed] <= 0.5).all()
+    assert (gain[mixed] == 0).all()
+    assert np.allclose(r[plain], own[plain])

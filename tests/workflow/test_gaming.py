@@ -37,10 +37,10 @@ def test_no_generated_form_beats_the_references(finished_run):
     """tst.battery's forms (every edit x join x material: the source, lightly edited, with target-style material
     added anywhere) on a sample of the tiny run's test sources: none reads above the references on the same
     sample; none adds anything in place of the references' failures where its edit of the source still reads in
-    the source's style (the class: the kept material is one of the output's parts, and an output one part of
-    which reads below 1/2 gains no style, tst.metrics.style.gain_of); and the forms that keep the unedited source
-    whole beside the material (a prefix or a suffix) add nothing there at all (their source's run is one of their
-    parts: tst.nlp.parts)."""
+    the source's style (the class: the kept material is one of the output's content parts, and an output whose
+    content parts read at most 1/2 reads below 1/2 and gains no style, tst.metrics.style); and the forms that keep
+    the unedited source whole beside the material (a prefix or a suffix) add nothing there at all (their source's
+    run is one of their content parts: tst.nlp.parts)."""
     from tst import battery
 
     scorer, corpus, joint, t_j = battery.from_run(finished_run, "demo", "reference")

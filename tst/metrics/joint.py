@@ -2,7 +2,9 @@
 this pipeline's factors). Per output y_i of source x_i, three factors in [0, 1]:
 
     s_i = R(y_i | x_i) - R(x_i | x_i) if R(y_i | x_i) > 1/2 >= R(x_i | x_i), else 0
-                                                                 style gain, R = the least P(target) of the parts
+                                                                 style gain, R = the least P(target) of the own
+                                                                 parts, halved where the source's content still
+                                                                 reads in the source's style
                                                                  (tst.metrics.style.style_gain, tst.nlp.parts)
     c_i = h_i [cos(y_i, x_i) - m_i]_+ / (1 - m_i)                content: nearer its own source than others,
                                                                  h_i the share of y_i's words x_i holds

@@ -2,14 +2,23 @@
 evaluator file style_minilm.pt), chosen on Li et al.'s Yelp sentiment ratings by the rule declared in
 docs/style_and_gm.md; the CNN Acc (tst.metrics.acc) stays Pang & Gimpel's Acc.
 
-    R(y | x) = min over the parts p of y of P(target | p)     (tst.nlp.parts: sentences and clauses, the
-                                                             source's words where y contains them, and the
-                                                             material y keeps of x where y adds more)
-    style = (1/N) sum_i R(y_i | x_i)                         (y_i the output of source x_i; an empty output: 0)
+    own(y)     = min over the own parts p of y of P(target | p)         (tst.nlp.parts.split_parts: sentences
+                                                                       and clauses)
+    kept(y, x) = min over the content parts p of y of P(target | p)     (tst.nlp.parts.content_parts: the
+                                                                       source's run where y contains it, the
+                                                                       material y keeps of x where y adds more,
+                                                                       and x's own words where they read as x)
+    R(y | x)   = own(y)          where kept(y, x) > TRANSFERRED (1/2), or y has no content parts
+               = MIXED own(y)    where kept(y, x) <= 1/2: the source's content still reads in the source's style
+    style      = (1/N) sum_i R(y_i | x_i)                              (y_i the output of source x_i; an empty
+                                                                       output: 0)
 
 A sentence is in the target style only where every part of it is: "the food was cold , but overall it was great !"
-keeps a complaint, and so does a source joined to any verdict. The default GM (tst.metrics.joint) takes each
-output's gain over its source, read by the same rule, where the output crossed into the target style,
+keeps a complaint. An output whose material that carries its source's content still reads in the source's style
+is mixed: whatever it adds, it reads below the classifier's decision (MIXED = 1/2 of its own reading, so never a
+transfer), ordered by how on-style its own words read, as people rate such mixed rewrites between the two styles.
+The default GM (tst.metrics.joint) takes each output's gain over its source, read by the same rule, where the
+output crossed into the target style,
 
     s_i = R(y_i | x_i) - R(x_i | x_i)   if R(y_i | x_i) > TRANSFERRED (1/2) >= R(x_i | x_i), else 0
 
@@ -27,13 +36,14 @@ import numpy as np
 from tst.metrics.acc import EMPTY_FAILS, empty_mask
 from tst.metrics.base import Context, Metric, MetricResult
 from tst.names import CLASSIFIERS
-from tst.nlp.parts import parts_of, split_parts, unchanged_part
+from tst.nlp.parts import content_parts, split_parts, unchanged_part
 
 MINILM = CLASSIFIERS["minilm"]
 VARIANT = (
-    "mean over outputs of the least P(target style) of their parts (sentences, clauses, the source's words where "
-    "the output contains them, the output's material aligned to its source where it adds more; tst.nlp.parts, "
-    "tst.nlp.align) by all-MiniLM-L6-v2 fine-tuned as the dataset's style classifier (ours)"
+    "mean over outputs of the least P(target style) of their parts (sentences, clauses), halved where the "
+    "material that carries the source's content (the source's words where the output contains them, the output's "
+    "material aligned to its source where it adds more; tst.nlp.parts, tst.nlp.align) reads in the source's style, "
+    "by all-MiniLM-L6-v2 fine-tuned as the dataset's style classifier (ours)"
 )
 COUNTERFACTUALS = "the style classifier also trained on rule-made counterfactual negations (tst.nlp.negation)"
 VADER_LABELS = (
@@ -69,6 +79,8 @@ def _tokens(s) -> list[str]:
 
 # an output has changed style only where its least on-style part reads as the target style and its source's does not
 TRANSFERRED = 0.5
+MIXED = 0.5  # R of an output whose source's content still reads in the source's style: this share of its own
+# reading (at most 1/2: never a transfer)
 SAME_STYLE = 1.0  # the source's own words read as the source does: their log-odds of the target style at most
 # this much above the source's (odds within a factor e)
 
@@ -84,46 +96,41 @@ def reads_as_source(p, p_source) -> np.ndarray:
     return log_odds(p) <= log_odds(p_source) + SAME_STYLE
 
 
+OWN, CONTENT, SAME, SOURCE = range(4)  # part_probs: what each part read is
+
+
 def part_probs(outputs, sources, target_styles, classifier) -> np.ndarray:
-    """R(y_i | x_i): the least P(target style) over the parts of each output (tst.nlp.parts.parts_of); and where
-    the output's unchanged source words (tst.nlp.parts.unchanged_part) read as its source does (the log-odds of
-    their least part at most SAME_STYLE above those of the source's least part), that reading too: the words the
-    output put in place of others did not move the source's style. All parts read in one call of the
-    classifier."""
-    parts, owner, targets = [], [], []
-    same, same_owner, same_targets, src_parts, src_owner = [], [], [], [], []
-    for i, (y, x, t) in enumerate(zip(outputs, sources, target_styles)):
+    """R(y_i | x_i) (module docstring): the least P(target style) over the output's own parts, times MIXED where
+    the output is mixed: where its content parts (tst.nlp.parts.content_parts) read at most TRANSFERRED, or where
+    its unchanged source words (tst.nlp.parts.unchanged_part) read as its source does (the log-odds of their least
+    part at most SAME_STYLE above those of the source's least part: the words the output put in place of others
+    did not move the source's style) and at most TRANSFERRED. A source of None: the own parts alone. Every part
+    read in one call of the classifier."""
+    texts, owner, kind = [], [], []
+
+    def read(i, parts, k):
+        texts.extend(parts)
+        owner.extend([i] * len(parts))
+        kind.extend([k] * len(parts))
+
+    for i, (y, x) in enumerate(zip(outputs, sources)):
         y, x = _tokens(y), None if x is None else _tokens(x)
-        for p in parts_of(y, x):
-            parts.append(p)
-            owner.append(i)
-            targets.append(t)
-        kept = unchanged_part(y, x) if x is not None else None
-        if kept is not None:
-            for p in [kept, *split_parts(kept)]:
-                same.append(p)
-                same_owner.append(i)
-            for p in split_parts(x):
-                src_parts.append(p)
-                src_owner.append(i)
-            same_targets.append(t)
-    out = np.full(len(outputs), np.inf)
-    texts = parts + same + src_parts
-    if not texts:
-        return out
-    owners = {i: t for i, t in zip(owner, targets)}
-    probs = target_probs(
-        texts, targets + [owners[i] for i in same_owner] + [owners[i] for i in src_owner], classifier
-    )
-    np.minimum.at(out, np.asarray(owner), probs[: len(parts)])
-    if same:
-        kept_min = np.full(len(outputs), np.inf)
-        src_min = np.full(len(outputs), np.inf)
-        np.minimum.at(kept_min, np.asarray(same_owner), probs[len(parts) : len(parts) + len(same)])
-        np.minimum.at(src_min, np.asarray(src_owner), probs[len(parts) + len(same) :])
-        veto = np.isfinite(kept_min) & reads_as_source(kept_min, src_min)
-        out[veto] = np.minimum(out[veto], kept_min[veto])
-    return out
+        read(i, split_parts(y), OWN)
+        if x is None:
+            continue
+        read(i, content_parts(y, x), CONTENT)
+        same = unchanged_part(y, x)
+        if same is not None:
+            read(i, [same, *split_parts(same)], SAME)
+            read(i, split_parts(x), SOURCE)
+    least = np.full((4, len(outputs)), np.inf)
+    if texts:
+        probs = target_probs(texts, [target_styles[i] for i in owner], classifier)
+        np.minimum.at(least, (np.asarray(kind), np.asarray(owner)), probs)
+    own, content, same, source = least
+    veto = np.isfinite(same) & reads_as_source(np.where(np.isfinite(same), same, 0.5), source)
+    content = np.minimum(content, np.where(veto, same, np.inf))
+    return np.where(content <= TRANSFERRED, MIXED * own, own)
 
 
 def style_probability(outputs, target_styles, classifier, name: str = "style", sources=None) -> MetricResult:

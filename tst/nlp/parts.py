@@ -3,27 +3,30 @@ was measured).
 
 A person reads "the food was cold , but overall it was great !" as a complaint followed by a verdict: a part of it
 is still in the source style. The style factor (tst.metrics.style) therefore scores each part and keeps the least
-on-style one. The rule, on the tokenized, lowercased words the classifiers read:
+on-style one, and reads the output's material that carries its source's content apart. The rule, on the
+tokenized, lowercased words the classifiers read:
 
 - a part ends after a sentence mark (. ! ? ;) that more words follow, and before a discourse word that turns or
   sums up (DISCOURSE: but, although, though, however, yet, overall, except, whereas, nevertheless, nonetheless)
   unless the part so far holds no other word ("but overall" opens one part);
 - a part of fewer than MIN_WORDS words (tokens with a letter or digit) joins the part before it (the first part:
-  the one after it), so "not yet" or a lone "overall" do not stand on their own;
-- an output that contains its source's words (the source without its final punctuation, at least MIN_WORDS words)
-  as a run of tokens, and adds more, also has that run and the source's own parts as parts: a source joined to
-  anything reads at most as on-style as the source itself, wherever the join falls;
-- an output that holds material its source does not (tst.nlp.align: the output's words aligned to the source's,
-  one to one, by runs, moved words and substitutions) also has its **kept material** — the aligned tokens in
-  the output's order — and that material's own parts as parts, where the kept material holds at least
-  KEPT_SHARE of the source's words (the source's content, not a fragment of it) and MIN_WORDS words: the
-  source's material, however lightly edited, is read apart from whatever was added to it, in any words, at any
-  place; and where the words the output put in place of some of its source's may be added material in disguise
-  (a word dropped and a verdict put where it was), the source's own words as kept (unchanged_part) are read
-  against the source itself (tst.metrics.style).
+  the one after it), so "not yet" or a lone "overall" do not stand on their own: these are the output's **own
+  parts** (split_parts);
+- its **content parts** (content_parts) read its source's content as the output holds it: where the output
+  contains its source's words (the source without its final punctuation, at least MIN_WORDS words) as a run of
+  tokens, and adds more, that run and the source's own parts, so a source joined to anything keeps the source's
+  reading, wherever the join falls; where the output holds material its source does not (tst.nlp.align: the
+  output's words aligned to the source's, one to one, by runs, moved words and substitutions), its **kept
+  material** — the aligned tokens in the output's order — and that material's own parts, where the kept material
+  holds at least KEPT_SHARE of the source's words (the source's content, not a fragment of it) and MIN_WORDS
+  words: the source's material, however lightly edited, is read apart from whatever was added to it, in any
+  words, at any place; and where the words the output put in place of some of its source's may be added
+  material in disguise (a word dropped and a verdict put where it was), the source's own words as kept
+  (unchanged_part) are read against the source itself (tst.metrics.style).
 
-The source is read by the same rule, with itself as its source (its own parts), so a copy has exactly the parts
-of its source, and an output that contains its source has them all: its style gain over the source is 0.
+The source is read by the same rule, with itself as its source (its own parts, no content parts), so a copy has
+exactly the parts of its source, and an output that contains its source reads the source's own parts among its
+content parts: its style gain over the source is 0.
 """
 
 from __future__ import annotations
@@ -111,17 +114,28 @@ def unchanged_part(tokens: list[str], source: list[str]) -> list[str] | None:
     return same if same is not None and same != kept else None
 
 
-def parts_of(tokens: list[str], source: list[str] | None = None) -> list[list[str]]:
-    """The parts the style factor reads for an output `tokens` of `source`: split_parts; when the output
-    contains the source (source_span), that run and the source's own parts; when it adds material to its
-    source's (kept_part), the kept material and its parts. Distinct parts, in order."""
-    parts = split_parts(tokens)
-    span = source_span(tokens, source) if source is not None else None
+def content_parts(tokens: list[str], source: list[str]) -> list[list[str]]:
+    """The parts that read the source's content as an output `tokens` holds it: when the output contains the
+    source (source_span), that run and the source's own parts; when it adds material to its source's (kept_part),
+    the kept material and its parts; else none (a copy, an honest rewrite that adds nothing). Distinct parts, in
+    order."""
+    parts = []
+    span = source_span(tokens, source)
     if span is not None:
         parts += [span, *split_parts(source)]
-    kept = kept_part(tokens, source) if source is not None else None
+    kept = kept_part(tokens, source)
     if kept is not None:
         parts += [kept, *split_parts(kept)]
+    return _distinct(parts)
+
+
+def parts_of(tokens: list[str], source: list[str] | None = None) -> list[list[str]]:
+    """Every part the style factor reads for an output `tokens` of `source`: its own parts (split_parts) and
+    those that read its source's content (content_parts). Distinct parts, in order."""
+    return _distinct(split_parts(tokens) + (content_parts(tokens, source) if source is not None else []))
+
+
+def _distinct(parts: list[list[str]]) -> list[list[str]]:
     seen, out = set(), []
     for p in parts:
         if tuple(p) not in seen:
