@@ -128,7 +128,7 @@ def part_probs(outputs, sources, target_styles, classifier) -> np.ndarray:
         probs = target_probs(texts, [target_styles[i] for i in owner], classifier)
         np.minimum.at(least, (np.asarray(kind), np.asarray(owner)), probs)
     own, content, same, source = least
-    veto = np.isfinite(same) & reads_as_source(np.where(np.isfinite(same), same, 0.5), source)
+    veto = np.isfinite(same) & reads_as_source(same, source)  # (log_odds clips the unread inf)
     content = np.minimum(content, np.where(veto, same, np.inf))
     return np.where(content <= TRANSFERRED, MIXED * own, own)
 
