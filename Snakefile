@@ -2,6 +2,8 @@
 # Default run: the embedded demo corpus (config.yaml). Real corpora: --configfile configs/<dataset>.yaml
 from snakemake.utils import min_version
 
+from tst.snakemake_checksums import hash_inputs_once
+
 min_version("9.0")
 
 
@@ -24,6 +26,8 @@ include: "rules/report.smk"
 
 # the config's jobs_per_gpu for every job this run starts (tst.gpus reads it from the environment)
 gpus.hand_to_jobs(config["jobs_per_gpu"])
+# a finished job's metadata records: each input hashed once, not once per output (tst.snakemake_checksums)
+hash_inputs_once()
 
 
 onstart:

@@ -97,27 +97,24 @@ def run_battery(
     honest: str,
     workdir,
     attacks=ATTACKS,
-    tst_bin: str | None = None,
     precision: str = "fp32",
 ) -> dict:
-    """Each attack on `honest`'s test outputs in a finished run, scored by `tst score` (the default GM and its
-    inputs) against the run's evaluators and calibration: {attack: {"gm", "joint", "style", "content",
-    "acceptability"}}, and "honest": the honest system's own outputs scored the same way (its per-sentence joint
-    scores, which pick its failures, come from its score file). precision: the MiniLM models' (fp32: an output's
-    score does not depend on the others). `results` is the folder that
-    holds `results/<dataset>` (the run's working directory)."""
-    import json
-    import subprocess
-    import sys
+    """Each attack on `honest`'s test outputs in a finished run, scored as `tst score` scores them (tst.api.score_texts,
+    which goes through the command's own parser and request; the default GM and its inputs) against the run's
+    evaluators and calibration: {attack: {"gm", "joint", "style", "content", "acceptability"}}, and "honest": the
+    honest system's own outputs scored the same way (its per-sentence joint scores, which pick its failures, come
+    from its score file). Each attack's outputs are written to workdir/<attack>.<style>.txt. precision: the MiniLM
+    models' (fp32: an output's score does not depend on the others). `results` is the folder that holds
+    `results/<dataset>` (the run's working directory)."""
     from pathlib import Path
 
     import pandas as pd
 
     from tst import layout
+    from tst.api import score_texts
     from tst.io import read_lines, write_lines
 
     root, work = Path(results), Path(workdir)
-    tst_bin = tst_bin or str(Path(sys.executable).with_name("tst"))  # this environment's command
     work.mkdir(parents=True, exist_ok=True)
     ckpt = "final"
     keys = ("gm", "joint", "style", "content", "acceptability")
@@ -125,32 +122,33 @@ def run_battery(
         root / layout.score(dataset, honest, "test", ckpt, "tsv"), sep="\t", keep_default_na=False
     )
     out = {}
-    source_files = [str(root / layout.sources(dataset, honest, "test", ckpt, s)) for s in (0, 1)]
-    sources = [read_lines(f) for f in source_files]
+    sources = [read_lines(root / layout.sources(dataset, honest, "test", ckpt, s)) for s in (0, 1)]
     outputs = [read_lines(root / layout.outputs(dataset, honest, "test", ckpt, s)) for s in (0, 1)]
     train = [
         read_lines(root / layout.text(dataset, "train", 1 - s, raw=True)) for s in (0, 1)
     ]  # target style's
     joint = tsv["joint"].astype(float).tolist()
     joints = [joint[: len(outputs[0])], joint[len(outputs[0]) :]]
+    styles = [0] * len(sources[0]) + [1] * len(sources[1])
     for name in ("honest", *attacks):  # the honest outputs themselves through the same route first
-        paths = []
+        made = []
         for s in (0, 1):
-            made = (
+            made.append(
                 outputs[s]
                 if name == "honest"
                 else attack(name, sources[s], outputs[s], train[s], joints[s], 0, s)
             )
-            write_lines(work / f"{name}.{s}.txt", made)
-            paths.append(str(work / f"{name}.{s}.txt"))
-        cmd = [tst_bin, "score", "--dataset-dir", str(root / layout.root(dataset))]
-        cmd += ["--sources", *source_files, "--outputs", *paths]
+            write_lines(work / f"{name}.{s}.txt", made[-1])
         # fp32: in bf16 an output's MiniLM reading shifts with the other outputs it is batched with, so replacing
         # some outputs would move the others' scores by ~1e-4 of the GM
-        cmd += ["--no-ci", "--precision", precision, "--metrics", *keys, "sbert_all_minilm_l6_v2"]
-        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            raise RuntimeError(f"tst score on attack {name} failed: {done.stderr[-2000:]}")
-        metrics = json.loads(done.stdout)["metrics"]
-        out[name] = {k: (metrics.get(k) or {}).get("score") for k in keys}
+        got = score_texts(
+            [*sources[0], *sources[1]],
+            [*made[0], *made[1]],
+            styles,
+            root / layout.root(dataset),
+            metrics=[*keys, "sbert_all_minilm_l6_v2"],
+            precision=precision,
+            ci=False,
+        )
+        out[name] = {k: got.scores.get(k) for k in keys}
     return out

@@ -1,20 +1,15 @@
 """The gaming battery (tst.attacks) on the suite's tiny run: each way to game the default GM, built from the human
-references' outputs and the run's own test sources and training text, scored by `tst score` against the run's
+references' outputs and the run's own test sources and training text, scored as `tst score` scores them against the run's
 evaluators and calibration. None may raise the references' GM, and each scores below them."""
-
-import sys
-from pathlib import Path
 
 import pytest
 
 from tst.attacks import ATTACKS, run_battery
 
-TST = str(Path(sys.executable).with_name("tst"))
-
 
 @pytest.mark.slow
 def test_no_attack_raises_an_honest_systems_gm_or_beats_it(finished_run, tmp_path):
-    got = run_battery(finished_run, "demo", "reference", tmp_path, tst_bin=TST)
+    got = run_battery(finished_run, "demo", "reference", tmp_path)
     honest = got["honest"]["gm"]
     assert honest is not None and honest > 0, got["honest"]
     for name in ATTACKS:
