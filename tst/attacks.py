@@ -99,13 +99,13 @@ def run_battery(
     attacks=ATTACKS,
     precision: str = "fp32",
 ) -> dict:
-    """Each attack on `honest`'s test outputs in a finished run, scored as `tst score` scores them (tst.api.score_texts,
-    which goes through the command's own parser and request; the default GM and its inputs) against the run's
-    evaluators and calibration: {attack: {"gm", "joint", "style", "content", "acceptability"}}, and "honest": the
-    honest system's own outputs scored the same way (its per-sentence joint scores, which pick its failures, come
-    from its score file). Each attack's outputs are written to workdir/<attack>.<style>.txt. precision: the MiniLM
-    models' (fp32: an output's score does not depend on the others). `results` is the folder that holds
-    `results/<dataset>` (the run's working directory)."""
+    """Each attack on `honest`'s test outputs in a finished run, scored as `tst score` scores them
+    (tst.api.score_texts, which goes through the command's own parser and request; the default GM and its inputs)
+    against the run's evaluators and calibration: {attack: {"gm", "joint", "style", "content", "acceptability"}},
+    and "honest": the honest system's own outputs scored the same way (its per-sentence joint scores, which pick
+    its failures, come from its score file). Each attack's outputs are written to workdir/<attack>.<style>.txt.
+    precision: the MiniLM models' (fp32: an output's score does not depend on the others). `results` is the folder
+    that holds `results/<dataset>` (the run's working directory)."""
     from pathlib import Path
 
     import pandas as pd

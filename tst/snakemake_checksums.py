@@ -1,10 +1,10 @@
 """Snakemake's record of a finished job reads each of the job's inputs once, not once per output.
 
-At the end of every job, Snakemake 9 (`snakemake.persistence.PersistenceBase.finished`) writes one metadata record per
-output file, and for each record it hashes every input below `max-checksum-file-size` again (snakemake#4240). With
-the workflow profile's 4 GB limit (profiles/default/config.yaml: a touched checkpoint reruns nothing) a score job
-with 32 outputs hashed the two 91 MB MiniLM checkpoints 32 times: in the demo, 21,870 hashes of 32.4 GB, ~20 s of
-the main process, which starts no job while it hashes (docs/performance.md).
+At the end of every job, Snakemake 9 (`snakemake.persistence.PersistenceBase.finished`) writes one metadata
+record per output file, and for each record it hashes every input below `max-checksum-file-size` again
+(snakemake#4240). With the workflow profile's 4 GB limit (profiles/default/config.yaml: a touched checkpoint
+reruns nothing) a score job with 32 outputs hashed the two 91 MB MiniLM checkpoints 32 times: in the demo, 21,870
+hashes of 32.4 GB, ~20 s of the main process, which starts no job while it hashes (docs/performance.md).
 
 `hash_inputs_once()` keeps, for the length of one `finished` call, the checksum of each input it has read: the
 records hold the same checksums, each input read once per job. Where Snakemake's functions are not the ones this

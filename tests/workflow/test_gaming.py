@@ -1,6 +1,7 @@
 """The gaming battery (tst.attacks) on the suite's tiny run: each way to game the default GM, built from the human
-references' outputs and the run's own test sources and training text, scored as `tst score` scores them against the run's
-evaluators and calibration. None may raise the references' GM, and each scores below them."""
+references' outputs and the run's own test sources and training text, scored as `tst score` scores them
+(tst.score_texts) against the run's evaluators and calibration. None may raise the references' GM, and each
+scores below them."""
 
 import pytest
 
