@@ -142,3 +142,21 @@ def test_perplexity_by_target_style_routes_each_sentence():
     # <eos> not counted: style 0: 1 + 1 words at ln 10; style 1: 3 words at ln 1000 -> exp((2 + 9) ln10 / 5)
     assert perplexity_by_style(["a", "b c d", "e"], [0, 1, 0], lms).score == pytest.approx(10 ** (11 / 5))
     assert r.per_sentence == pytest.approx([10.0, 1000.0, 10.0])
+
+
+def test_target_probs_reads_each_distinct_sentence_once():
+    """Repeated sentences (strings or token lists alike) are read once, and each row gets its own target's
+    probability: the hand table's values, in the input's order."""
+    from tst.metrics.style import target_probs
+
+    read = []
+
+    class Recording(TableClassifier):
+        def predict_proba(self, sentences):
+            read.extend(" ".join(s) for s in sentences)
+            return super().predict_proba(sentences)
+
+    clf = Recording({"good food": [0.1, 0.9], "bad food": [0.8, 0.2], "ok": [0.45, 0.55]})
+    got = target_probs(["good food", ["bad", "food"], "good food", "ok", "bad food"], [1, 0, 0, 1, 1], clf)
+    assert got.tolist() == [0.9, 0.8, 0.1, 0.55, 0.2]
+    assert sorted(read) == ["bad food", "good food", "ok"] and clf.calls == 1

@@ -67,10 +67,13 @@ def classifier_note(classifier) -> str:
 
 
 def target_probs(sentences, target_styles, classifier) -> np.ndarray:
-    """P(target style) of each sentence (token lists or strings)."""
-    tokens = [s.split() if isinstance(s, str) else list(s) for s in sentences]
-    probs = np.asarray(classifier.predict_proba(tokens), dtype=np.float64)
-    return probs[np.arange(len(tokens)), np.asarray(target_styles, dtype=int)]
+    """P(target style) of each sentence (token lists or strings), each distinct sentence read once (an output's
+    parts repeat its source's, and the gaming battery's forms share their sources' parts)."""
+    tokens = [tuple(s.split()) if isinstance(s, str) else tuple(s) for s in sentences]
+    row = {}
+    rows = [row.setdefault(t, len(row)) for t in tokens]
+    probs = np.asarray(classifier.predict_proba([list(t) for t in row]), dtype=np.float64)
+    return probs[np.asarray(rows, dtype=int), np.asarray(target_styles, dtype=int)]
 
 
 def _tokens(s) -> list[str]:
