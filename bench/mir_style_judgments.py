@@ -9,8 +9,8 @@ with the ratings by Pearson's r, pooled over each model's settings (`code/style_
 `display_correlation_tables`). This prints the same, and Spearman's rho, per model and over all 12 settings
 pooled, for:
 
-- `mir_textcnn_emd`: their direction-corrected EMD from their TextCNN's released distributions (the number their
-  paper reports for it, a check that the outputs and ratings line up);
+- `mir_textcnn_emd`: their direction-corrected EMD from their TextCNN's released distributions (what their
+  `display_correlation_tables` computes for it);
 - `sti_cnn`: the registry's `sti` (Mir's formula) on the given stage's CNN (`style_cnn.pt`);
 - `minilm_whole`: P(target) of the whole output by the stage's style classifier (`style_minilm.pt`);
 - `style`: R(y | x), the style score (tst.metrics.style);
@@ -29,6 +29,8 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
+from tst.io import read_lines
+
 # Mir et al.'s code/globals.py: each model's hyperparameter and its settings
 SETTINGS = {
     "ARAE": ("lambda", [1, 5, 10]),
@@ -36,10 +38,6 @@ SETTINGS = {
     "DAR": ("gamma", [0.1, 1, 15, 500]),
 }
 DISTRIBUTIONS = "evaluations/automated/style_transfer_intensity/sentence_level/style_distributions"
-
-
-def lines(path: Path) -> list[str]:
-    return path.read_text(encoding="utf-8").splitlines()
 
 
 def settings(mir: Path):
@@ -53,14 +51,14 @@ def settings(mir: Path):
 def load(mir: Path):
     """Per setting: sources, outputs, target styles, people's ratings, Mir's TextCNN distributions of the
     outputs; and Mir's distributions of the sources."""
-    sources = lines(mir / "data/sentiment.test.0") + lines(mir / "data/sentiment.test.1")
+    sources = read_lines(mir / "data/sentiment.test.0") + read_lines(mir / "data/sentiment.test.1")
     half = len(sources) // 2
     targets = np.array([1] * half + [0] * (len(sources) - half))
     source_cnn = np.load(mir / DISTRIBUTIONS / "input_distributions.npz", allow_pickle=False)["textcnn"]
     rows = []
     for model, name, folder in settings(mir):
         out_dir = mir / "transfer_model_outputs" / model / folder
-        outputs = lines(out_dir / "sentiment.test.0.tsf") + lines(out_dir / "sentiment.test.1.tsf")
+        outputs = read_lines(out_dir / "sentiment.test.0.tsf") + read_lines(out_dir / "sentiment.test.1.tsf")
         ratings = np.load(mir / f"evaluations/human/style_transfer_intensity/{name}.npy", allow_pickle=False)
         cnn = np.load(mir / DISTRIBUTIONS / f"{name}.npz", allow_pickle=False)["textcnn"]
         if not (len(outputs) == len(ratings) == len(cnn) == len(sources)):
