@@ -3,6 +3,7 @@
 from snakemake.utils import min_version
 
 from tst.snakemake_checksums import hash_inputs_once
+from tst.snakemake_scheduler import exit_without_waiting
 
 min_version("9.0")
 
@@ -28,6 +29,8 @@ include: "rules/report.smk"
 gpus.hand_to_jobs(config["jobs_per_gpu"])
 # a finished job's metadata records: each input hashed once, not once per output (tst.snakemake_checksums)
 hash_inputs_once()
+# a finished run exits at once, not after its last re-plan timer (tst.snakemake_scheduler)
+exit_without_waiting()
 
 
 onstart:
