@@ -36,5 +36,8 @@ def exit_without_waiting() -> bool:
         timer.start()
 
     schedule_reevaluation._tst_daemon = True
+    schedule_reevaluation._tst_original = (
+        schedule  # Snakemake's own (tests/workflow/test_snakemake_scheduler.py)
+    )
     JobScheduler._schedule_reevalutation = schedule_reevaluation
     return True

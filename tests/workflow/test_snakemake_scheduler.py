@@ -29,10 +29,12 @@ def test_snakemakes_timer_holds_the_interpreter_and_the_patched_one_does_not(mon
 
     from tst.snakemake_scheduler import exit_without_waiting
 
-    plain = started_timer(JobScheduler._schedule_reevalutation, 0.01)
-    assert not plain.daemon  # Snakemake's own: the interpreter's exit waits for it
+    # Snakemake's own (this process may have parsed the Snakefile, which patched it, already)
+    own = getattr(JobScheduler._schedule_reevalutation, "_tst_original", JobScheduler._schedule_reevalutation)
+    plain = started_timer(own, 0.01)
+    assert not plain.daemon  # the interpreter's exit waits for it
     plain.join()
-    monkeypatch.setattr(JobScheduler, "_schedule_reevalutation", JobScheduler._schedule_reevalutation)
+    monkeypatch.setattr(JobScheduler, "_schedule_reevalutation", own)
     assert exit_without_waiting() is True
     patched = JobScheduler._schedule_reevalutation
     assert exit_without_waiting() is True and JobScheduler._schedule_reevalutation is patched  # once
