@@ -26,7 +26,7 @@ def exit_without_waiting() -> bool:
     schedule = getattr(JobScheduler, "_schedule_reevalutation", None)  # (sic: Snakemake's spelling)
     if schedule is None or list(inspect.signature(schedule).parameters) != ["self", "delay"]:
         return False
-    if getattr(schedule, "_tst_daemon", False):
+    if hasattr(schedule, "_tst_original"):  # patched already
         return True
 
     def schedule_reevaluation(self, delay) -> None:
@@ -35,9 +35,6 @@ def exit_without_waiting() -> bool:
         timer.daemon = True
         timer.start()
 
-    schedule_reevaluation._tst_daemon = True
-    schedule_reevaluation._tst_original = (
-        schedule  # Snakemake's own (tests/workflow/test_snakemake_scheduler.py)
-    )
+    schedule_reevaluation._tst_original = schedule  # Snakemake's own, kept for the tests
     JobScheduler._schedule_reevalutation = schedule_reevaluation
     return True
