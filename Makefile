@@ -21,18 +21,30 @@ PYTHON ?= python3
 TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 TORCH_INDEX := $(if $(shell command -v nvidia-smi 2>/dev/null),,--extra-index-url $(TORCH_CPU_INDEX))
 
-.PHONY: run report test test-quick test-slurm install lint format
+.PHONY: run report test test-quick test-slurm install install-locked lint format
 
 install: $(VENV)/.installed
 
-# The tested versions (requirements.lock, as constraints), the workflow and the test tools. torch first, alone
-# (--no-deps: its dependencies come with the rest), so that the CPU index is asked for torch only
-$(VENV)/.installed: pyproject.toml requirements.lock
+# The venv, pip and torch. torch first, alone (--no-deps: its dependencies come with the rest), so that the CPU
+# index is asked for torch only
+define venv_with_torch
 	"$(PYTHON)" -m venv "$(VENV)"
 	"$(PY)" -m pip install --quiet --upgrade pip
 	"$(PY)" -m pip install --quiet -c requirements.lock --no-deps $(TORCH_INDEX) torch
+endef
+
+# The tested versions (requirements.lock, as constraints), the workflow and the test tools
+$(VENV)/.installed: pyproject.toml requirements.lock
+	$(venv_with_torch)
 	"$(PY)" -m pip install --quiet -c requirements.lock -e ".[workflow,test]"
 	touch "$@"
+
+# Every package of requirements.lock, without the package itself: nothing is built in this folder (an editable
+# install writes tst_pipeline.egg-info and build/ here), so it runs beside another venv's install. .ci/run fills
+# its Python 3.13 venv so while the first venv installs and the suite runs; make install then adds the package
+install-locked:
+	$(venv_with_torch)
+	"$(PY)" -m pip install --quiet -c requirements.lock -r requirements.lock
 
 run: install
 	mkdir -p results && printf '%s\n' '$(SNAKEMAKE_ARGS)' > "$(LAST_RUN_ARGS)"

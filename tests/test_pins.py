@@ -159,3 +159,28 @@ def test_make_install_uses_the_lock_and_the_cpu_index_where_there_is_no_nvidia_s
     assert gpu[1].endswith("-c requirements.lock --no-deps torch") and "download.pytorch.org" not in " ".join(
         gpu
     )
+
+
+def test_make_install_locked_installs_the_lock_and_builds_nothing_here(repo_root, tmp_path):
+    """make install-locked (printed, make -n), which .ci/run runs for its second venv beside the first's install:
+    the venv, pip and torch as make install has them, then every package of the lock, and no editable install
+    (which would build in the repository while the other install builds there too)."""
+
+    def printed(target: str) -> list[str]:
+        out = subprocess.run(
+            ["make", "-n", "-s", target, f"VENV={tmp_path / 'venv'}"],
+            cwd=repo_root,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return [" ".join(line.split()) for line in out.stdout.splitlines() if line.strip()]
+
+    if not shutil.which("make"):
+        pytest.skip("no make")
+    install, locked = printed("install"), printed("install-locked")
+    assert locked[:3] == install[:3] and locked[2].endswith(" torch")
+    assert locked[3:] == [
+        f'"{tmp_path / "venv" / "bin" / "python"}" -m pip install --quiet -c requirements.lock -r requirements.lock'
+    ]
+    assert not any(" -e " in line for line in locked)
