@@ -9,6 +9,8 @@
 #   make test-slurm -> the demo through a single-node SLURM (profiles/slurm, installed and started here with
 #                  apt-get when missing: needs root) vs a local run: scores and tables byte-identical
 #   make format -> ruff format, snakefmt (then commit the formatting alone)
+#   make install-locked -> every package of requirements.lock into $(VENV), without the package itself: .ci/run
+#                  fills its second venv (Python 3.13) so beside the first's install
 VENV ?= .venv
 PY := $(VENV)/bin/python
 SNAKEMAKE_ARGS ?=
