@@ -46,7 +46,7 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 # its Python 3.13 venv so while the first venv installs and the suite runs; make install then adds the package
 install-locked:
 	$(venv_with_torch)
-	"$(PY)" -m pip install --quiet -c requirements.lock -r requirements.lock
+	"$(PY)" -m pip install --quiet -r requirements.lock
 
 run: install
 	mkdir -p results && printf '%s\n' '$(SNAKEMAKE_ARGS)' > "$(LAST_RUN_ARGS)"

@@ -126,20 +126,26 @@ def test_the_suites_environment_is_the_locks(repo_root):
     assert differ == [], "rebuild the venv (make install) or update requirements.lock"
 
 
+def make_printed(repo_root, target: str, venv: Path, path: str | None = None) -> list[str]:
+    """The commands `make -n -s target VENV=venv` prints (with PATH = path when given), blanks normalized."""
+    out = subprocess.run(
+        ["make", "-n", "-s", target, f"VENV={venv}"],
+        cwd=repo_root,
+        env={**os.environ, **({"PATH": path} if path is not None else {})},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return [" ".join(line.split()) for line in out.stdout.splitlines() if line.strip()]
+
+
 def test_make_install_uses_the_lock_and_the_cpu_index_where_there_is_no_nvidia_smi(repo_root, tmp_path):
     """make install (printed, make -n): torch alone first, from the CPU index unless nvidia-smi is on PATH, then
     the package with both extras, the lock as constraints each time."""
 
     def printed(path: str) -> list[str]:
-        out = subprocess.run(
-            ["make", "-n", "-s", "install", f"VENV={tmp_path / 'venv'}"],
-            cwd=repo_root,
-            env={**os.environ, "PATH": path},
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        return [" ".join(line.split()) for line in out.stdout.splitlines() if " -m pip install " in line]
+        lines = make_printed(repo_root, "install", tmp_path / "venv", path)
+        return [line for line in lines if " -m pip install " in line]
 
     plain = os.pathsep.join(
         p for p in os.environ["PATH"].split(os.pathsep) if not Path(p, "nvidia-smi").exists()
@@ -165,22 +171,11 @@ def test_make_install_locked_installs_the_lock_and_builds_nothing_here(repo_root
     """make install-locked (printed, make -n), which .ci/run runs for its second venv beside the first's install:
     the venv, pip and torch as make install has them, then every package of the lock, and no editable install
     (which would build in the repository while the other install builds there too)."""
-
-    def printed(target: str) -> list[str]:
-        out = subprocess.run(
-            ["make", "-n", "-s", target, f"VENV={tmp_path / 'venv'}"],
-            cwd=repo_root,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        return [" ".join(line.split()) for line in out.stdout.splitlines() if line.strip()]
-
     if not shutil.which("make"):
         pytest.skip("no make")
-    install, locked = printed("install"), printed("install-locked")
+    install, locked = (make_printed(repo_root, t, tmp_path / "venv") for t in ("install", "install-locked"))
     assert locked[:3] == install[:3] and locked[2].endswith(" torch")
     assert locked[3:] == [
-        f'"{tmp_path / "venv" / "bin" / "python"}" -m pip install --quiet -c requirements.lock -r requirements.lock'
+        f'"{tmp_path / "venv" / "bin" / "python"}" -m pip install --quiet -r requirements.lock'
     ]
     assert not any(" -e " in line for line in locked)
