@@ -13,6 +13,9 @@ whole, by the output's own parts (the source not read), and by parts (R, the sty
 material read apart too):
 
     python bench/style_labels.py --classifier results/yelp/evaluators/style_minilm.pt --data-dir "$TST_DATA_DIR"
+
+With --mixed as well, the rewrites the style score reads as mixed, and how readings of them agree with people
+(docs/style_and_gm.md, the mixed reading).
 """
 
 from __future__ import annotations
@@ -113,6 +116,34 @@ def evaluate(clf, table) -> dict:
     }
 
 
+def mixed_readings(clf, table) -> dict:
+    """The rated rewrites that R reads as mixed (R below the least own part: tst.metrics.style.part_probs), and
+    how readings of them agree with people: Spearman within them, and the style score's agreement when R gives
+    them half the reading (own: the shipped R; whole: the whole output) or, as a bound, people's own rating
+    scaled into [0, 1/2]."""
+    out = [s.split() for s in table["output"]]
+    src = [s.split() for s in table["source"]]
+    target = (1 - table["source_style"]).to_numpy()
+    whole = target_probs(out, target, clf)
+    own = part_probs(out, [None] * len(out), target, clf)
+    r = part_probs(out, src, target, clf)
+    mixed = r < own
+    people = table["sentiment"].to_numpy(dtype=float)
+    bound = r.copy()
+    bound[mixed] = 0.5 * (people[mixed] - 1) / 4  # ratings 1-5 -> [0, 1/2]
+    within = {
+        name: round(float(stats.spearmanr(p[mixed], people[mixed]).statistic), 4)
+        for name, p in (("own", own), ("whole", whole))
+    }
+    return {
+        "n_mixed": int(mixed.sum()),
+        "within_mixed": within,
+        "own/2": agreement(table, np.where(mixed, own / 2, own)),
+        "whole/2": agreement(table, np.where(mixed, whole / 2, own)),
+        "bound": agreement(table, bound),
+    }
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument(
@@ -125,6 +156,9 @@ def main():
         "--data-dir", type=Path, required=True, help="the data folder (li ratings, sst2/train.tsv)"
     )
     ap.add_argument("--out", type=Path, help="where candidates are trained and the table written")
+    ap.add_argument(
+        "--mixed", action="store_true", help="with --classifier: the readings of the mixed rewrites instead"
+    )
     ap.add_argument("--candidates", nargs="+", default=list(CANDIDATES))
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--precision", default="fp32")
@@ -141,7 +175,8 @@ def main():
     }
     if a.classifier is not None:
         clf = load_classifier(a.classifier)
-        print(json.dumps({d: evaluate(clf, table) for d, table in tables.items()}, indent=1))
+        read = mixed_readings if a.mixed else evaluate
+        print(json.dumps({d: read(clf, table) for d, table in tables.items()}, indent=1))
         return
     a.out.mkdir(parents=True, exist_ok=True)
     results = json.loads((a.out / "table.json").read_text()) if (a.out / "table.json").exists() else {}
