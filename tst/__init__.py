@@ -5,7 +5,7 @@ The public Python API, kept across patch releases, is what __all__ lists (tests/
 
 # The one place of the version: pyproject.toml reads it (tool.setuptools.dynamic), every score's signature names
 # it (tst.signature). It moves whenever the default numbers do (tests/test_numbers_digest.py, CHANGELOG.md).
-__version__ = "0.8.0"
+__version__ = "0.9.0"
 
 __all__ = ["ScoreResult", "__version__", "score_texts"]
 _API = {"ScoreResult": "tst.api", "score_texts": "tst.api"}  # name -> the module that defines it

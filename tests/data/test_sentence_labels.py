@@ -119,3 +119,26 @@ def test_the_workflow_downloads_sst2_when_the_style_classifier_reads_it(shared_d
         snakemake(work, REPO, str(target), "--configfile", str(overlay), env={"TST_DATA_DIR": str(data)})
         assert server.requests == ["SST-2.zip"]
     assert target.read_bytes() == train
+
+
+def test_the_amazon_stage_reads_sst2_first_and_yelp_and_the_demo_do_not(tmp_path):
+    """configs/amazon.yaml's own style classifier reads SST-2 for one epoch before Amazon's sentences
+    (datasets.amazon.minilm), so its minilm job takes the SST-2 file and the workflow downloads it into an empty
+    data folder; the demo's and Yelp's style classifiers, in the same run or alone, read their corpus only."""
+    from snakemake.iocontainers import Wildcards
+    from test_downloads import load_config
+
+    from tst.rule_inputs import sentence_labels_download, sst2_input
+    from tst.stages import evaluator_settings
+
+    def minilm(cfg, dataset):
+        return sst2_input(cfg, Wildcards(fromdict={"kind": "minilm", "dataset": dataset}), tmp_path)
+
+    amazon = load_config("amazon.yaml")
+    assert evaluator_settings(amazon, "minilm", "amazon")["sentence_labels"] == "first"
+    assert minilm(amazon, "amazon") == {"sentence_labels": str(tmp_path / SST2["file"])}
+    assert sst2_input(amazon, Wildcards(fromdict={"kind": "cnn", "dataset": "amazon"}), tmp_path) == {}
+    assert sentence_labels_download(amazon, tmp_path) == SST2
+    both = load_config("yelp.yaml", "amazon.yaml")
+    assert minilm(both, "yelp") == {} and minilm(both, "amazon") != {}
+    assert minilm(load_config(), "demo") == {} and sentence_labels_download(load_config(), tmp_path) is None
