@@ -105,15 +105,21 @@ def agreement(table, p: np.ndarray) -> dict:
     return {"sentence": round(float(sent), 4), "system": round(float(system), 4), "references_rank": rank}
 
 
-def evaluate(clf, table) -> dict:
+def readings(clf, table) -> dict[str, np.ndarray]:
+    """P(target) of each rated rewrite read whole, by its own parts (the source not read), and by parts (R, the
+    style score: the source's kept material read apart too)."""
     out = [s.split() for s in table["output"]]
     src = [s.split() for s in table["source"]]
     target = (1 - table["source_style"]).to_numpy()
     return {
-        "whole": agreement(table, target_probs(out, target, clf)),
-        "own_parts": agreement(table, part_probs(out, [None] * len(out), target, clf)),
-        "parts": agreement(table, part_probs(out, src, target, clf)),
+        "whole": target_probs(out, target, clf),
+        "own_parts": part_probs(out, [None] * len(out), target, clf),
+        "parts": part_probs(out, src, target, clf),
     }
+
+
+def evaluate(clf, table) -> dict:
+    return {name: agreement(table, p) for name, p in readings(clf, table).items()}
 
 
 def mixed_readings(clf, table) -> dict:
@@ -121,12 +127,8 @@ def mixed_readings(clf, table) -> dict:
     how readings of them agree with people: Spearman within them, and the style score's agreement when R gives
     them half the reading (own: the shipped R; whole: the whole output) or, as a bound, people's own rating
     scaled into [0, 1/2]."""
-    out = [s.split() for s in table["output"]]
-    src = [s.split() for s in table["source"]]
-    target = (1 - table["source_style"]).to_numpy()
-    whole = target_probs(out, target, clf)
-    own = part_probs(out, [None] * len(out), target, clf)
-    r = part_probs(out, src, target, clf)
+    read = readings(clf, table)
+    whole, own, r = read["whole"], read["own_parts"], read["parts"]
     mixed = r < own
     people = table["sentiment"].to_numpy(dtype=float)
     bound = r.copy()
