@@ -72,12 +72,18 @@ def main():
         f"{len(rows)} forms, {a.per_form} sources each and {a.per_form} of {a.honest}'s failures, t_J = {t_j:.4f}, "
         f"{time.time() - t0:.0f} s; {a.honest} on the same sample: GM {rows[0]['honest_gm']:.2f}\n"
     )
-    print("| form (edit+join+material) | GM | J | style | content | fluency | failures raised |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    # content and fluency are read only where the style gain is above 0 (tst.battery.Scorer.terms): their means
+    # are over those outputs
+    print(
+        "| form (edit+join+material) | GM | J | style | sampled outputs with a style gain | their content | their "
+        "fluency | failures raised |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows[:10]:
+        content, fluency = ("" if r[k] is None else f"{r[k]:.3f}" for k in ("content", "fluency"))
         print(
-            f"| {r['form']} | {r['gm']:.2f} | {r['joint']:.4f} | {r['style']:.3f} | {r['content']:.3f} | "
-            f"{r['fluency']:.3f} | {r['failures_raised']} |"
+            f"| {r['form']} | {r['gm']:.2f} | {r['joint']:.4f} | {r['style']:.3f} | {r['n_gained']} "
+            f"| {content} | {fluency} | {r['failures_raised']} |"
         )
     raised = [r for r in rows if r["failures_raised"]]
     moved = [r for r in rows if r["failures_raised_style_moved"]]

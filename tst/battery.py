@@ -248,7 +248,8 @@ def draw(form: Form, source: str, style: int, corpus: Corpus, seed: int, i: int)
 class Scorer:
     """Per-sentence joint terms of any outputs of a finished run's test sources, read as the default GM reads
     them (tst.metrics.joint: style gain by parts, content nearer its own source times the held share, fluency
-    above the shuffled floor), every model loaded once and every text read once; fp32."""
+    above the shuffled floor), every model loaded once and every text read once, content and fluency only where
+    the style gain is above 0 (elsewhere the joint term is 0 whatever they are); fp32."""
 
     def __init__(
         self, evaluators_dir, sources: list[str], source_styles: list[int], floor: float | None = None
@@ -273,7 +274,9 @@ class Scorer:
         self._source_reading = {}
 
     def terms(self, outputs: list[str], own: list[int]) -> dict[str, np.ndarray]:
-        """{"style", "content", "fluency", "joint"} per output; own[i] = the index of output i's source."""
+        """{"style", "content", "fluency", "joint"} per output; own[i] = the index of output i's source. The joint
+        term (s c f)^(1/3) is 0 wherever the style gain s is, so the content and fluency factors are read only for
+        the outputs whose gain is above 0 (most of the battery's forms gain none); they are NaN for the others."""
         from tst.metrics import sbert
         from tst.metrics.acc import empty_mask
         from tst.metrics.joint import content_margin, fluency_above_floor, held_shares, joint
@@ -284,19 +287,17 @@ class Scorer:
         targets = 1 - self.styles[own]
         s = gain_of(part_probs(outputs, src, targets, self.classifier), self.source_reading(own))
         s[empty_mask(outputs)] = 0.0
-        margin, _ = content_margin(
-            sbert.embed(outputs, self.sbert), self.source_vectors, self.styles, own=own
-        )
-        c = margin * held_shares(outputs, src)
-        tokens = [o.split() for o in outputs]
-        keep = [k for k, t in enumerate(tokens) if t]
-        p = np.zeros(len(outputs))
-        if keep:
-            p[keep] = np.asarray(self.acceptability.p_real([tokens[k] for k in keep]), dtype=float).reshape(
-                -1
+        c, f = np.full(len(outputs), np.nan), np.full(len(outputs), np.nan)
+        read = np.flatnonzero(s > 0)
+        if len(read):
+            gained = [outputs[k] for k in read]
+            margin, _ = content_margin(
+                sbert.embed(gained, self.sbert), self.source_vectors, self.styles, own=own[read]
             )
-        f = fluency_above_floor(p, self.floor)
-        return {"style": s, "content": c, "fluency": f, "joint": joint(s, c, f)}
+            c[read] = margin * held_shares(gained, [src[k] for k in read])
+            p = self.acceptability.p_real([y.split() for y in gained])  # not empty: their gain is above 0
+            f[read] = fluency_above_floor(np.asarray(p, dtype=float).reshape(-1), self.floor)
+        return {"style": s, "content": c, "fluency": f, "joint": np.where(s > 0, joint(s, c, f), 0.0)}
 
     def source_reading(self, own) -> np.ndarray:
         """R(x_i | x_i) of each source own[i] (its own parts), each source read once for the Scorer's life."""
@@ -329,6 +330,12 @@ def sample(n: int, size: int, seed: int) -> list[int]:
     return sorted(random.Random(seed).sample(range(n), min(size, n)))
 
 
+def _mean_or_none(x: np.ndarray) -> float | None:
+    """The mean of the values read (not NaN), or None where none was."""
+    x = x[~np.isnan(x)]
+    return float(x.mean()) if len(x) else None
+
+
 def gm_of(j: float, t_j: float) -> float:
     from tst.metrics.gm import gm_calibrated
 
@@ -349,8 +356,9 @@ def run(
     system's failures (joint 0; at most `per_form` of them): {"form", "gm", "joint", "honest_joint",
     "honest_gm", "failures_raised" (outputs at failures with a joint term above 0 whose edit of the source still
     reads in the source's style: Scorer.reads_as_source), "failures_raised_style_moved" (the others: an edit that
-    took out what made the source's style, a transfer by deletion, outside the class), "style", "content",
-    "fluency"}, worst (highest GM) first. All forms' outputs are read in one pass."""
+    took out what made the source's style, a transfer by deletion, outside the class), "style" (the mean gain),
+    "n_gained" (the sampled outputs with a gain above 0), "content" and "fluency" (their means over those outputs;
+    None where there are none)}, worst (highest GM) first. All forms' outputs are read in one pass."""
     n = len(scorer.sources)
     at = sample(n, per_form, seed)
     failures = [i for i, j in enumerate(honest_joint) if j == 0]
@@ -385,7 +393,9 @@ def run(
                 "honest_gm": gm_of(honest_j, t_j),
                 "failures_raised": int(((terms["joint"] > 0) & fail & in_class).sum()),
                 "failures_raised_style_moved": int(((terms["joint"] > 0) & fail & ~in_class).sum()),
-                **{k: float(terms[k][pick].mean()) for k in ("style", "content", "fluency")},
+                "style": float(terms["style"][pick].mean()),
+                "n_gained": int((terms["style"][pick] > 0).sum()),
+                **{k: _mean_or_none(terms[k][pick]) for k in ("content", "fluency")},
             }
         )
     return sorted(rows, key=lambda r: (-r["gm"], -r["joint"], r["form"]))
