@@ -297,7 +297,7 @@ class Scorer:
             c[read] = margin * held_shares(gained, [src[k] for k in read])
             p = self.acceptability.p_real([y.split() for y in gained])  # not empty: their gain is above 0
             f[read] = fluency_above_floor(np.asarray(p, dtype=float).reshape(-1), self.floor)
-        return {"style": s, "content": c, "fluency": f, "joint": np.where(s > 0, joint(s, c, f), 0.0)}
+        return {"style": s, "content": c, "fluency": f, "joint": joint(s, c, f)}  # (NaN counts as 0 there)
 
     def source_reading(self, own) -> np.ndarray:
         """R(x_i | x_i) of each source own[i] (its own parts), each source read once for the Scorer's life."""
