@@ -1,8 +1,8 @@
 """The pipeline's headline times, measured and written down: the demo, the Yelp evaluation stage and the test
 suite (`make test`, and `make test-quick` without its slow tests), timed on this machine and written to
 bench/results/<date>-<version>-<machine>.json (<machine>: the CPU's maker and family, its cores and bf16 flags);
-the README's and docs/performance.md's time tables are made from the newest such file of each machine, one
-table per machine.
+docs/performance.md's time tables are made from the newest such file of each machine, one table per machine, and
+the README shows the newest of them.
 
     python bench/times.py                       # all four (~65 min on 2 idle cores), then the tables
     python bench/times.py --only demo yelp      # some of them; the others are carried over from this machine's
@@ -57,7 +57,8 @@ SUITES = {  # pytest's arguments after `make test`'s (-q -n 2 --dist worksteal) 
     ),
 }
 BEGIN, END = "<!-- bench/times.py: begin -->", "<!-- bench/times.py: end -->"
-DOCS = (REPO / "README.md", REPO / "docs" / "performance.md")
+# Each document's table block: the README the newest measurement's table, docs/performance.md every machine's
+DOCS = {REPO / "README.md": 1, REPO / "docs" / "performance.md": None}
 
 
 def cpu_model() -> str:
@@ -188,15 +189,16 @@ def table(record: dict) -> str:
     return "\n".join(lines)
 
 
-def tables(records: list[dict]) -> str:
-    """One table per machine, the newest measurement first."""
+def tables(records: list[dict], newest: int | None = None) -> str:
+    """One table per machine, the newest measurement first (only the `newest` ones, if given)."""
     ordered = sorted(records, key=lambda r: r["file"], reverse=True)
-    return "\n\n".join(table(r) for r in ordered)
+    return "\n\n".join(table(r) for r in ordered[:newest])
 
 
 def write_tables(records: list[dict], docs=DOCS) -> None:
-    text = tables(records)
-    for path in docs:
+    """Fill each document's block: docs maps a path to how many of the newest tables it shows (None: all)."""
+    for path, newest in docs.items():
+        text = tables(records, newest)
         doc = path.read_text(encoding="utf-8")
         if BEGIN not in doc or END not in doc:
             raise SystemExit(f"{path}: no {BEGIN} ... {END} block to fill")
